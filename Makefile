@@ -1,0 +1,31 @@
+# The two commands of the README: `make demo` and `make test`.
+# Both create .venv if needed, install the project into it, and run. Both are idempotent.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed-dev
+
+.PHONY: demo test venv bench clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+
+# Reinstall when the project description changes.
+$(STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+demo: $(STAMP)
+	$(VENV)/bin/mjtable demo
+
+test: $(STAMP)
+	$(PY) -m pytest
+
+bench: $(STAMP)
+	$(PY) benchmarks/scoring_speed.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info
