@@ -1,0 +1,888 @@
+"""Counting the fans of a winning hand (第九条), under a rule profile.
+
+The calculator reads every possible shape of the hand (the regular four sets and a pair, seven
+pairs, thirteen orphans, honors and knitted tiles, a knitted straight with one set and a pair, nine
+gates) and counts the fans of each reading; the reading with the highest total wins (就高不就低).
+
+The five counting principles of 第十条 3 are applied where the fans are found:
+
+* 不重复 (no repetition): a fan that another fan implies is not counted; the ``_exclusions``
+  step below lists each fan's 不计 set, from the rules text plus the fans it necessarily contains.
+* 不拆移 (no splitting): sets that make a fan together are not broken up to make another.
+* 不得相同 (no identical reuse) and 套算一次 (combine once): among chows, a set may pair with an
+  already-combined set only once; with four chows at most three pair fans count, with three chows
+  at most two (``_limit_chow_pairs``).
+* 就高不就低 (take the higher): the reading with the higher total is chosen.
+
+Tie-break between readings with the same total (deterministic): readings are taken in canonical
+order (sets by their tiles, lowest first, a pung of a tile before a chow starting on it); the first
+reading with the highest total is chosen, except that a later reading of the same total that has
+Pure Triple Chow (23) or Triple Pung (32), or any regular reading equal to a seven-pairs reading,
+takes its place. This is the reference calculator's order, so both agree on every hand.
+
+Fan numbers used below are the numbers of the rules table; ``MIXED_KONGS`` (82) is the index
+used internally for 明暗杠, which has no number.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from .decompose import CHOW, KONG, PAIR, PUNG, Pack, regular_divisions, waiting_tiles
+from .tiles import (DRAGONS, EAST, GREEN_TILES, KNITTED_STRAIGHTS, REVERSIBLE_TILES, TABLE_SIZE,
+                    TERMINALS, THIRTEEN_ORPHANS_TILES, WINDS)
+
+# --- fan numbers (第九条) -------------------------------------------------------------------
+BIG_FOUR_WINDS, BIG_THREE_DRAGONS, ALL_GREEN, NINE_GATES, FOUR_KONGS = 1, 2, 3, 4, 5
+SEVEN_SHIFTED_PAIRS, THIRTEEN_ORPHANS, ALL_TERMINALS, LITTLE_FOUR_WINDS = 6, 7, 8, 9
+LITTLE_THREE_DRAGONS, ALL_HONORS, FOUR_CONCEALED_PUNGS, PURE_TERMINAL_CHOWS = 10, 11, 12, 13
+QUADRUPLE_CHOW, FOUR_PURE_SHIFTED_PUNGS, FOUR_PURE_SHIFTED_CHOWS, THREE_KONGS = 14, 15, 16, 17
+ALL_TERMINALS_AND_HONORS, SEVEN_PAIRS, GREATER_HONORS_KNITTED, ALL_EVEN_PUNGS = 18, 19, 20, 21
+FULL_FLUSH, PURE_TRIPLE_CHOW, PURE_SHIFTED_PUNGS, UPPER_TILES, MIDDLE_TILES = 22, 23, 24, 25, 26
+LOWER_TILES, PURE_STRAIGHT, THREE_SUITED_TERMINAL_CHOWS, PURE_SHIFTED_CHOWS = 27, 28, 29, 30
+ALL_FIVE, TRIPLE_PUNG, THREE_CONCEALED_PUNGS, LESSER_HONORS_KNITTED = 31, 32, 33, 34
+KNITTED_STRAIGHT, UPPER_FOUR, LOWER_FOUR, BIG_THREE_WINDS, MIXED_STRAIGHT = 35, 36, 37, 38, 39
+REVERSIBLE, MIXED_TRIPLE_CHOW, MIXED_SHIFTED_PUNGS, CHICKEN_HAND = 40, 41, 42, 43
+LAST_TILE_DRAW, LAST_TILE_CLAIM, OUT_WITH_REPLACEMENT_TILE, ROBBING_THE_KONG = 44, 45, 46, 47
+ALL_PUNGS, HALF_FLUSH, MIXED_SHIFTED_CHOWS, ALL_TYPES, MELDED_HAND = 48, 49, 50, 51, 52
+TWO_CONCEALED_KONGS, TWO_DRAGON_PUNGS, OUTSIDE_HAND, FULLY_CONCEALED_HAND = 53, 54, 55, 56
+TWO_MELDED_KONGS, LAST_TILE, DRAGON_PUNG, PREVALENT_WIND, SEAT_WIND = 57, 58, 59, 60, 61
+CONCEALED_HAND, ALL_CHOWS, TILE_HOG, DOUBLE_PUNG, TWO_CONCEALED_PUNGS = 62, 63, 64, 65, 66
+CONCEALED_KONG, ALL_SIMPLES, PURE_DOUBLE_CHOW, MIXED_DOUBLE_CHOW = 67, 68, 69, 70
+SHORT_STRAIGHT, TWO_TERMINAL_CHOWS, PUNG_OF_TERMINALS_OR_HONORS, MELDED_KONG = 71, 72, 73, 74
+ONE_VOIDED_SUIT, NO_HONORS, EDGE_WAIT, CLOSED_WAIT, SINGLE_WAIT, SELF_DRAWN = 75, 76, 77, 78, 79, 80
+FLOWER_TILES = 81
+MIXED_KONGS = 82  # 明暗杠 (no number in the table)
+N_SLOTS = 83
+
+POINTS = [0] * N_SLOTS
+for _n, _p in ((range(1, 8), 88), (range(8, 14), 64), (range(14, 16), 48), (range(16, 19), 32),
+               (range(19, 28), 24), (range(28, 34), 16), (range(34, 39), 12), (range(39, 48), 8),
+               (range(48, 55), 6), (range(55, 59), 4), (range(59, 69), 2), (range(69, 82), 1)):
+    for _i in _n:
+        POINTS[_i] = _p
+POINTS[MIXED_KONGS] = 5
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class RuleProfile:
+    """Rule options in which the 1998 rules text and current competition practice differ.
+
+    Attributes:
+        name: ``"mcr"`` (current practice, as the reference calculator PyMahjongGB) or
+            ``"mcr-1998"`` (the 1998 text taken literally).
+        mixed_kongs_fan: one melded and one concealed kong score 明暗杠 5 points (practice) instead
+            of 明杠 1 + 暗杠 2 (the table of 1998 has no 明暗杠).
+        knitted_straight_waits: a wait on a tile of the knitted straight 组合龙 itself may score
+            edge/closed/single wait (practice); in 1998 only a wait outside the knitted straight can.
+        seven_pairs_set_fans: seven pairs may also score All Green, All Honors, All Terminals, All
+            Terminals and Honors and the rank-range fans (Upper/Middle/Lower Tiles, Upper/Lower
+            Four) (practice). The 1998 text defines those fans by sets and pair (由…顺子、刻子、将牌
+            组成的和牌), so literally seven pairs cannot have them.
+        strict_no_repetition: 不重复原则 taken literally: One Voided Suit is not counted with fans
+            that necessarily void a suit (Big/Little Three Dragons, Big Three Winds, Quadruple
+            Chow, Four Pure Shifted Pungs/Chows), and All Terminals excludes 同刻 of every size
+            (Triple Pung too: 清幺九 不计…同刻).
+    """
+
+    name: str
+    mixed_kongs_fan: bool
+    knitted_straight_waits: bool
+    seven_pairs_set_fans: bool
+    strict_no_repetition: bool
+
+
+MCR = RuleProfile("mcr", True, True, True, False)
+MCR_1998 = RuleProfile("mcr-1998", False, False, False, True)
+PROFILES = {p.name: p for p in (MCR, MCR_1998)}
+
+
+@dataclasses.dataclass(slots=True)
+class Reading:
+    """The fans of one reading of the hand.
+
+    ``fans`` is a list indexed by fan number (index 82 is 明暗杠) holding counts; ``packs`` the
+    sets and pair of the reading (declared melds first) or ``()`` for a shape without sets;
+    ``shape`` names the winning shape.
+    """
+
+    fans: list[int]
+    packs: tuple[Pack, ...]
+    shape: str
+    total: int = 0
+
+
+# --- combinations of chows ----------------------------------------------------------------------
+
+def _two_chows(a: int, b: int) -> int:
+    """Fan of two chows given by middle tiles (unordered), or 0."""
+    if a // 10 != b // 10:
+        return MIXED_DOUBLE_CHOW if a % 10 == b % 10 else 0
+    if a + 3 == b or b + 3 == a:
+        return SHORT_STRAIGHT
+    ra, rb = a % 10, b % 10
+    if (ra == 2 and rb == 8) or (ra == 8 and rb == 2):
+        return TWO_TERMINAL_CHOWS
+    if a == b:
+        return PURE_DOUBLE_CHOW
+    return 0
+
+
+def _three_chows(a: int, b: int, c: int) -> int:
+    """Fan of three chows given by sorted middle tiles, or 0."""
+    sa, sb, sc = a // 10, b // 10, c // 10
+    if sa != sb and sa != sc and sb != sc:
+        ranks = sorted((a % 10, b % 10, c % 10))
+        if ranks[0] + 1 == ranks[1] and ranks[1] + 1 == ranks[2]:
+            return MIXED_SHIFTED_CHOWS
+        if ranks[0] == ranks[2]:
+            return MIXED_TRIPLE_CHOW
+        if ranks == [2, 5, 8]:
+            return MIXED_STRAIGHT
+        return 0
+    if a + 3 == b and b + 3 == c:
+        return PURE_STRAIGHT
+    if (a + 2 == b and b + 2 == c) or (a + 1 == b and b + 1 == c):
+        return PURE_SHIFTED_CHOWS
+    if a == b == c:
+        return PURE_TRIPLE_CHOW
+    return 0
+
+
+def _four_chows(a: int, b: int, c: int, d: int) -> int:
+    if (a + 2 == b and b + 2 == c and c + 2 == d) or (a + 1 == b and b + 1 == c and c + 1 == d):
+        return FOUR_PURE_SHIFTED_CHOWS
+    if a == b == c == d:
+        return QUADRUPLE_CHOW
+    return 0
+
+
+_PAIR_FAN_ORDER = (PURE_DOUBLE_CHOW, MIXED_DOUBLE_CHOW, SHORT_STRAIGHT, TWO_TERMINAL_CHOWS)
+
+
+def _limit_chow_pairs(pair_fans: list[int], limit: int, ft: list[int]) -> None:
+    """不得相同 / 套算一次: keep at most ``limit`` of the two-chow fans, dropping repeats first.
+
+    Drops from the cheapest-to-lose end (Two Terminal Chows, then Short Straight, Mixed Double
+    Chow, Pure Double Chow), first down to one of each kind, then further if still over the limit.
+    """
+    counts = [0, 0, 0, 0]
+    n = 0
+    for f in pair_fans:
+        if f:
+            counts[_PAIR_FAN_ORDER.index(f)] += 1
+            n += 1
+    keep = 1
+    while n > limit and keep >= 0:
+        idx = 3
+        while n > limit and idx >= 0:
+            while counts[idx] > keep and n > limit:
+                counts[idx] -= 1
+                n -= 1
+            idx -= 1
+        keep -= 1
+    for f, c in zip(_PAIR_FAN_ORDER, counts):
+        ft[f] = c
+
+
+def _count_four_chows(m: list[int], ft: list[int]) -> None:
+    f = _four_chows(*m)
+    if f:
+        ft[f] = 1
+        return
+    # three of the four make a fan; the fourth may combine once with one of them (套算一次)
+    for i, j, k, x in ((0, 1, 2, 3), (0, 1, 3, 2), (0, 2, 3, 1), (1, 2, 3, 0)):
+        f = _three_chows(m[i], m[j], m[k])
+        if f:
+            ft[f] = 1
+            extra = [_two_chows(m[i], m[x]), _two_chows(m[j], m[x]), _two_chows(m[k], m[x])]
+            for g in _PAIR_FAN_ORDER:
+                if g in extra:
+                    ft[g] = 1
+                    break
+            return
+    pairs = [_two_chows(m[0], m[1]), _two_chows(m[0], m[2]), _two_chows(m[0], m[3]),
+             _two_chows(m[1], m[2]), _two_chows(m[1], m[3]), _two_chows(m[2], m[3])]
+    limit = 3
+    # a chow related to no other reduces how many pairs can be formed
+    for a, b, c in ((0, 1, 2), (0, 3, 4), (1, 3, 5), (2, 4, 5)):
+        if not pairs[a] and not pairs[b] and not pairs[c]:
+            limit -= 1
+    if limit > 0:
+        _limit_chow_pairs(pairs, limit, ft)
+
+
+def _count_three_chows(m: list[int], ft: list[int]) -> None:
+    f = _three_chows(*m)
+    if f:
+        ft[f] = 1
+        return
+    _limit_chow_pairs([_two_chows(m[0], m[1]), _two_chows(m[0], m[2]), _two_chows(m[1], m[2])], 2, ft)
+
+
+# --- combinations of pungs ----------------------------------------------------------------------
+
+def _two_pungs(a: int, b: int) -> int:
+    if a < 30 and b < 30:
+        return DOUBLE_PUNG if a % 10 == b % 10 else 0
+    if a in DRAGONS and b in DRAGONS:
+        return TWO_DRAGON_PUNGS
+    return 0
+
+
+def _three_pungs(a: int, b: int, c: int) -> int:
+    """Fan of three pungs given by sorted tiles, or 0."""
+    if a < 30 and b < 30 and c < 30:
+        if a // 10 != b // 10 and a // 10 != c // 10 and b // 10 != c // 10:
+            ranks = sorted((a % 10, b % 10, c % 10))
+            if ranks[0] + 1 == ranks[1] and ranks[1] + 1 == ranks[2]:
+                return MIXED_SHIFTED_PUNGS
+            if ranks[0] == ranks[2]:
+                return TRIPLE_PUNG
+        elif a + 1 == b and b + 1 == c:
+            return PURE_SHIFTED_PUNGS
+        return 0
+    if a in WINDS and b in WINDS and c in WINDS:
+        return BIG_THREE_WINDS
+    if a == 35 and b == 36 and c == 37:
+        return BIG_THREE_DRAGONS
+    return 0
+
+
+def _count_four_pungs(m: list[int], ft: list[int]) -> None:
+    a, b, c, d = m
+    if a < 30 and a + 1 == b and b + 1 == c and c + 1 == d:
+        ft[FOUR_PURE_SHIFTED_PUNGS] = 1
+        return
+    if (a, b, c, d) == (31, 32, 33, 34):
+        ft[BIG_FOUR_WINDS] = 1
+        return
+    for i, j, k, free in ((0, 1, 2, 3), (0, 1, 3, 2), (0, 2, 3, 1), (1, 2, 3, 0)):
+        f = _three_pungs(m[i], m[j], m[k])
+        if f:
+            ft[f] = 1
+            # the fourth pung may combine once (套算一次)
+            for o in range(4):
+                if o != free:
+                    g = _two_pungs(m[o], m[free])
+                    if g:
+                        ft[g] += 1
+                        break
+            return
+    for i in range(4):
+        for j in range(i + 1, 4):
+            g = _two_pungs(m[i], m[j])
+            if g:
+                ft[g] += 1
+
+
+def _count_three_pungs(m: list[int], ft: list[int]) -> None:
+    f = _three_pungs(*m)
+    if f:
+        ft[f] = 1
+        return
+    for i, j in ((0, 1), (0, 2), (1, 2)):
+        g = _two_pungs(m[i], m[j])
+        if g:
+            ft[g] += 1
+
+
+def _count_kongs_and_concealed_pungs(cp: int, mk: int, ck: int, ft: list[int], rules: RuleProfile) -> None:
+    """Kong fans and concealed-pung fans from the counts of concealed pungs (cp), melded kongs (mk)
+    and concealed kongs (ck). A concealed kong also counts as a concealed pung."""
+    kongs = mk + ck
+    if kongs == 1:
+        ft[MELDED_KONG if mk else CONCEALED_KONG] = 1
+    elif kongs == 2:
+        if ck == 0:
+            ft[TWO_MELDED_KONGS] = 1
+        elif ck == 1:
+            if rules.mixed_kongs_fan:
+                ft[MIXED_KONGS] = 1
+            else:
+                ft[MELDED_KONG] = 1
+                ft[CONCEALED_KONG] = 1
+        else:
+            ft[TWO_CONCEALED_KONGS] = 1
+    elif kongs == 3:
+        ft[THREE_KONGS] = 1
+    elif kongs == 4:
+        ft[FOUR_KONGS] = 1
+    concealed = cp + ck
+    # two concealed kongs already include two concealed pungs (双暗杠 不计双暗刻)
+    if concealed == 2 and not (kongs == 2 and ck == 2):
+        ft[TWO_CONCEALED_PUNGS] = 1
+    elif concealed == 3:
+        ft[THREE_CONCEALED_PUNGS] = 1
+    elif concealed >= 4:
+        ft[FOUR_CONCEALED_PUNGS] = 1
+
+
+# --- hand-wide properties ----------------------------------------------------------------------
+
+def _suits(unique: list[int], ft: list[int]) -> None:
+    """No Honors, One Voided Suit, Half Flush, Full Flush, All Types (fans 76, 75, 49, 22, 51)."""
+    present = {t // 10 for t in unique}
+    honors = 3 in present
+    if not honors:
+        ft[NO_HONORS] = 1
+    voided = 3 - len(present - {3})
+    if voided == 1:
+        ft[ONE_VOIDED_SUIT] = 1
+    elif voided == 2:
+        if honors:
+            ft[HALF_FLUSH] = 1
+        else:
+            ft[FULL_FLUSH] = 1
+            ft[NO_HONORS] = 0
+    if len(present) == 4 and any(t in WINDS for t in unique) and any(t in DRAGONS for t in unique):
+        ft[ALL_TYPES] = 1
+
+
+def _rank_range(unique: list[int], ft: list[int]) -> None:
+    """Upper/Middle/Lower Tiles and Upper/Lower Four (fans 25-27, 36, 37)."""
+    if unique[-1] > 30:
+        return
+    ranks = {t % 10 for t in unique}
+    if max(ranks) <= 4:
+        ft[LOWER_FOUR if 4 in ranks else LOWER_TILES] = 1
+    elif min(ranks) >= 6:
+        ft[UPPER_FOUR if 6 in ranks else UPPER_TILES] = 1
+    elif min(ranks) >= 4 and max(ranks) <= 6:
+        ft[MIDDLE_TILES] = 1
+
+
+def _tile_traits(unique: list[int], ft: list[int], set_fans: bool) -> None:
+    """All Simples, Reversible Tiles, All Green, All Honors, All Terminals, All Terminals and
+    Honors (fans 68, 40, 3, 11, 8, 18). ``set_fans`` False skips the last four (1998 seven pairs)."""
+    if not any(t in TERMINALS or t > 30 for t in unique):
+        ft[ALL_SIMPLES] = 1
+    if all(t in REVERSIBLE_TILES for t in unique):
+        ft[REVERSIBLE] = 1
+    if not set_fans:
+        return
+    if all(t in GREEN_TILES for t in unique):
+        ft[ALL_GREEN] = 1
+    if ft[ALL_SIMPLES]:
+        return
+    if unique[0] > 30:
+        ft[ALL_HONORS] = 1
+    elif all(t in TERMINALS for t in unique):
+        ft[ALL_TERMINALS] = 1
+    elif all(t in TERMINALS or t > 30 for t in unique):
+        ft[ALL_TERMINALS_AND_HONORS] = 1
+
+
+def _pack_traits(packs: tuple[Pack, ...], ft: list[int]) -> None:
+    """Outside Hand, All Five, All Even Pungs (fans 55, 31, 21): a property of every set and the pair."""
+    outside = five = even = 0
+    for kind, t, _ in packs:
+        if t > 30:
+            outside += 1
+            continue
+        r = t % 10
+        if kind == CHOW:
+            if r == 2 or r == 8:
+                outside += 1
+            elif 4 <= r <= 6:
+                five += 1
+        elif r == 1 or r == 9:
+            outside += 1
+        elif r == 5:
+            five += 1
+        elif r % 2 == 0:
+            even += 1
+    if outside == 5:
+        ft[OUTSIDE_HAND] = 1
+    elif five == 5:
+        ft[ALL_FIVE] = 1
+    elif even == 5:
+        ft[ALL_EVEN_PUNGS] = 1
+
+
+def _win_flags(ctx, fourth_tile: bool, ft: list[int]) -> None:
+    """Fans of the way the hand was won: 58, 80, 44, 45, 46, 47."""
+    if fourth_tile:
+        ft[LAST_TILE] = 1
+    if ctx.self_drawn:
+        ft[SELF_DRAWN] = 1
+        if ctx.last_tile:
+            ft[LAST_TILE_DRAW] = 1
+            ft[SELF_DRAWN] = 0
+        if ctx.kong_replacement:
+            ft[OUT_WITH_REPLACEMENT_TILE] = 1
+            ft[SELF_DRAWN] = 0
+    else:
+        if ctx.last_tile:
+            ft[LAST_TILE_CLAIM] = 1
+        if ctx.robbing_kong:
+            ft[ROBBING_THE_KONG] = 1
+            ft[LAST_TILE] = 0
+
+
+def _wait_fan(concealed_packs, win: int, ft: list[int]) -> None:
+    """Edge, Closed or Single Wait (77-79) for a hand with one waiting tile: where the winning
+    tile sits in the concealed sets; at most one of the three (edge before closed before single)."""
+    if ft[MELDED_HAND] or ft[FOUR_KONGS]:
+        return
+    edge = closed = single = False
+    for kind, t, _ in concealed_packs:
+        if kind == CHOW:
+            if t == win:
+                closed = True
+            elif t + 1 == win or t - 1 == win:
+                edge = True
+        elif kind == PAIR and t == win:
+            single = True
+    if edge:
+        ft[EDGE_WAIT] = 1
+    elif closed:
+        ft[CLOSED_WAIT] = 1
+    elif single:
+        ft[SINGLE_WAIT] = 1
+
+
+def _wind_pung(tile: int, ctx, ft: list[int]) -> None:
+    """Prevalent Wind and Seat Wind (60, 61) for a wind pung; the pung then no longer counts as
+    Pung of Terminals or Honors, unless a bigger wind/honor fan has already absorbed it."""
+    absorbed = ft[BIG_THREE_WINDS] or ft[ALL_TERMINALS_AND_HONORS] or ft[ALL_HONORS] or ft[LITTLE_FOUR_WINDS]
+    prevalent = ctx.prevalent_wind.tile
+    seat = ctx.seat_wind.tile
+    if tile == prevalent:
+        ft[PREVALENT_WIND] = 1
+        if not absorbed:
+            ft[PUNG_OF_TERMINALS_OR_HONORS] -= 1
+    if tile == seat:
+        ft[SEAT_WIND] = 1
+        if seat != prevalent and not absorbed:
+            ft[PUNG_OF_TERMINALS_OR_HONORS] -= 1
+
+
+# 不计 (exclusions), in the order they are applied. Each entry: fan -> fans not counted with it.
+_EXCLUSIONS: tuple[tuple[int, tuple[int, ...]], ...] = (
+    (BIG_FOUR_WINDS, (ALL_PUNGS, PUNG_OF_TERMINALS_OR_HONORS)),
+    (BIG_THREE_DRAGONS, (DRAGON_PUNG,)),
+    (ALL_GREEN, (HALF_FLUSH, ONE_VOIDED_SUIT)),
+    (FOUR_KONGS, (SINGLE_WAIT,)),
+    (ALL_TERMINALS, (ALL_PUNGS, OUTSIDE_HAND, PUNG_OF_TERMINALS_OR_HONORS, NO_HONORS, DOUBLE_PUNG)),
+    (LITTLE_FOUR_WINDS, (PUNG_OF_TERMINALS_OR_HONORS,)),
+    (LITTLE_THREE_DRAGONS, (DRAGON_PUNG,)),
+    (ALL_HONORS, (ALL_PUNGS, OUTSIDE_HAND, PUNG_OF_TERMINALS_OR_HONORS, ONE_VOIDED_SUIT)),
+    (FOUR_CONCEALED_PUNGS, (ALL_PUNGS, CONCEALED_HAND)),
+    (PURE_TERMINAL_CHOWS, (FULL_FLUSH, ALL_CHOWS, NO_HONORS)),
+    (FOUR_PURE_SHIFTED_PUNGS, (ALL_PUNGS,)),
+    (ALL_TERMINALS_AND_HONORS, (ALL_PUNGS, OUTSIDE_HAND, PUNG_OF_TERMINALS_OR_HONORS)),
+    (ALL_EVEN_PUNGS, (ALL_PUNGS, ALL_SIMPLES, NO_HONORS)),
+    (UPPER_TILES, (NO_HONORS,)),
+    (MIDDLE_TILES, (ALL_SIMPLES, NO_HONORS)),
+    (LOWER_TILES, (NO_HONORS,)),
+    (THREE_SUITED_TERMINAL_CHOWS, (ALL_CHOWS, NO_HONORS)),
+    (ALL_FIVE, (ALL_SIMPLES, NO_HONORS)),
+    (UPPER_FOUR, (NO_HONORS,)),
+    (LOWER_FOUR, (NO_HONORS,)),
+)
+_EXCLUSIONS_LATE: tuple[tuple[int, tuple[int, ...]], ...] = (
+    (REVERSIBLE, (ONE_VOIDED_SUIT,)),
+    (LAST_TILE_DRAW, (SELF_DRAWN,)),
+    (OUT_WITH_REPLACEMENT_TILE, (SELF_DRAWN,)),
+    (MELDED_HAND, (SINGLE_WAIT,)),
+    (TWO_DRAGON_PUNGS, (DRAGON_PUNG,)),
+    (FULLY_CONCEALED_HAND, (SELF_DRAWN,)),
+    (ALL_CHOWS, (NO_HONORS,)),
+    (ALL_SIMPLES, (NO_HONORS,)),
+)
+# 1998 text, 不重复 taken literally: these fans necessarily leave a suit void.
+_STRICT_VOIDED = (BIG_THREE_DRAGONS, LITTLE_THREE_DRAGONS, QUADRUPLE_CHOW, FOUR_PURE_SHIFTED_PUNGS,
+                  FOUR_PURE_SHIFTED_CHOWS, BIG_THREE_WINDS)
+
+
+def _exclusions(ft: list[int], rules: RuleProfile) -> None:
+    """Apply 不计: remove the fans that a counted fan implies (不重复原则)."""
+    for f, gone in _EXCLUSIONS:
+        if ft[f]:
+            for g in gone:
+                ft[g] = 0
+            if f == ALL_TERMINALS and rules.strict_no_repetition:
+                ft[TRIPLE_PUNG] = 0
+    if ft[FOUR_CONCEALED_PUNGS] and ft[FULLY_CONCEALED_HAND]:
+        # 四暗刻 implies concealed: 不求人 becomes a plain 自摸
+        ft[FULLY_CONCEALED_HAND] = 0
+        ft[SELF_DRAWN] = 1
+    if ft[BIG_THREE_WINDS] and not ft[ALL_HONORS] and not ft[ALL_TERMINALS_AND_HONORS]:
+        ft[PUNG_OF_TERMINALS_OR_HONORS] -= 3  # the three wind pungs are inside Big Three Winds
+    if rules.strict_no_repetition:
+        for f in _STRICT_VOIDED:
+            if ft[f]:
+                ft[ONE_VOIDED_SUIT] = 0
+    for f, gone in _EXCLUSIONS_LATE:
+        if ft[f]:
+            for g in gone:
+                ft[g] = 0
+
+
+# --- the readings -------------------------------------------------------------------------------
+
+class _Situation:
+    """Everything about the hand that does not depend on the reading (built once per hand)."""
+
+    __slots__ = ("ctx", "rules", "fixed", "fixed_table", "standing", "merged", "unique", "win",
+                 "n_standing", "fourth_tile")
+
+    def __init__(self, fixed: tuple[Pack, ...], fixed_table: list[int], standing: list[int], win: int,
+                 n_standing: int, ctx, rules: RuleProfile, fourth_tile: bool) -> None:
+        self.ctx = ctx
+        self.rules = rules
+        self.fixed = fixed
+        self.fixed_table = fixed_table
+        self.standing = standing
+        self.merged = [a + b for a, b in zip(fixed_table, standing)]
+        self.unique = [t for t in range(TABLE_SIZE) if self.merged[t]]
+        self.win = win
+        self.n_standing = n_standing
+        self.fourth_tile = fourth_tile
+
+
+def _regular_reading(s: _Situation, packs: tuple[Pack, ...], unique_wait: bool) -> Reading:
+    """Fans of one reading as four sets and a pair (第八条 基本牌型)."""
+    ft = [0] * N_SLOTS
+    ctx = s.ctx
+    win = s.win
+    chows: list[int] = []
+    pungs: list[int] = []
+    pair = 0
+    concealed_pungs = melded_kongs = concealed_kongs = 0
+    concealed_chow_has_win = False
+    for kind, t, melded in packs:
+        if kind == CHOW:
+            chows.append(t)
+            if not melded and t - 1 <= win <= t + 1:
+                concealed_chow_has_win = True
+        elif kind == PUNG:
+            pungs.append(t)
+            if not melded:
+                concealed_pungs += 1
+        elif kind == KONG:
+            pungs.append(t)
+            if melded:
+                melded_kongs += 1
+            else:
+                concealed_kongs += 1
+        else:
+            pair = t
+    _win_flags(ctx, s.fourth_tile, ft)
+    # A pung completed by a discard is an exposed pung (unless the tile can sit in a chow).
+    if not ctx.self_drawn and not concealed_chow_has_win:
+        for kind, t, melded in packs:
+            if kind == PUNG and t == win and not melded:
+                concealed_pungs -= 1
+    n_pungs = len(pungs)
+    if n_pungs:
+        _count_kongs_and_concealed_pungs(concealed_pungs, melded_kongs, concealed_kongs, ft, s.rules)
+        if n_pungs == 4 and not ft[FOUR_KONGS] and not ft[FOUR_CONCEALED_PUNGS]:
+            ft[ALL_PUNGS] = 1
+        for t in pungs:
+            if t in DRAGONS:
+                ft[DRAGON_PUNG] += 1
+            elif t in TERMINALS or t in WINDS:
+                ft[PUNG_OF_TERMINALS_OR_HONORS] += 1
+    n_chows = len(chows)
+    if n_chows == 4:
+        if _three_suited_terminal_chows(chows, pair):
+            ft[THREE_SUITED_TERMINAL_CHOWS] = 1
+        elif _pure_terminal_chows(chows, pair):
+            ft[PURE_TERMINAL_CHOWS] = 1
+        else:
+            _count_four_chows(sorted(chows), ft)
+    elif n_chows == 3:
+        _count_three_chows(sorted(chows), ft)
+    elif n_chows == 2:
+        f = _two_chows(chows[0], chows[1])
+        if f:
+            ft[f] += 1
+        g = _two_pungs(pungs[0], pungs[1])
+        if g:
+            ft[g] += 1
+    elif n_chows == 1:
+        _count_three_pungs(sorted(pungs), ft)
+    else:
+        _count_four_pungs(sorted(pungs), ft)
+    # concealed or melded hand
+    melded_sets = sum(1 for _, _, m in s.fixed if m)
+    if melded_sets == 0:
+        ft[FULLY_CONCEALED_HAND if ctx.self_drawn else CONCEALED_HAND] = 1
+    elif melded_sets == 4:
+        ft[SELF_DRAWN if ctx.self_drawn else MELDED_HAND] = 1
+    elif ctx.self_drawn:
+        ft[SELF_DRAWN] = 1
+    # the pair
+    if n_chows == 4:
+        if pair < 30:
+            ft[ALL_CHOWS] = 1
+    elif ft[TWO_DRAGON_PUNGS]:
+        if pair in DRAGONS:
+            ft[LITTLE_THREE_DRAGONS] = 1
+            ft[TWO_DRAGON_PUNGS] = 0
+    elif ft[BIG_THREE_WINDS]:
+        if pair in WINDS:
+            ft[LITTLE_FOUR_WINDS] = 1
+            ft[BIG_THREE_WINDS] = 0
+    _pack_traits(packs, ft)
+    _suits(s.unique, ft)
+    _tile_traits(s.unique, ft, True)
+    _rank_range(s.unique, ft)
+    if not ft[QUADRUPLE_CHOW]:
+        ft[TILE_HOG] = sum(1 for c in s.merged if c == 4) - melded_kongs - concealed_kongs
+    if unique_wait:
+        _wait_fan(packs[len(s.fixed):], win, ft)
+    _exclusions(ft, s.rules)
+    if not ft[BIG_FOUR_WINDS]:
+        for t in pungs:
+            if t in WINDS:
+                _wind_pung(t, ctx, ft)
+    if not any(ft):
+        ft[CHICKEN_HAND] = 1
+    return Reading(ft, packs, "regular")
+
+
+def _pure_terminal_chows(chows: list[int], pair: int) -> bool:
+    if pair > 30 or pair % 10 != 5:
+        return False
+    suit = pair // 10
+    ranks = sorted(t % 10 for t in chows)
+    return all(t // 10 == suit for t in chows) and ranks == [2, 2, 8, 8]
+
+
+def _three_suited_terminal_chows(chows: list[int], pair: int) -> bool:
+    if pair > 30 or pair % 10 != 5:
+        return False
+    suit = pair // 10
+    others = [x for x in (0, 1, 2) if x != suit]
+    if any(t // 10 == suit or t % 10 not in (2, 8) for t in chows):
+        return False
+    have = {t for t in chows}
+    return all(o * 10 + 2 in have and o * 10 + 8 in have for o in others)
+
+
+def _seven_pairs_reading(s: _Situation) -> Reading | None:
+    """Seven Pairs (19) or Seven Shifted Pairs (6); None if the concealed tiles are not seven pairs."""
+    st = s.standing
+    if any(c & 1 for c in st):
+        return None
+    ft = [0] * N_SLOTS
+    win = s.win
+    if win < 30:
+        base = win // 10 * 10
+        run = [st[base + r] == 2 for r in range(1, 10)]
+        shifted = False
+        if all(run[2:7]):  # 3..7 always inside a run of seven pairs
+            shifted = (run[1] and (run[0] or run[7])) or (not run[1] and run[7] and run[8])
+        if shifted:
+            ft[SEVEN_SHIFTED_PAIRS] = 1
+            if st[base + 1] == 0 and st[base + 9] == 0:
+                ft[ALL_SIMPLES] = 1
+            _win_flags(s.ctx, s.fourth_tile, ft)
+            return Reading(ft, (), "seven shifted pairs")
+    ft[SEVEN_PAIRS] = 1
+    set_fans = s.rules.seven_pairs_set_fans
+    _suits(s.unique, ft)
+    _tile_traits(s.unique, ft, set_fans)
+    if set_fans:
+        _rank_range(s.unique, ft)
+    ft[TILE_HOG] = sum(1 for c in st if c == 4)
+    _win_flags(s.ctx, s.fourth_tile, ft)
+    _exclusions(ft, s.rules)
+    return Reading(ft, (), "seven pairs")
+
+
+def _honors_and_knitted_reading(s: _Situation) -> Reading | None:
+    """Lesser (34) or Greater (20) Honors and Knitted Tiles, with Knitted Straight (35) when the
+    nine knitted tiles are all there."""
+    u = s.unique
+    if len(u) != 14:
+        return None
+    numbered = [t for t in u if t < 30]
+    if not 7 <= len(numbered) <= 9:
+        return None
+    if not any(set(numbered) <= set(ks) for ks in KNITTED_STRAIGHTS):
+        return None
+    ft = [0] * N_SLOTS
+    if len(numbered) == 7:
+        ft[GREATER_HONORS_KNITTED] = 1
+    else:
+        ft[LESSER_HONORS_KNITTED] = 1
+        if len(numbered) == 9:
+            ft[KNITTED_STRAIGHT] = 1
+    _win_flags(s.ctx, s.fourth_tile, ft)
+    return Reading(ft, (), "honors and knitted tiles")
+
+
+def _thirteen_orphans_reading(s: _Situation) -> Reading | None:
+    if tuple(s.unique) != THIRTEEN_ORPHANS_TILES:
+        return None
+    ft = [0] * N_SLOTS
+    ft[THIRTEEN_ORPHANS] = 1
+    _win_flags(s.ctx, s.fourth_tile, ft)
+    return Reading(ft, (), "thirteen orphans")
+
+
+def _nine_gates_reading(s: _Situation) -> Reading | None:
+    """Nine Gates (4): 1112345678999 of one suit concealed plus any tile of that suit.
+
+    The fans its shape necessarily carries are counted with it, by the winning tile's rank:
+    1 or 9: Pure Straight and Tile Hog; 2 or 8: Two Concealed Pungs, Short Straight, Pung of
+    Terminals; 5: Two Concealed Pungs, Pung of Terminals; 3, 4, 6, 7: Short Straight.
+    """
+    win = s.win
+    if win > 30:
+        return None
+    st = s.standing
+    base = win // 10 * 10
+    r = win % 10
+    need = [0, 3, 1, 1, 1, 1, 1, 1, 1, 3]
+    need[r] += 1
+    if any(st[base + i] != need[i] for i in range(1, 10)):
+        return None
+    ft = [0] * N_SLOTS
+    ft[NINE_GATES] = 1
+    if r in (1, 9):
+        ft[PURE_STRAIGHT] = 1
+        ft[TILE_HOG] = 1
+    elif r in (2, 8):
+        ft[TWO_CONCEALED_PUNGS] = 1
+        ft[SHORT_STRAIGHT] = 1
+        ft[PUNG_OF_TERMINALS_OR_HONORS] = 1
+    elif r == 5:
+        ft[TWO_CONCEALED_PUNGS] = 1
+        ft[PUNG_OF_TERMINALS_OR_HONORS] = 1
+    else:
+        ft[SHORT_STRAIGHT] = 1
+    _win_flags(s.ctx, s.fourth_tile, ft)
+    return Reading(ft, (), "nine gates")
+
+
+def _knitted_straight_reading(s: _Situation) -> Reading | None:
+    """Knitted Straight (35) as a regular hand: the nine knitted tiles count as three sets, plus
+    one more set (concealed or the one declared meld) and a pair."""
+    st = s.standing
+    if not any(c >= 2 for c in st):
+        return None
+    seq = next((ks for ks in KNITTED_STRAIGHTS if all(st[t] for t in ks)), None)
+    if seq is None:
+        return None
+    rest = list(st)
+    for t in seq:
+        rest[t] -= 1
+    n_sets = 1 - len(s.fixed)
+    readings = regular_divisions(rest, n_sets)
+    if len(readings) != 1:
+        return None
+    sets, pair = readings[0]
+    fourth = s.fixed[0] if s.fixed else sets[0]
+    kind, tile, melded = fourth
+    ft = [0] * N_SLOTS
+    ctx = s.ctx
+    ft[KNITTED_STRAIGHT] = 1
+    if kind == CHOW:
+        if pair < 30:
+            ft[ALL_CHOWS] = 1
+        if s.merged[pair] == 4:
+            ft[TILE_HOG] = 1
+    elif tile > 30:
+        if tile in WINDS:
+            ft[PUNG_OF_TERMINALS_OR_HONORS] = 1
+            _wind_pung(tile, ctx, ft)
+            if pair in DRAGONS:
+                ft[ALL_TYPES] = 1
+        else:
+            ft[DRAGON_PUNG] = 1
+            if pair in WINDS:
+                ft[ALL_TYPES] = 1
+    else:
+        if tile in TERMINALS:
+            ft[PUNG_OF_TERMINALS_OR_HONORS] = 1
+        if pair < 30:
+            ft[NO_HONORS] = 1
+        if kind != KONG and s.merged[tile] == 4:
+            ft[TILE_HOG] = 1
+    _win_flags(ctx, s.fourth_tile, ft)
+    if melded:
+        if kind == KONG:
+            ft[MELDED_KONG] = 1
+    else:
+        if kind == KONG:
+            ft[CONCEALED_KONG] = 1
+        if ctx.self_drawn:
+            ft[FULLY_CONCEALED_HAND] = 1
+            ft[SELF_DRAWN] = 0
+        else:
+            ft[CONCEALED_HAND] = 1
+    win = s.win
+    in_body = win in seq
+    if not s.fixed:
+        # A wait fan needs the winning tile inside the fourth set or the pair: not the case when
+        # its only copy completes the knitted straight itself.
+        if (s.rules.knitted_straight_waits or not in_body) and rest[win]:
+            rest[win] -= 1
+            unique = len(waiting_tiles(rest, False)) == 1
+            rest[win] += 1
+            if unique:
+                _wait_fan((sets[0], (PAIR, pair, False)), win, ft)
+    elif not in_body:
+        ft[SINGLE_WAIT] = 1  # with a declared set, a wait outside the knitted straight is on the pair
+    elif s.rules.knitted_straight_waits and st[win] == 3:
+        ft[SINGLE_WAIT] = 1
+    _exclusions(ft, s.rules)
+    packs = tuple(s.fixed) + tuple(sets) + ((PAIR, pair, False),)
+    return Reading(ft, packs, "knitted straight")
+
+
+def _total(ft: list[int]) -> int:
+    return sum(p * c for p, c in zip(POINTS, ft) if c)
+
+
+def best_reading(fixed: tuple[Pack, ...], fixed_table: list[int], standing: list[int], win: int,
+                 n_standing: int, ctx, rules: RuleProfile, fourth_tile: bool) -> Reading | None:
+    """The highest-scoring reading of a checked hand (flowers not included), or None if the tiles
+    do not form a winning hand.
+
+    Args:
+        fixed: declared melds as packs.
+        fixed_table: count table of the melds' tiles.
+        standing: count table of the concealed tiles with the winning tile.
+        win: the winning tile's code.
+        n_standing: number of concealed tiles without the winning tile.
+        ctx: the WinContext (flags already validated).
+        rules: the rule profile.
+        fourth_tile: whether 和绝张 applies (after the tiles' own evidence).
+    """
+    s = _Situation(fixed, fixed_table, standing, win, n_standing, ctx, rules, fourth_tile)
+    special: Reading | None = None
+    if not fixed:
+        special = (_seven_pairs_reading(s) or _honors_and_knitted_reading(s) or _thirteen_orphans_reading(s)
+                   or _knitted_straight_reading(s) or _nine_gates_reading(s))
+    elif len(fixed) == 1:
+        special = _knitted_straight_reading(s)
+    best = special
+    best_total = 0
+    if special is not None:
+        best_total = special.total = _total(special.fans)
+    if special is None or special.fans[SEVEN_PAIRS]:
+        seven_pairs = special is not None
+        readings = regular_divisions(standing, 4 - len(fixed))
+        if readings:
+            waits = waiting_tiles(_without(standing, win), n_standing == 13)
+            unique_wait = len(waits) == 1
+            for sets, pair in readings:
+                r = _regular_reading(s, tuple(fixed) + sets + ((PAIR, pair, False),), unique_wait)
+                r.total = total = _total(r.fans)
+                if total > best_total:
+                    best, best_total = r, total
+                elif total == best_total and (r.fans[PURE_TRIPLE_CHOW] or r.fans[TRIPLE_PUNG] or seven_pairs):
+                    best = r
+    return best
+
+
+def _without(table: list[int], t: int) -> list[int]:
+    out = list(table)
+    out[t] -= 1
+    return out

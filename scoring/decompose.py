@@ -1,0 +1,257 @@
+"""Decomposition of concealed tiles into sets and a pair, and the waits of a hand.
+
+A regular winning hand (第八条 基本牌型) is four sets (chow 顺子, pung 刻子, kong 杠) and a pair
+(将). The concealed part is decomposed suit by suit: the decompositions of one suit's count
+vector (nine counts, 0-4 each) are computed once and cached, so scoring a hand is a product of a
+few cached lists instead of a search.
+
+Packs are plain tuples ``(kind, tile, melded)`` inside the calculator, for speed:
+
+* ``kind``: ``CHOW`` (1), ``PUNG`` (2), ``KONG`` (3), ``PAIR`` (4)
+* ``tile``: the *middle* tile code of a chow, the repeated tile otherwise
+* ``melded``: True for a claimed (exposed) set; a concealed kong and every set made from the
+  concealed tiles are False.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from itertools import product
+
+from .tiles import TABLE_SIZE
+
+CHOW, PUNG, KONG, PAIR = 1, 2, 3, 4
+
+Pack = tuple[int, int, bool]
+
+
+@lru_cache(maxsize=None)
+def suit_decompositions(counts: tuple[int, ...]) -> tuple[tuple[tuple[Pack, ...], int], ...]:
+    """All ways to split one suit's tiles into sets and at most one pair.
+
+    Args:
+        counts: nine counts (ranks 1-9) of one suit.
+
+    Returns:
+        A tuple of ``(sets, pair_rank)``; ``sets`` is a sorted tuple of ``(CHOW, mid_rank, False)``
+        or ``(PUNG, rank, False)``, ``pair_rank`` is 1-9 or 0 for no pair. Each distinct multiset of
+        sets appears once. Empty when the suit cannot be split.
+    """
+    found: set[tuple[tuple[Pack, ...], int]] = set()
+
+    def walk(c: list[int], sets: list[Pack], pair: int) -> None:
+        i = 0
+        while i < 9 and c[i] == 0:
+            i += 1
+        if i == 9:
+            found.add((tuple(sorted(sets)), pair))
+            return
+        r = i + 1
+        if pair == 0 and c[i] >= 2:
+            c[i] -= 2
+            walk(c, sets, r)
+            c[i] += 2
+        if c[i] >= 3:
+            c[i] -= 3
+            sets.append((PUNG, r, False))
+            walk(c, sets, pair)
+            sets.pop()
+            c[i] += 3
+        if i <= 6 and c[i + 1] and c[i + 2]:
+            c[i] -= 1
+            c[i + 1] -= 1
+            c[i + 2] -= 1
+            sets.append((CHOW, r + 1, False))
+            walk(c, sets, pair)
+            sets.pop()
+            c[i] += 1
+            c[i + 1] += 1
+            c[i + 2] += 1
+
+    walk(list(counts), [], 0)
+    return tuple(sorted(found))
+
+
+@lru_cache(maxsize=None)
+def suit_completions(counts: tuple[int, ...]) -> tuple[bool, bool]:
+    """Whether one suit's tiles split into sets only, and into sets plus one pair.
+
+    Counts may exceed 4 (a hypothetical fifth tile is a shape question for waits).
+    Returns ``(sets_only, sets_and_pair)``.
+    """
+    no_pair = with_pair = False
+
+    def walk(c: list[int], pair: bool) -> None:
+        nonlocal no_pair, with_pair
+        if no_pair and with_pair:
+            return
+        i = 0
+        while i < 9 and c[i] == 0:
+            i += 1
+        if i == 9:
+            if pair:
+                with_pair = True
+            else:
+                no_pair = True
+            return
+        if not pair and c[i] >= 2:
+            c[i] -= 2
+            walk(c, True)
+            c[i] += 2
+        if c[i] >= 3:
+            c[i] -= 3
+            walk(c, pair)
+            c[i] += 3
+        if i <= 6 and c[i + 1] and c[i + 2]:
+            c[i] -= 1
+            c[i + 1] -= 1
+            c[i + 2] -= 1
+            walk(c, pair)
+            c[i] += 1
+            c[i + 1] += 1
+            c[i + 2] += 1
+
+    walk(list(counts), False)
+    return no_pair, with_pair
+
+
+def _honor_options(table: list[int]) -> tuple[list[Pack], int] | None:
+    """Honors split into pungs and at most... one pair per tile: returns (pungs, number of pairs) or None."""
+    sets: list[Pack] = []
+    pairs = 0
+    pair_tile = 0
+    for t in range(31, 38):
+        c = table[t]
+        if c == 0:
+            continue
+        if c == 3:
+            sets.append((PUNG, t, False))
+        elif c == 2:
+            pairs += 1
+            pair_tile = t
+        else:
+            return None
+    return (sets, pair_tile) if pairs <= 1 else None
+
+
+def regular_divisions(table: list[int], n_sets: int) -> list[tuple[tuple[Pack, ...], int]]:
+    """All readings of the concealed tiles as ``n_sets`` sets and one pair.
+
+    Args:
+        table: count table by tile code (concealed tiles, winning tile included).
+        n_sets: number of sets expected from them (4 minus the declared melds).
+
+    Returns:
+        A list of ``(sets, pair_tile)`` with ``sets`` sorted by (kind-independent) canonical order;
+        the list is in the canonical order of readings: by the sets' tiles, lowest first, a pung of
+        a tile before a chow starting on it (this order breaks ties between equal totals).
+    """
+    honors = _honor_options(table)
+    if honors is None:
+        return []
+    honor_sets, honor_pair = honors
+    per_suit = []
+    for base in (0, 10, 20):
+        counts = tuple(table[base + 1:base + 10])
+        if any(counts):
+            options = suit_decompositions(counts)
+            if not options:
+                return []
+            per_suit.append([(tuple((k, base + r, m) for k, r, m in sets), (base + p) if p else 0)
+                             for sets, p in options])
+    out = []
+    for combo in product(*per_suit):
+        pair = honor_pair
+        pairs = 1 if honor_pair else 0
+        sets: list[Pack] = []
+        for s, p in combo:
+            if p:
+                pairs += 1
+                pair = p
+            sets.extend(s)
+        if pairs != 1:
+            continue
+        sets.extend(honor_sets)
+        if len(sets) != n_sets:
+            continue
+        out.append((tuple(sets), pair))
+    out.sort(key=_reading_key)
+    return out
+
+
+def _reading_key(reading: tuple[tuple[Pack, ...], int]) -> tuple:
+    # Canonical order: sets as (first tile, second tile, third tile), sorted, compared in turn.
+    return tuple(sorted((t, t, t) if k == PUNG else (t - 1, t, t + 1) for k, t, _ in reading[0]))
+
+
+def is_complete_regular(table: list[int]) -> bool:
+    """Whether the tiles (any count, counts above 4 allowed) form sets plus exactly one pair."""
+    pairs = 0
+    for t in range(31, 38):
+        c = table[t]
+        if c == 0 or c == 3:
+            continue
+        if c == 2 or c == 5:
+            pairs += 1
+        else:
+            return False
+    if pairs > 1:
+        return False
+    need = 1 - pairs
+    suit_pairs_possible = []
+    for base in (0, 10, 20):
+        counts = tuple(table[base + 1:base + 10])
+        if not any(counts):
+            continue
+        no_pair, with_pair = suit_completions(counts)
+        if not no_pair and not with_pair:
+            return False
+        suit_pairs_possible.append((no_pair, with_pair))
+    # choose exactly `need` suits to hold the pair
+    if need == 0:
+        return all(np for np, _ in suit_pairs_possible)
+    for i, (_, wp) in enumerate(suit_pairs_possible):
+        if wp and all(np for j, (np, _) in enumerate(suit_pairs_possible) if j != i):
+            return True
+    return False
+
+
+def waiting_tiles(standing: list[int], with_seven_pairs: bool) -> list[int]:
+    """The tiles that would complete the standing tiles (the hand minus the winning tile).
+
+    This is a question of shape: a tile counts even when all four copies are already visible,
+    as in the reference calculator.
+
+    Args:
+        standing: count table of the concealed tiles *without* the winning tile.
+        with_seven_pairs: also count the seven-pairs wait (only for 13 concealed tiles).
+
+    Returns:
+        The waiting tile codes in canonical order.
+    """
+    waits = []
+    present = [t for t in range(TABLE_SIZE) if standing[t]]
+    candidates: set[int] = set()
+    for t in present:
+        if t < 30:
+            r = t % 10
+            for d in (-2, -1, 0, 1, 2):
+                if 1 <= r + d <= 9:
+                    candidates.add(t + d)
+        else:
+            candidates.add(t)
+    for t in sorted(candidates):
+        standing[t] += 1
+        if is_complete_regular(standing):
+            waits.append(t)
+        standing[t] -= 1
+    if with_seven_pairs:
+        pairs = sum(2 if c == 4 else 1 if c >= 2 else 0 for c in standing)
+        if pairs == 6:
+            for t in present:
+                if standing[t] in (1, 3):
+                    if t not in waits:
+                        waits.append(t)
+                        waits.sort()
+                    break
+    return waits

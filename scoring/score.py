@@ -1,0 +1,338 @@
+"""Scoring a winning hand: the public entry point of the package.
+
+``score_hand("[123m,1]55789m12789s3s", self_drawn=True)`` parses the hand, checks it, finds the
+highest-scoring reading (``scoring.calculator``) and returns a ``ScoreResult``: every fan with its
+number, names, points, count and the tiles or sets that produced it; the total; whether the hand
+reaches the 8-point minimum (flowers not counted toward it); and the payments of 第十条.
+
+Source: 中国麻将竞赛规则 (../shared/seeds/000_ba052a8ec20fd579.txt), 第九条 (fans), 第十条 (payments:
+self-drawn: each of the three others pays 8 + total; on a discard the discarder pays 8 + total and
+the two others 8 each).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Sequence
+
+from . import calculator as C
+from .calculator import PROFILES, Reading, RuleProfile, best_reading
+from .decompose import CHOW, KONG, PAIR, PUNG, Pack
+from .errors import ScoringError
+from .fans import FANS, MELDED_AND_CONCEALED_KONG, Fan
+from .hand import Hand, MeldKind, WinContext, check_hand, parse_hand
+from .tiles import (DRAGONS, KNITTED_STRAIGHTS, TABLE_SIZE, TERMINALS, WINDS, Flower, tile_name,
+                    tiles_to_string)
+
+#: The minimum to win (起和分), flowers not included (第十条 1 (一) 2; 第五条 term 2).
+MINIMUM_POINTS = 8
+#: 底分: what each losing player pays the winner on top of the fan total (第十条 1 (二) 1).
+BASE_POINTS = 8
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class FanResult:
+    """One fan counted in a result.
+
+    Attributes:
+        number: 1-81 in the rules table, ``None`` for 明暗杠.
+        name_zh, name_en: the fan's names.
+        points: points of one occurrence.
+        count: how many times it is counted.
+        tiles: the sets or tiles that produced it, in notation (``"[123m]"`` for a declared set,
+            ``"123m"`` for a concealed one, ``"55p"`` for the pair, a single tile for the winning
+            tile, flower names for flowers).
+    """
+
+    number: int | None
+    name_zh: str
+    name_en: str
+    points: int
+    count: int
+    tiles: tuple[str, ...]
+
+    def to_dict(self) -> dict:
+        return {"number": self.number, "name_zh": self.name_zh, "name_en": self.name_en,
+                "points": self.points, "count": self.count, "tiles": list(self.tiles)}
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Payments:
+    """Points paid to the winner (第十条 1 (三)).
+
+    Attributes:
+        self_drawn: the win was self-drawn (each of the three others pays the same).
+        from_discarder: what the player who discarded the winning tile pays (8 + total), ``None``
+            for a self-drawn win.
+        from_each_other: what each other losing player pays (8 + total when self-drawn, 8 otherwise).
+        winner_receives: the sum the winner receives.
+    """
+
+    self_drawn: bool
+    from_discarder: int | None
+    from_each_other: int
+    winner_receives: int
+
+    @classmethod
+    def for_total(cls, total: int, self_drawn: bool) -> "Payments":
+        """Payments for a legal win of ``total`` points (flowers included)."""
+        if self_drawn:
+            each = BASE_POINTS + total
+            return cls(True, None, each, 3 * each)
+        return cls(False, BASE_POINTS + total, BASE_POINTS, BASE_POINTS + total + 2 * BASE_POINTS)
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ScoreResult:
+    """The scored hand.
+
+    Attributes:
+        hand: the hand in canonical notation.
+        rules: the rule profile used (``"mcr"`` or ``"mcr-1998"``).
+        shape: the winning shape read (``"regular"``, ``"seven pairs"``, ``"knitted straight"``…).
+        fans: the fans counted, highest points first.
+        total: all points, flowers included.
+        fan_points: points without flowers (what the 8-point minimum is checked on).
+        legal: the hand reaches the minimum of 8 points without flowers.
+        payments: the payments of 第十条, or ``None`` when the hand is not a legal win.
+    """
+
+    hand: str
+    rules: str
+    shape: str
+    fans: tuple[FanResult, ...]
+    total: int
+    fan_points: int
+    legal: bool
+    payments: Payments | None
+
+    def fan_counts(self) -> dict[int | None, int]:
+        """``{fan number (None for 明暗杠): count}``."""
+        return {f.number: f.count for f in self.fans}
+
+    def to_dict(self) -> dict:
+        """The result as JSON-ready data (``fans`` as a list, ``payments`` an object or null)."""
+        return {"hand": self.hand, "rules": self.rules, "shape": self.shape, "legal": self.legal,
+                "total": self.total, "fan_points": self.fan_points,
+                "fans": [f.to_dict() for f in self.fans],
+                "payments": self.payments.to_dict() if self.payments else None}
+
+
+# ---------------------------------------------------------------------------------------------
+
+def _meld_to_pack(kind: MeldKind, tile: int, concealed: bool) -> Pack:
+    if kind is MeldKind.CHOW:
+        return (CHOW, tile + 1, True)
+    if kind is MeldKind.PUNG:
+        return (PUNG, tile, True)
+    return (KONG, tile, not concealed)
+
+
+def _check_flags(ctx: WinContext, hand: Hand, fixed_table: list[int], standing: list[int]) -> bool:
+    """Validate the win flags against each other and the tiles; return whether 和绝张 applies.
+
+    Raises:
+        ScoringError: ``contradictory-flags``.
+    """
+    win = hand.win_tile
+    name = tile_name(win)
+    if ctx.robbing_kong and ctx.self_drawn:
+        raise ScoringError("contradictory-flags", "robbing the kong (抢杠和) is a win on another player's tile; "
+                           "it cannot be self-drawn")
+    if ctx.kong_replacement and not ctx.self_drawn:
+        raise ScoringError("contradictory-flags", "a win on a kong replacement tile (杠上开花) is self-drawn: "
+                           "set self-drawn too")
+    if ctx.kong_replacement and not any(m.kind is MeldKind.KONG for m in hand.melds):
+        raise ScoringError("contradictory-flags", "kong replacement (杠上开花) needs a kong among the melds")
+    if ctx.robbing_kong and (standing[win] > 1 or fixed_table[win]):
+        raise ScoringError("contradictory-flags", f"robbing the kong (抢杠和) on {name}: the other three {name} are "
+                           f"in the robbed kong, so the winner cannot hold another {name}")
+    if ctx.fourth_tile and standing[win] > 1:
+        raise ScoringError("contradictory-flags", f"winning on the last {name} (和绝张) while holding another {name} "
+                           "concealed")
+    # 和绝张 is implied when the other three copies are in the winner's own exposed pung.
+    return ctx.fourth_tile or fixed_table[win] == 3
+
+
+def _pack_text(p: Pack) -> str:
+    kind, t, melded = p
+    if kind == CHOW:
+        body = tiles_to_string((t - 1, t, t + 1))
+    else:
+        body = tiles_to_string((t,) * {PUNG: 3, KONG: 4, PAIR: 2}[kind])
+    return f"[{body}]" if melded or (kind == KONG) else body
+
+
+_POINT_OF_WIN = {C.LAST_TILE_DRAW, C.LAST_TILE_CLAIM, C.OUT_WITH_REPLACEMENT_TILE, C.ROBBING_THE_KONG,
+                 C.LAST_TILE, C.SELF_DRAWN, C.EDGE_WAIT, C.CLOSED_WAIT, C.SINGLE_WAIT}
+_CHOW_FANS = {C.PURE_DOUBLE_CHOW: C._two_chows, C.MIXED_DOUBLE_CHOW: C._two_chows,
+              C.SHORT_STRAIGHT: C._two_chows, C.TWO_TERMINAL_CHOWS: C._two_chows}
+_THREE_CHOW_FANS = {C.PURE_TRIPLE_CHOW, C.PURE_STRAIGHT, C.PURE_SHIFTED_CHOWS, C.MIXED_STRAIGHT,
+                    C.MIXED_TRIPLE_CHOW, C.MIXED_SHIFTED_CHOWS}
+_PUNG_SET_FANS = {C.DOUBLE_PUNG: C._two_pungs, C.TWO_DRAGON_PUNGS: C._two_pungs}
+_THREE_PUNG_FANS = {C.TRIPLE_PUNG, C.PURE_SHIFTED_PUNGS, C.MIXED_SHIFTED_PUNGS, C.BIG_THREE_WINDS,
+                    C.BIG_THREE_DRAGONS}
+
+
+def _evidence(n: int, reading: Reading, hand: Hand, ctx: WinContext, standing: list[int]) -> tuple[str, ...]:
+    """The sets or tiles that produced fan ``n`` in ``reading`` (for display; not used in counting)."""
+    from itertools import combinations
+
+    win = hand.win_tile
+    packs = reading.packs
+    if n in _POINT_OF_WIN:
+        return (tile_name(win),)
+    if n == C.FLOWER_TILES:
+        return tuple(f.notation for f in ctx.flower_tiles) or (f"{ctx.flowers} flowers",)
+    if not packs or n in (C.KNITTED_STRAIGHT,) and reading.shape != "knitted straight":
+        if n == C.KNITTED_STRAIGHT:
+            seq = next(ks for ks in KNITTED_STRAIGHTS if all(standing[t] for t in ks))
+            return (tiles_to_string(seq),)
+        if n == C.TILE_HOG:
+            return tuple(tile_name(t) * 1 + "x4" for t in range(TABLE_SIZE) if standing[t] == 4)
+        return (tiles_to_string(sorted(hand.concealed + (win,))),)
+    sets = [p for p in packs if p[0] != PAIR]
+    chows = [p for p in sets if p[0] == CHOW]
+    pungs = [p for p in sets if p[0] in (PUNG, KONG)]
+    pair = [p for p in packs if p[0] == PAIR]
+    if n == C.KNITTED_STRAIGHT:
+        seq = next(ks for ks in KNITTED_STRAIGHTS if all(standing[t] for t in ks))
+        return (tiles_to_string(seq),)
+    if n in _CHOW_FANS:
+        used = [p for a, b in combinations(chows, 2) if C._two_chows(a[1], b[1]) == n for p in (a, b)]
+        return tuple(dict.fromkeys(_pack_text(p) for p in used))
+    if n in _THREE_CHOW_FANS:
+        for trio in combinations(chows, 3):
+            if C._three_chows(*sorted(p[1] for p in trio)) == n:
+                return tuple(_pack_text(p) for p in trio)
+    if n in _PUNG_SET_FANS:
+        used = [p for a, b in combinations(pungs, 2) if C._two_pungs(a[1], b[1]) == n for p in (a, b)]
+        return tuple(dict.fromkeys(_pack_text(p) for p in used))
+    if n in _THREE_PUNG_FANS:
+        for trio in combinations(pungs, 3):
+            if C._three_pungs(*sorted(p[1] for p in trio)) in (n, C.BIG_THREE_WINDS if n == C.LITTLE_FOUR_WINDS else -1):
+                return tuple(_pack_text(p) for p in trio)
+    if n in (C.LITTLE_FOUR_WINDS, C.BIG_FOUR_WINDS):
+        return tuple(_pack_text(p) for p in pungs + pair if p[1] in WINDS)
+    if n in (C.LITTLE_THREE_DRAGONS,):
+        return tuple(_pack_text(p) for p in pungs + pair if p[1] in DRAGONS)
+    if n in (C.FOUR_PURE_SHIFTED_PUNGS, C.ALL_PUNGS):
+        return tuple(_pack_text(p) for p in pungs)
+    if n in (C.QUADRUPLE_CHOW, C.FOUR_PURE_SHIFTED_CHOWS, C.PURE_TERMINAL_CHOWS, C.THREE_SUITED_TERMINAL_CHOWS,
+             C.ALL_CHOWS):
+        return tuple(_pack_text(p) for p in chows + pair)
+    if n == C.DRAGON_PUNG:
+        return tuple(_pack_text(p) for p in pungs if p[1] in DRAGONS)
+    if n == C.PREVALENT_WIND:
+        return tuple(_pack_text(p) for p in pungs if p[1] == ctx.prevalent_wind.tile)
+    if n == C.SEAT_WIND:
+        return tuple(_pack_text(p) for p in pungs if p[1] == ctx.seat_wind.tile)
+    if n == C.PUNG_OF_TERMINALS_OR_HONORS:
+        scoring_winds = {ctx.prevalent_wind.tile, ctx.seat_wind.tile}
+        return tuple(_pack_text(p) for p in pungs
+                     if p[1] in TERMINALS or (p[1] in WINDS and p[1] not in scoring_winds))
+    if n in (C.FOUR_KONGS, C.THREE_KONGS, C.TWO_MELDED_KONGS, C.TWO_CONCEALED_KONGS, C.MELDED_KONG,
+             C.CONCEALED_KONG, C.MIXED_KONGS):
+        want = {C.TWO_MELDED_KONGS: (True,), C.MELDED_KONG: (True,), C.TWO_CONCEALED_KONGS: (False,),
+                C.CONCEALED_KONG: (False,)}.get(n, (True, False))
+        return tuple(_pack_text(p) for p in pungs if p[0] == KONG and p[2] in want)
+    if n in (C.FOUR_CONCEALED_PUNGS, C.THREE_CONCEALED_PUNGS, C.TWO_CONCEALED_PUNGS):
+        exposed_by_discard = not ctx.self_drawn and not any(
+            p[0] == CHOW and not p[2] and p[1] - 1 <= win <= p[1] + 1 for p in chows)
+        return tuple(_pack_text(p) for p in pungs
+                     if not p[2] and not (exposed_by_discard and p[0] == PUNG and p[1] == win))
+    if n == C.TILE_HOG:
+        kongs = {p[1] for p in pungs if p[0] == KONG}
+        counts = hand.counts()
+        return tuple(f"{tile_name(t)}x4" for t in range(TABLE_SIZE) if counts[t] == 4 and t not in kongs)
+    if n == C.MELDED_HAND:
+        return tuple(_pack_text(p) for p in sets) + (tile_name(win),)
+    return tuple(_pack_text(p) for p in packs)
+
+
+def score(hand: Hand, ctx: WinContext, rules: str | RuleProfile = "mcr") -> ScoreResult:
+    """Score a parsed hand in a win context.
+
+    Args:
+        hand: the hand (``parse_hand`` makes one from notation).
+        ctx: how it was won.
+        rules: ``"mcr"`` (default: current competition practice, as PyMahjongGB) or ``"mcr-1998"``
+            (the 1998 text literally); see ``RuleProfile`` for every difference.
+
+    Returns:
+        The ScoreResult (also for a hand under 8 points: ``legal`` is then False and ``payments``
+        None).
+
+    Raises:
+        ScoringError: ``tile-count``, ``fifth-tile``, ``not-winning``, ``contradictory-flags``,
+            ``bad-value`` (unknown rules).
+    """
+    profile = rules if isinstance(rules, RuleProfile) else PROFILES.get(rules)
+    if profile is None:
+        raise ScoringError("bad-value", f"rules {rules!r} unknown: allowed are {', '.join(PROFILES)}")
+    check_hand(hand)
+    fixed_table = [0] * TABLE_SIZE
+    fixed: list[Pack] = []
+    for m in hand.melds:
+        fixed.append(_meld_to_pack(m.kind, m.tile, m.concealed))
+        for t in m.tiles:
+            fixed_table[t] += 1
+    standing = [0] * TABLE_SIZE
+    for t in hand.concealed:
+        standing[t] += 1
+    standing[hand.win_tile] += 1
+    fourth_tile = _check_flags(ctx, hand, fixed_table, standing)
+    reading = best_reading(tuple(fixed), fixed_table, standing, hand.win_tile, len(hand.concealed), ctx, profile,
+                           fourth_tile)
+    if reading is None:
+        raise ScoringError("not-winning", f"{hand.notation()} is not a winning hand: the tiles make neither four sets "
+                           "and a pair nor a special shape (seven pairs, thirteen orphans, honors and knitted tiles, "
+                           "knitted straight)")
+    fans: list[FanResult] = []
+    for n, c in enumerate(reading.fans):
+        if c:
+            f: Fan = MELDED_AND_CONCEALED_KONG if n == C.MIXED_KONGS else FANS[n]
+            fans.append(FanResult(f.number, f.name_zh, f.name_en, f.points, c,
+                                  _evidence(n, reading, hand, ctx, standing)))
+    if ctx.flowers:
+        f = FANS[C.FLOWER_TILES]
+        fans.append(FanResult(81, f.name_zh, f.name_en, 1, ctx.flowers,
+                              _evidence(C.FLOWER_TILES, reading, hand, ctx, standing)))
+    fans.sort(key=lambda r: (-r.points, r.number if r.number is not None else 999))
+    fan_points = reading.total
+    total = fan_points + ctx.flowers
+    legal = fan_points >= MINIMUM_POINTS
+    return ScoreResult(hand.notation(), profile.name, reading.shape, tuple(fans), total, fan_points, legal,
+                       Payments.for_total(total, ctx.self_drawn) if legal else None)
+
+
+def score_hand(hand: str | Hand, *, self_drawn: bool = False, seat_wind: str = "E", prevalent_wind: str = "E",
+               flowers: int | Sequence[str | int | Flower] = 0, last_tile: bool = False,
+               kong_replacement: bool = False, robbing_kong: bool = False, fourth_tile: bool = False,
+               rules: str = "mcr") -> ScoreResult:
+    """Parse and score a hand given in MCR notation.
+
+    Example: ``score_hand("[EEE,2][SSSS,1]WWWNN55pN", self_drawn=True).total``.
+
+    Args:
+        hand: the hand string (see ``scoring.hand``) or a Hand.
+        self_drawn: 自摸 (else won on a discard).
+        seat_wind, prevalent_wind: ``"E" "S" "W" "N"``.
+        flowers: count 0-8 or list of flowers ``"1f"``-``"8f"``.
+        last_tile: last tile of the wall (妙手回春 / 海底捞月).
+        kong_replacement: 杠上开花 (self-drawn, with a kong).
+        robbing_kong: 抢杠和 (on another player's promoted kong tile).
+        fourth_tile: 和绝张.
+        rules: ``"mcr"`` or ``"mcr-1998"``.
+
+    Raises:
+        ScoringError: with a code naming the problem (see ``ScoringError.CODES``).
+    """
+    h = hand if isinstance(hand, Hand) else parse_hand(hand)
+    ctx = WinContext.make(self_drawn=self_drawn, seat_wind=seat_wind, prevalent_wind=prevalent_wind,
+                          flowers=flowers, last_tile=last_tile, kong_replacement=kong_replacement,
+                          robbing_kong=robbing_kong, fourth_tile=fourth_tile)
+    return score(h, ctx, rules)
