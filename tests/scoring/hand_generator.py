@@ -773,12 +773,16 @@ def _finish(rng: random.Random, shape: _Regular | _Special, family: str) -> Situ
         part = list(shape.tiles)
         choices = shape.win_choices or tuple(part)
     else:
-        sets = list(shape.sets)
-        # upgrade pungs to kongs
-        sets = [
-            _Set("kong", s.tile) if s.kind == "pung" and rng.random() < shape.kong_rate else s
-            for s in sets
-        ]
+        shape_counts = [0] * 34
+        for t in [t for s in shape.sets for t in s.tiles()] + list(shape.knitted) + [shape.pair] * 2:
+            shape_counts[t] += 1
+        # upgrade pungs to kongs where the fourth copy is still free
+        sets = []
+        for s in shape.sets:
+            if s.kind == "pung" and shape_counts[s.tile] == 3 and rng.random() < shape.kong_rate:
+                s = _Set("kong", s.tile)
+                shape_counts[s.tile] = 4
+            sets.append(s)
         kongs = [s for s in sets if s.kind == "kong"]
         others = [s for s in sets if s.kind != "kong"]
         max_extra = len(shape.meld_weights) - 1
@@ -797,6 +801,11 @@ def _finish(rng: random.Random, shape: _Regular | _Special, family: str) -> Situ
                 fixed_counts[t] += 1
         part = list(shape.knitted) + [t for s in hidden for t in s.tiles()] + [shape.pair, shape.pair]
         choices = tuple(part)
+    total = fixed_counts[:]
+    for t in part:
+        total[t] += 1
+    if max(total) > 4:  # defensive: the reference does not check this itself
+        raise _Fail
     win = rng.choice(choices)
     part.remove(win)
     part.sort()
@@ -863,7 +872,11 @@ def iter_situations(
         except _Fail:
             stats.construction_retries += 1
             continue
-        sit = _finish(rng, shape, name)
+        try:
+            sit = _finish(rng, shape, name)
+        except _Fail:
+            stats.construction_retries += 1
+            continue
         if self_check and not _reference_accepts(sit):
             stats.reference_rejections += 1
             continue
