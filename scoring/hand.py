@@ -98,8 +98,8 @@ class Hand:
 
     def notation(self) -> str:
         """The hand in MCR notation (melds, concealed tiles in canonical order, winning tile last)."""
-        return "".join(m.notation() for m in self.melds) + tiles_to_string(sorted(self.concealed)) + \
-            tiles_to_string([self.win_tile])
+        return "".join(m.notation() for m in self.melds) + tiles_to_string(sorted(self.concealed, key=display_key)) \
+            + tiles_to_string([self.win_tile])
 
     def all_tiles(self) -> list[int]:
         """Every tile of the hand (kongs give 4), as codes; 14 to 18 of them."""
@@ -337,8 +337,8 @@ def parse_hand(text: str) -> Hand:
     if not tiles:
         if not text.strip():
             raise ScoringError("syntax", "the hand is empty: give the tiles, winning tile last, e.g. 123m456p789s123mEE")
-        raise ScoringError("syntax", "no concealed tiles after the melds: the winning tile must come last, outside "
-                           "the brackets", len(text))
+        raise ScoringError("syntax", f"no concealed tiles after the melds (end of the hand at position {len(text)}): "
+                           "the winning tile must come last, outside the brackets", len(text))
     codes = [t for t, _ in tiles]
     return Hand(tuple(melds), tuple(codes[:-1]), codes[-1])
 
@@ -367,6 +367,11 @@ def check_hand(hand: Hand) -> list[int]:
     return table
 
 
+def display_key(code: int) -> int:
+    """Sort key for showing tiles as players write them: characters, dots, bamboo, then honors."""
+    return (0, 2, 1, 3)[code // 10] * 10 + code % 10
+
+
 def format_tiles(codes: Iterable[int]) -> str:
-    """Notation of tiles in canonical order, e.g. ``format_tiles([25, 1, 2]) == '12m5p'``."""
-    return tiles_to_string(sorted(codes))
+    """Notation of tiles in display order, e.g. ``format_tiles([25, 1, 2, 11]) == '12m5p1s'``."""
+    return tiles_to_string(sorted(codes, key=display_key))

@@ -1,0 +1,262 @@
+"""The ``mjtable`` command line.
+
+Commands so far:
+
+* ``mjtable score HAND [--self-drawn] [--seat-wind E] [--prevalent-wind E] [--flowers N]
+  [--last-tile] [--kong-replacement] [--robbing-kong] [--fourth-tile] [--rules mcr|mcr-1998] [--json]``
+* ``mjtable score --batch FILE`` (``-`` for standard input): JSON lines in, JSON lines out.
+* ``mjtable fans [--json]``: the fan table.
+* ``mjtable demo``: scores example hands (the simulated table joins it in a later issue).
+
+Errors are one line on standard error with a non-zero exit code (1 for a hand or input that
+cannot be scored, 2 for a command-line usage error), never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import unicodedata
+from typing import IO, Iterable, Sequence
+
+import scoring
+from scoring import FANS, MELDED_AND_CONCEALED_KONG, ScoreResult, ScoringError, score_hand
+
+#: Keys a batch line may carry as input (see ``mjtable score --batch``).
+BATCH_KEYS = ("id", "hand", "self_drawn", "seat_wind", "prevalent_wind", "flowers", "last_tile",
+              "kong_replacement", "robbing_kong", "fourth_tile", "rules")
+#: Keys that annotate a line (as in ../shared/data/mcr/rulebook_examples.jsonl) and are ignored.
+BATCH_ANNOTATIONS = ("expected", "fan_section", "note", "comment")
+
+DEMO_HANDS: tuple[tuple[str, dict, str], ...] = (
+    ("[EEE,1][SSSS,1]55pWWWNNN", {"self_drawn": True}, "Big Four Winds, self-drawn"),
+    ("123m456m789m234p5s5s", {"seat_wind": "S"}, "a concealed Pure Straight on a discard"),
+    ("[123m,1]55789m12789s3s", {"self_drawn": True, "flowers": 2}, "Mixed Double Chow, Two Terminal Chows"),
+    ("1m9m1s9s1p9pESWNCFPP", {"self_drawn": True}, "Thirteen Orphans"),
+    ("[234s,1]345m345p67s88s5s", {}, "not enough: under the 8-point minimum"),
+)
+
+
+def _width(s: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in s)
+
+
+def _pad(s: str, width: int) -> str:
+    return s + " " * max(0, width - _width(s))
+
+
+def format_result(result: ScoreResult) -> str:
+    """A readable breakdown: one line per fan (number, Chinese and English name, points, count,
+    the sets that made it), the total, legality and the payments."""
+    lines = [f"Hand   {result.hand}    rules: {result.rules}, shape: {result.shape}",
+             f"  {'#':>3}  {_pad('番种', 12)}{_pad('Fan', 34)}{'pts':>4} {'x':>2}  tiles"]
+    for f in result.fans:
+        num = "-" if f.number is None else str(f.number)
+        count = f"x{f.count}" if f.count > 1 else ""
+        lines.append(f"  {num:>3}  {_pad(f.name_zh, 12)}{_pad(f.name_en, 34)}{f.points:>4} {count:>2}  "
+                     f"{' '.join(f.tiles)}")
+    flowers = result.total - result.fan_points
+    lines.append(f"Total  {result.total} points ({result.fan_points} from fans, {flowers} from flowers)")
+    if result.legal:
+        p = result.payments
+        assert p is not None
+        if p.self_drawn:
+            lines.append(f"Legal win (>= {scoring.MINIMUM_POINTS} points without flowers). Payments (第十条): "
+                         f"self-drawn, each of the three others pays {scoring.BASE_POINTS} + {result.total} = "
+                         f"{p.from_each_other}; the winner receives {p.winner_receives}.")
+        else:
+            lines.append(f"Legal win (>= {scoring.MINIMUM_POINTS} points without flowers). Payments (第十条): "
+                         f"the discarder pays {scoring.BASE_POINTS} + {result.total} = {p.from_discarder}, "
+                         f"each other player {p.from_each_other}; the winner receives {p.winner_receives}.")
+    else:
+        lines.append(f"Not a legal win: {result.fan_points} points without flowers, the minimum is "
+                     f"{scoring.MINIMUM_POINTS} (起和分). No payments.")
+    return "\n".join(lines)
+
+
+def _batch_line(line: str) -> dict:
+    """Score one batch line; never raises (errors become an error object)."""
+    ident = None
+    try:
+        data = json.loads(line)
+    except json.JSONDecodeError as e:
+        return {"id": None, "ok": False, "error": {"code": "bad-json", "message": f"not a JSON object: {e.msg} "
+                                                   f"at column {e.colno}"}}
+    if not isinstance(data, dict):
+        return {"id": None, "ok": False, "error": {"code": "bad-json",
+                                                   "message": "each line must be a JSON object"}}
+    ident = data.get("id")
+    unknown = [k for k in data if k not in BATCH_KEYS and k not in BATCH_ANNOTATIONS]
+    try:
+        if unknown:
+            raise ScoringError("bad-value", f"unknown key(s) {', '.join(map(repr, unknown))}; allowed: "
+                               f"{', '.join(BATCH_KEYS)}")
+        if "hand" not in data:
+            raise ScoringError("bad-value", "the key 'hand' is missing")
+        kwargs = {k: data[k] for k in BATCH_KEYS[2:] if k in data}
+        if "rules" in kwargs and not isinstance(kwargs["rules"], str):
+            raise ScoringError("bad-value", f"rules must be a string, got {kwargs['rules']!r}")
+        result = score_hand(data["hand"], **kwargs)
+    except ScoringError as e:
+        return {"id": ident, "ok": False, "error": {"code": e.code, "message": e.message}}
+    return {"id": ident, "ok": True, "legal": result.legal, "total": result.total,
+            "fans": [{k: v for k, v in f.to_dict().items()} for f in result.fans],
+            "payments": result.payments.to_dict() if result.payments else None}
+
+
+def run_batch(lines: Iterable[str], out: IO[str]) -> int:
+    """Score JSON lines; write one JSON line per non-blank input line, in order.
+
+    Returns:
+        The number of lines that gave an error object.
+    """
+    failed = 0
+    for line in lines:
+        if not line.strip():
+            continue
+        res = _batch_line(line)
+        failed += not res["ok"]
+        out.write(json.dumps(res, ensure_ascii=False) + "\n")
+        out.flush()
+    return failed
+
+
+def _wind(value: str) -> str:
+    v = value.strip().upper()
+    if v not in ("E", "S", "W", "N"):
+        raise argparse.ArgumentTypeError(f"{value!r} is not a wind: use E, S, W or N")
+    return v
+
+
+def _flowers(value: str) -> int:
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number of flowers (0-8)") from None
+    if not 0 <= n <= 8:
+        raise argparse.ArgumentTypeError(f"{n} flowers: there are 8 flower tiles, give 0-8")
+    return n
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="mjtable", description="Runs an automatic mahjong table (自动麻将机) and "
+                                "scores hands by the Chinese Official rules (MCR).")
+    p.add_argument("--version", action="version", version="mjtable 0.1.0")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    s = sub.add_parser("score", help="score a winning hand (MCR, all 81 fans)",
+                       description="Score a winning hand in MCR notation, e.g. '[EEE,2][SSSS,1]WWWNN55pN' "
+                       "(melds in brackets, winning tile last).")
+    s.add_argument("hand", nargs="?", help="the hand; omit with --batch")
+    s.add_argument("--batch", metavar="FILE", help="score JSON lines from FILE ('-' for standard input)")
+    s.add_argument("--self-drawn", action="store_true", help="won on a self-drawn tile (自摸)")
+    s.add_argument("--seat-wind", type=_wind, default="E", help="seat wind E/S/W/N (门风; default E)")
+    s.add_argument("--prevalent-wind", type=_wind, default="E", help="prevalent wind E/S/W/N (圈风; default E)")
+    s.add_argument("--flowers", type=_flowers, default=0, help="number of flower tiles 0-8 (花牌)")
+    s.add_argument("--last-tile", action="store_true", help="last tile of the wall (妙手回春 / 海底捞月)")
+    s.add_argument("--kong-replacement", action="store_true", help="won on a kong replacement tile (杠上开花)")
+    s.add_argument("--robbing-kong", action="store_true", help="robbing the kong (抢杠和)")
+    s.add_argument("--fourth-tile", action="store_true", help="the last tile of its kind (和绝张)")
+    s.add_argument("--rules", choices=sorted(scoring.PROFILES), default="mcr",
+                   help="mcr (current practice, default) or mcr-1998 (the 1998 text literally)")
+    s.add_argument("--json", action="store_true", help="print the result as JSON")
+
+    f = sub.add_parser("fans", help="list the 81 fans of the MCR table")
+    f.add_argument("--json", action="store_true", help="print as JSON")
+
+    sub.add_parser("demo", help="score example hands (the simulated table cycle joins in a later issue)")
+    return p
+
+
+def _cmd_score(args: argparse.Namespace, out: IO[str]) -> int:
+    if args.batch is not None:
+        if args.hand is not None:
+            raise _UsageError("give either a HAND or --batch FILE, not both")
+        if args.batch == "-":
+            failed = run_batch(sys.stdin, out)
+        else:
+            try:
+                with open(args.batch, encoding="utf-8") as fh:
+                    failed = run_batch(fh, out)
+            except OSError as e:
+                raise _InputError(f"cannot read batch file {args.batch!r}: {e.strerror}") from None
+            except UnicodeDecodeError:
+                raise _InputError(f"batch file {args.batch!r} is not UTF-8 text") from None
+        return 1 if failed else 0
+    if args.hand is None:
+        raise _UsageError("give a HAND to score (e.g. mjtable score 123m456m789m234p55s) or --batch FILE")
+    result = score_hand(args.hand, self_drawn=args.self_drawn, seat_wind=args.seat_wind,
+                        prevalent_wind=args.prevalent_wind, flowers=args.flowers, last_tile=args.last_tile,
+                        kong_replacement=args.kong_replacement, robbing_kong=args.robbing_kong,
+                        fourth_tile=args.fourth_tile, rules=args.rules)
+    if args.json:
+        out.write(json.dumps(result.to_dict(), ensure_ascii=False, indent=2) + "\n")
+    else:
+        out.write(format_result(result) + "\n")
+    return 0
+
+
+def _cmd_fans(args: argparse.Namespace, out: IO[str]) -> int:
+    table = list(FANS.values()) + [MELDED_AND_CONCEALED_KONG]
+    if args.json:
+        out.write(json.dumps({"fans": [{"number": f.number, "name_zh": f.name_zh, "name_en": f.name_en,
+                                        "points": f.points, "definition": f.definition} for f in table]},
+                             ensure_ascii=False, indent=2) + "\n")
+        return 0
+    for f in table:
+        num = "-" if f.number is None else str(f.number)
+        out.write(f"{num:>3}  {f.points:>2}  {_pad(f.name_zh, 12)}{_pad(f.name_en, 34)}{f.definition}\n")
+    return 0
+
+
+def _cmd_demo(args: argparse.Namespace, out: IO[str]) -> int:
+    out.write("mjtable demo: scoring example hands by the Chinese Official rules (MCR)\n")
+    for hand, flags, what in DEMO_HANDS:
+        shown = " ".join(f"--{k.replace('_', '-')}" + ("" if v is True else f" {v}")
+                         for k, v in flags.items() if v is not False)
+        out.write(f"\n$ mjtable score '{hand}' {shown}   # {what}\n")
+        out.write(format_result(score_hand(hand, **flags)) + "\n")
+    return 0
+
+
+class _UsageError(Exception):
+    pass
+
+
+class _InputError(Exception):
+    pass
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``mjtable`` console script. Returns the exit code."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    out = sys.stdout
+    try:
+        if args.command == "score":
+            return _cmd_score(args, out)
+        if args.command == "fans":
+            return _cmd_fans(args, out)
+        if args.command == "demo":
+            return _cmd_demo(args, out)
+        parser.print_help()
+        return 2
+    except ScoringError as e:
+        print(f"mjtable: {e.code}: {e.message}", file=sys.stderr)
+        return 1
+    except _InputError as e:
+        print(f"mjtable: {e}", file=sys.stderr)
+        return 1
+    except _UsageError as e:
+        print(f"mjtable: {e}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        print("mjtable: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
