@@ -1,0 +1,139 @@
+"""The message catalogue as plain constants: type codes, payload layouts, enum values.
+
+Shared by the device engine (MicroPython-portable: ints and ``struct`` formats only) and
+the host's typed messages in :mod:`firmware_bridge.messages`. All multi-byte fields are
+little-endian. ``docs/protocol.md`` documents every entry.
+"""
+
+# ---------------------------------------------------------------- sides E/S/W/N
+SIDE_E = 0
+SIDE_S = 1
+SIDE_W = 2
+SIDE_N = 3
+SIDE_NONE = 0xFF
+SIDES = (SIDE_E, SIDE_S, SIDE_W, SIDE_N)
+
+# ------------------------------------------------------------ motors and sensors
+MOTOR_SHUFFLE = 0   # side NONE
+MOTOR_FEEDER = 1    # per side
+MOTOR_LIFT = 2      # per side; direction 1 = up, 0 = down
+MOTOR_DICE = 3      # side NONE
+MOTORS = (MOTOR_SHUFFLE, MOTOR_FEEDER, MOTOR_LIFT, MOTOR_DICE)
+
+SENSOR_LIFT_TOP = 0      # per side, 1 = lift at the top limit
+SENSOR_LIFT_BOTTOM = 1   # per side, 1 = lift at the bottom limit
+SENSOR_STACK = 2         # per side, a 0->1 edge = one stack of two tiles completed
+SENSOR_TILE_PRESENT = 3  # per side, 1 = a tile is in the feeder throat
+SENSOR_LID = 4           # side NONE, 1 = lid closed
+SENSOR_ESTOP = 5         # side NONE, 1 = emergency stop pressed
+SENSORS = (SENSOR_LIFT_TOP, SENSOR_LIFT_BOTTOM, SENSOR_STACK, SENSOR_TILE_PRESENT,
+           SENSOR_LID, SENSOR_ESTOP)
+
+GEARS = (136, 144, 152, 108)  # tile-count gears
+
+# ---------------------------------------------------------------- device state
+STATE_IDLE = 0
+STATE_BUSY = 1
+STATE_SAFE_STOP = 2
+
+STOP_NONE = 0
+STOP_HOST_TIMEOUT = 1
+STOP_ESTOP = 2
+STOP_POWER_ON = 3
+
+# -------------------------------------------------------------- result codes
+REPLY_OK = 0
+REPLY_SAFE_STOP = 1       # refused: safe-stop latched (clear it first)
+REPLY_BUSY = 2            # refused: that motor/side already has a motion
+REPLY_BAD_ARGUMENT = 3    # refused: a field out of range
+REPLY_UNKNOWN = 4         # refused: unknown command type or wrong payload length
+
+OUTCOME_COMPLETED = 0     # the goal was reached
+OUTCOME_STOPPED = 1       # stopped by a stop command
+OUTCOME_DEADLINE = 2      # deadline passed before the goal: motor stopped, FAULT sent
+OUTCOME_SAFE_STOP = 3     # cut by a safe stop (host timeout, emergency stop)
+
+FAULT_HOST_TIMEOUT = 1    # detail = ms of silence observed
+FAULT_DEADLINE = 2        # detail = progress (stacks counted / sensor changes)
+FAULT_ESTOP = 3           # detail = 0
+FAULT_EVENTS_DROPPED = 4  # detail = number of sensor events dropped (queue full)
+
+# ------------------------------------------------------------- message types
+# control (unreliable)
+T_HELLO = 0x01            # host -> device
+T_HELLO_ACK = 0x02        # device -> host
+T_ACK = 0x03              # either, empty
+T_NO_SESSION = 0x04       # device -> host
+T_HOST_HEARTBEAT = 0x05   # host -> device
+T_DEV_HEARTBEAT = 0x06    # device -> host
+# commands (reliable, host -> device); every payload starts with cmd_id u16
+T_SHUFFLE_START = 0x10
+T_SHUFFLE_STOP = 0x11
+T_FEED_STACK = 0x12
+T_LIFT = 0x13
+T_ROLL_DICE = 0x14
+T_STOP_ALL = 0x15
+T_SET_GEAR = 0x16
+T_GET_STATUS = 0x17
+T_SELF_TEST = 0x18
+T_CLEAR_SAFE_STOP = 0x19
+# replies and events (reliable, device -> host)
+T_REPLY = 0x20
+T_STATUS = 0x21
+T_SENSOR = 0x30
+T_STACKS = 0x31
+T_MOTION_DONE = 0x32
+T_FAULT = 0x33
+
+FORMATS = {
+    T_HELLO: "<BI",              # protocol version, session nonce (non-zero)
+    T_HELLO_ACK: "<BIBBBHHIHB",  # proto, nonce echo, fw major, minor, patch, profile id,
+                                 # gear tiles, boot counter, heartbeat window ms, stop reason
+    T_ACK: "",
+    T_NO_SESSION: "<I",          # boot counter
+    T_HOST_HEARTBEAT: "<I",      # host time ms (low 32 bits), diagnostic only
+    T_DEV_HEARTBEAT: "<IIBBBHI", # uptime ms, boot counter, state, stop reason,
+                                 # active motions, rx errors (saturating), session nonce
+    T_SHUFFLE_START: "<HI",      # cmd id, deadline ms
+    T_SHUFFLE_STOP: "<H",
+    T_FEED_STACK: "<HBBI",       # cmd id, side, stacks, deadline ms
+    T_LIFT: "<HBBI",             # cmd id, side, direction (1 up, 0 down), deadline ms
+    T_ROLL_DICE: "<HHI",         # cmd id, spin ms, deadline ms
+    T_STOP_ALL: "<H",
+    T_SET_GEAR: "<HH",           # cmd id, tiles
+    T_GET_STATUS: "<H",
+    T_SELF_TEST: "<HBBBHI",      # cmd id, step, motor, side, jog ms, deadline ms
+    T_CLEAR_SAFE_STOP: "<H",
+    T_REPLY: "<HBB",             # cmd id, result, detail
+    T_STATUS: "<HBBHHIIB",       # cmd id, state, stop reason, gear tiles, motors mask,
+                                 # sensors mask, uptime ms, active motions
+    T_SENSOR: "<BBBI",           # sensor, side, value, t ms
+    T_STACKS: "<HBBI",           # cmd id, side, count so far, t ms
+    T_MOTION_DONE: "<HBBBII",    # cmd id, command type, side, outcome, elapsed ms, detail
+    T_FAULT: "<BBHII",           # code, side, cmd id, detail, t ms
+}
+
+COMMAND_TYPES = (T_SHUFFLE_START, T_SHUFFLE_STOP, T_FEED_STACK, T_LIFT, T_ROLL_DICE,
+                 T_STOP_ALL, T_SET_GEAR, T_GET_STATUS, T_SELF_TEST, T_CLEAR_SAFE_STOP)
+
+
+def motor_bit(motor, side):
+    """Bit index of a motor in the STATUS motors mask: shuffle 0, feeders 1-4 (E S W N),
+    lifts 5-8, dice 9."""
+    if motor == MOTOR_SHUFFLE:
+        return 0
+    if motor == MOTOR_FEEDER:
+        return 1 + side
+    if motor == MOTOR_LIFT:
+        return 5 + side
+    return 9
+
+
+def sensor_bit(sensor, side):
+    """Bit index of a sensor in the STATUS sensors mask: per-side sensors at
+    4 * sensor + side (0..15), lid 16, emergency stop 17."""
+    if sensor == SENSOR_LID:
+        return 16
+    if sensor == SENSOR_ESTOP:
+        return 17
+    return 4 * sensor + side

@@ -1,0 +1,388 @@
+"""Typed host-side view of the message catalogue: enums, commands and events.
+
+Commands are frozen dataclasses validated on construction (:class:`CommandError` names the
+field, the value and what is allowed); ``pack(cmd_id)`` gives the wire payload. Events
+decoded from the device are frozen dataclasses too. Wire layouts live in
+:mod:`firmware_bridge.catalogue`.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import ClassVar
+
+from . import catalogue as C
+from .errors import CommandError
+
+
+class Side(IntEnum):
+    """The table's sides. Wire value 0..3; 0xFF (no side) is decoded as ``None``."""
+
+    E = C.SIDE_E
+    S = C.SIDE_S
+    W = C.SIDE_W
+    N = C.SIDE_N
+
+
+class Motor(IntEnum):
+    SHUFFLE = C.MOTOR_SHUFFLE
+    FEEDER = C.MOTOR_FEEDER
+    LIFT = C.MOTOR_LIFT
+    DICE = C.MOTOR_DICE
+
+
+class Sensor(IntEnum):
+    LIFT_TOP = C.SENSOR_LIFT_TOP
+    LIFT_BOTTOM = C.SENSOR_LIFT_BOTTOM
+    STACK = C.SENSOR_STACK
+    TILE_PRESENT = C.SENSOR_TILE_PRESENT
+    LID = C.SENSOR_LID
+    ESTOP = C.SENSOR_ESTOP
+
+
+class DeviceState(IntEnum):
+    IDLE = C.STATE_IDLE
+    BUSY = C.STATE_BUSY
+    SAFE_STOP = C.STATE_SAFE_STOP
+
+
+class StopReason(IntEnum):
+    NONE = C.STOP_NONE
+    HOST_TIMEOUT = C.STOP_HOST_TIMEOUT
+    ESTOP = C.STOP_ESTOP
+    POWER_ON = C.STOP_POWER_ON
+
+    @property
+    def text(self) -> str:
+        return {0: "none", 1: "host timeout", 2: "emergency stop", 3: "power on"}[self.value]
+
+
+class ReplyCode(IntEnum):
+    OK = C.REPLY_OK
+    SAFE_STOP = C.REPLY_SAFE_STOP
+    BUSY = C.REPLY_BUSY
+    BAD_ARGUMENT = C.REPLY_BAD_ARGUMENT
+    UNKNOWN = C.REPLY_UNKNOWN
+
+
+class Outcome(IntEnum):
+    COMPLETED = C.OUTCOME_COMPLETED
+    STOPPED = C.OUTCOME_STOPPED
+    DEADLINE = C.OUTCOME_DEADLINE
+    SAFE_STOP = C.OUTCOME_SAFE_STOP
+
+
+class FaultCode(IntEnum):
+    HOST_TIMEOUT = C.FAULT_HOST_TIMEOUT
+    DEADLINE = C.FAULT_DEADLINE
+    ESTOP = C.FAULT_ESTOP
+    EVENTS_DROPPED = C.FAULT_EVENTS_DROPPED
+
+    @property
+    def text(self) -> str:
+        return {1: "host timeout", 2: "deadline missed", 3: "emergency stop",
+                4: "sensor events dropped"}[self.value]
+
+
+def _side(v: int) -> Side | None:
+    return None if v == C.SIDE_NONE else Side(v)
+
+
+def _enum(cls, v):
+    try:
+        return cls(v)
+    except ValueError:
+        return v
+
+
+def _check_range(name: str, value: int, lo: int, hi: int, unit: str = "") -> None:
+    if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
+        raise CommandError(f"{name} must be an integer {lo}..{hi}{unit}, got {value!r}")
+
+
+def _check_side(side: object) -> None:
+    if not isinstance(side, Side):
+        raise CommandError(f"side must be one of Side.E, Side.S, Side.W, Side.N, got {side!r}")
+
+
+_MAX_DEADLINE = 0xFFFFFFFF
+
+
+# ------------------------------------------------------------------- commands
+@dataclass(frozen=True)
+class Command:
+    """Base of the host -> device commands. ``pack(cmd_id)`` returns the payload."""
+
+    TYPE: ClassVar[int] = -1
+    MOTION: ClassVar[bool] = False
+
+    def _fields(self) -> tuple:
+        return ()
+
+    def pack(self, cmd_id: int) -> bytes:
+        return struct.pack(C.FORMATS[self.TYPE], cmd_id, *self._fields())
+
+
+@dataclass(frozen=True)
+class StartShuffle(Command):
+    """Run the shuffle motor until StopShuffle or ``deadline_ms`` (ms, > 0)."""
+
+    deadline_ms: int
+    TYPE: ClassVar[int] = C.T_SHUFFLE_START
+    MOTION: ClassVar[bool] = True
+
+    def __post_init__(self) -> None:
+        _check_range("deadline_ms", self.deadline_ms, 1, _MAX_DEADLINE, " ms")
+
+    def _fields(self) -> tuple:
+        return (self.deadline_ms,)
+
+
+@dataclass(frozen=True)
+class StopShuffle(Command):
+    TYPE: ClassVar[int] = C.T_SHUFFLE_STOP
+
+
+@dataclass(frozen=True)
+class FeedStacks(Command):
+    """Feed and stack ``side`` until ``stacks`` stacks (of two tiles) are counted."""
+
+    side: Side
+    stacks: int
+    deadline_ms: int
+    TYPE: ClassVar[int] = C.T_FEED_STACK
+    MOTION: ClassVar[bool] = True
+
+    def __post_init__(self) -> None:
+        _check_side(self.side)
+        _check_range("stacks", self.stacks, 1, 40)
+        _check_range("deadline_ms", self.deadline_ms, 1, _MAX_DEADLINE, " ms")
+
+    def _fields(self) -> tuple:
+        return (int(self.side), self.stacks, self.deadline_ms)
+
+
+@dataclass(frozen=True)
+class Lift(Command):
+    """Move ``side``'s lift up (to its top limit) or down (to its bottom limit)."""
+
+    side: Side
+    up: bool
+    deadline_ms: int
+    TYPE: ClassVar[int] = C.T_LIFT
+    MOTION: ClassVar[bool] = True
+
+    def __post_init__(self) -> None:
+        _check_side(self.side)
+        if not isinstance(self.up, bool):
+            raise CommandError(f"up must be True or False, got {self.up!r}")
+        _check_range("deadline_ms", self.deadline_ms, 1, _MAX_DEADLINE, " ms")
+
+    def _fields(self) -> tuple:
+        return (int(self.side), 1 if self.up else 0, self.deadline_ms)
+
+
+@dataclass(frozen=True)
+class RollDice(Command):
+    """Spin the dice motor for ``spin_ms`` (ms); ``deadline_ms`` >= ``spin_ms``."""
+
+    spin_ms: int
+    deadline_ms: int
+    TYPE: ClassVar[int] = C.T_ROLL_DICE
+    MOTION: ClassVar[bool] = True
+
+    def __post_init__(self) -> None:
+        _check_range("spin_ms", self.spin_ms, 1, 0xFFFF, " ms")
+        _check_range("deadline_ms", self.deadline_ms, self.spin_ms, _MAX_DEADLINE, " ms")
+
+    def _fields(self) -> tuple:
+        return (self.spin_ms, self.deadline_ms)
+
+
+@dataclass(frozen=True)
+class StopAll(Command):
+    """Stop every motor now (not latched; allowed in safe-stop)."""
+
+    TYPE: ClassVar[int] = C.T_STOP_ALL
+
+
+@dataclass(frozen=True)
+class SetGear(Command):
+    """Select the tile-count gear: 136, 144, 152 or 108 tiles."""
+
+    tiles: int
+    TYPE: ClassVar[int] = C.T_SET_GEAR
+
+    def __post_init__(self) -> None:
+        if self.tiles not in C.GEARS:
+            raise CommandError(f"tiles must be one of {', '.join(map(str, C.GEARS))}, "
+                               f"got {self.tiles!r}")
+
+    def _fields(self) -> tuple:
+        return (self.tiles,)
+
+
+@dataclass(frozen=True)
+class GetStatus(Command):
+    """Ask for a :class:`Status` snapshot."""
+
+    TYPE: ClassVar[int] = C.T_GET_STATUS
+
+
+@dataclass(frozen=True)
+class SelfTestStep(Command):
+    """Jog one motor for ``jog_ms`` and count the sensor changes on its side (reported in
+    MotionDone.detail). ``side`` is None for shuffle and dice, a Side otherwise."""
+
+    step: int
+    motor: Motor
+    side: Side | None
+    jog_ms: int
+    deadline_ms: int
+    TYPE: ClassVar[int] = C.T_SELF_TEST
+    MOTION: ClassVar[bool] = True
+
+    def __post_init__(self) -> None:
+        _check_range("step", self.step, 0, 255)
+        if not isinstance(self.motor, Motor):
+            raise CommandError(f"motor must be a Motor, got {self.motor!r}")
+        if self.motor in (Motor.FEEDER, Motor.LIFT):
+            _check_side(self.side)
+        elif self.side is not None:
+            raise CommandError(f"side must be None for the {self.motor.name} motor, "
+                               f"got {self.side!r}")
+        _check_range("jog_ms", self.jog_ms, 1, 0xFFFF, " ms")
+        _check_range("deadline_ms", self.deadline_ms, self.jog_ms, _MAX_DEADLINE, " ms")
+
+    def _fields(self) -> tuple:
+        side = C.SIDE_NONE if self.side is None else int(self.side)
+        return (self.step, int(self.motor), side, self.jog_ms, self.deadline_ms)
+
+
+@dataclass(frozen=True)
+class ClearSafeStop(Command):
+    """Clear the latched safe-stop (refused while the emergency stop is pressed)."""
+
+    TYPE: ClassVar[int] = C.T_CLEAR_SAFE_STOP
+
+
+COMMAND_NAMES = {cls.TYPE: cls.__name__ for cls in (
+    StartShuffle, StopShuffle, FeedStacks, Lift, RollDice, StopAll, SetGear, GetStatus,
+    SelfTestStep, ClearSafeStop)}
+
+
+# --------------------------------------------------------------------- events
+@dataclass(frozen=True)
+class DeviceInfo:
+    """What the handshake tells about the microcontroller."""
+
+    protocol_version: int
+    firmware_version: tuple[int, int, int]
+    profile_id: int
+    gear_tiles: int
+    boot_counter: int
+    heartbeat_window_ms: int
+    stop_reason: StopReason
+
+
+@dataclass(frozen=True)
+class Reply:
+    """The device's answer to a command: executed (OK) or refused (code, detail)."""
+
+    cmd_id: int
+    code: ReplyCode
+    detail: int
+
+
+@dataclass(frozen=True)
+class Status:
+    """Answer to GetStatus. Masks: see catalogue.motor_bit / sensor_bit."""
+
+    cmd_id: int
+    state: DeviceState
+    stop_reason: StopReason
+    gear_tiles: int
+    motors_mask: int
+    sensors_mask: int
+    uptime_ms: int
+    active_motions: int
+
+
+@dataclass(frozen=True)
+class SensorChanged:
+    sensor: Sensor
+    side: Side | None
+    value: int
+    t_ms: int          # MCU timestamp (ms since an arbitrary epoch, wraps at 2**32)
+
+
+@dataclass(frozen=True)
+class StacksCounted:
+    cmd_id: int
+    side: Side
+    count: int
+    t_ms: int
+
+
+@dataclass(frozen=True)
+class MotionDone:
+    cmd_id: int
+    command: str       # command class name, e.g. "FeedStacks"
+    side: Side | None
+    outcome: Outcome
+    elapsed_ms: int
+    detail: int        # stacks counted / sensor changes seen
+
+
+@dataclass(frozen=True)
+class Fault:
+    code: FaultCode
+    side: Side | None
+    cmd_id: int
+    detail: int
+    t_ms: int
+
+    def __str__(self) -> str:
+        code = self.code.text if isinstance(self.code, FaultCode) else f"fault {self.code}"
+        side = f" side {self.side.name}" if self.side is not None else ""
+        return f"{code}{side} (command {self.cmd_id}, detail {self.detail}, t={self.t_ms} ms)"
+
+
+@dataclass(frozen=True)
+class DeviceHeartbeat:
+    uptime_ms: int
+    boot_counter: int
+    state: DeviceState
+    stop_reason: StopReason
+    active_motions: int
+    rx_errors: int
+    session: int
+
+
+def decode_device_message(mtype: int, payload: bytes):
+    """Decode a reliable device -> host message into an event dataclass.
+
+    Returns None for an unknown type or a payload of the wrong length (counted by the
+    caller as a protocol error, never raised).
+    """
+    fmt = C.FORMATS.get(mtype)
+    if fmt is None or mtype not in (C.T_REPLY, C.T_STATUS, C.T_SENSOR, C.T_STACKS,
+                                    C.T_MOTION_DONE, C.T_FAULT):
+        return None
+    if len(payload) != struct.calcsize(fmt):
+        return None
+    f = struct.unpack(fmt, payload)
+    if mtype == C.T_REPLY:
+        return Reply(f[0], _enum(ReplyCode, f[1]), f[2])
+    if mtype == C.T_STATUS:
+        return Status(f[0], _enum(DeviceState, f[1]), _enum(StopReason, f[2]), *f[3:])
+    if mtype == C.T_SENSOR:
+        return SensorChanged(_enum(Sensor, f[0]), _side(f[1]), f[2], f[3])
+    if mtype == C.T_STACKS:
+        return StacksCounted(f[0], _side(f[1]), f[2], f[3])
+    if mtype == C.T_MOTION_DONE:
+        return MotionDone(f[0], COMMAND_NAMES.get(f[1], f"type 0x{f[1]:02x}"), _side(f[2]),
+                          _enum(Outcome, f[3]), f[4], f[5])
+    return Fault(_enum(FaultCode, f[0]), _side(f[1]), f[2], f[3], f[4])
