@@ -209,9 +209,11 @@ class DeviceEngine:
                                                0, n & _U32, now_ms & _U32), True)
 
     # ------------------------------------------------------------------ output
-    def poll(self):
-        """Bytes to send to the host now (at most one window of frames plus a few
-        control frames); b"" when there is nothing to send."""
+    def poll(self, max_frames=1 << 30):
+        """Bytes to send to the host now: pending control frames, then at most
+        ``max_frames`` reliable frames (a firmware with a small UART FIFO asks for a few
+        at a time, so that retransmission timers start when a frame really leaves);
+        b"" when there is nothing to send."""
         out = []
         if self._ctrl:
             for mtype, payload in self._ctrl:
@@ -219,7 +221,7 @@ class DeviceEngine:
                 out.append(encode_frame(flags, seq, ack, mtype, payload))
             self._ctrl = []
         if self.session:
-            for f in self.link.outgoing(self.now):
+            for f in self.link.outgoing(self.now, max_frames):
                 out.append(encode_frame(*f))
             if self.link.ack_needed():
                 flags, seq, ack = self.link.header_for_unreliable()

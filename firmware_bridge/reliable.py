@@ -62,6 +62,7 @@ class ReliableEndpoint:
         self._queue = []           # [mtype, payload] not yet sent
         self._inflight = []        # [seq, mtype, payload, sent_at, retries]
         self._retx_all = False     # retransmit the whole window at next output
+        self._retx_next = None     # index in _inflight of the next frame to retransmit
         self._ack_due = False
         self._nak_due = False
         self._nak_for = -1
@@ -140,6 +141,8 @@ class ReliableEndpoint:
                 if newest[4] == 0:
                     self._sample_rtt(now - newest[3])
                 del inflight[:d]
+                if self._retx_next is not None:
+                    self._retx_next = max(0, self._retx_next - d)
         if nak:
             self.naks_received += 1
             if inflight and inflight[0][0] == ack:
@@ -180,7 +183,8 @@ class ReliableEndpoint:
         """Reliable frames to put on the wire now, as a list of
         ``(flags, seq, ack, mtype, payload)``; at most ``budget`` frames.
 
-        Retransmissions first, then new frames while the window allows. Every frame
+        Retransmissions first (resumed at the next call if the budget cut them short),
+        then new frames while the window allows. Every frame
         carries the current cumulative ACK (and NAK when due).
         """
         out = []
@@ -189,13 +193,21 @@ class ReliableEndpoint:
         inflight = self._inflight
         if self._retx_all:
             self._retx_all = False
-            for f in inflight:
-                if len(out) >= budget:
-                    break
-                f[3] = now
-                f[4] += 1
-                self.retransmitted += 1
-                out.append((0x01 | self._take_nak(), f[0], self.expected, f[1], f[2]))
+            self._retx_next = 0
+        while self._retx_next is not None and len(out) < budget:
+            if self._retx_next >= len(inflight):
+                self._retx_next = None
+                break
+            f = inflight[self._retx_next]
+            self._retx_next += 1
+            f[3] = now
+            f[4] += 1
+            self.retransmitted += 1
+            out.append((0x01 | self._take_nak(), f[0], self.expected, f[1], f[2]))
+        if self._retx_next is not None:
+            if out:
+                self._ack_due = False
+            return out
         queue = self._queue
         while queue and len(inflight) < self.window and len(out) < budget:
             mtype, payload = queue.pop(0)

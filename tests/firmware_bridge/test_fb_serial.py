@@ -1,0 +1,81 @@
+"""The link over real pyserial code paths: a pseudo-terminal pair and ``loop://``."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from firmware_bridge import catalogue as C
+from firmware_bridge.device import DeviceEngine
+from firmware_bridge.errors import CommandRejected, LinkTimeout, TransportError
+from firmware_bridge.host import HostLink
+from firmware_bridge.machine import FakeMachine
+from firmware_bridge.messages import (ClearSafeStop, FeedStacks, GetStatus, MotionDone,
+                                      Outcome, Side, StacksCounted, StartShuffle, Status)
+from firmware_bridge.transport import DeviceRunner, PacedPort, open_port, pty_pair
+
+
+@pytest.fixture
+def pty_link():
+    host_raw, dev_raw = pty_pair()
+    machine = FakeMachine()
+    engine = DeviceEngine(machine, boot_counter=5, now_ms=int(time.monotonic() * 1000))
+    runner = DeviceRunner(engine, PacedPort(dev_raw)).start()
+    link = HostLink(PacedPort(host_raw))
+    link.start()
+    yield link, runner, machine
+    link.close()
+    runner.stop()
+    dev_raw.close()
+
+
+def test_over_pty_handshake_commands_and_events(pty_link):
+    link, runner, machine = pty_link
+    info = link.connect(timeout=2.0)
+    assert info.boot_counter == 5
+    with pytest.raises(CommandRejected, match="safe-stop \\(reason: power on\\)"):
+        link.call(StartShuffle(1000))
+    link.call(ClearSafeStop())
+    link.call(FeedStacks(Side.E, 2, 2000))
+    assert machine.running == {(C.MOTOR_FEEDER, C.SIDE_E): 1}
+    for v in (1, 0, 1):
+        runner.sensor_changed(C.SENSOR_STACK, C.SIDE_E, v)
+    events = []
+    deadline = time.monotonic() + 2
+    while not any(isinstance(e, MotionDone) for e in events) and time.monotonic() < deadline:
+        ev = link.get_event(timeout=0.1)
+        if ev is not None:
+            events.append(ev)
+    assert [e.count for e in events if isinstance(e, StacksCounted)] == [1, 2]
+    done = [e for e in events if isinstance(e, MotionDone)][0]
+    assert done.outcome == Outcome.COMPLETED and not machine.running
+    assert isinstance(link.call(GetStatus()), Status)
+    assert link.stats().frames_rejected == 0
+
+
+def test_host_gone_stops_device_over_pty(pty_link):
+    link, runner, machine = pty_link
+    link.connect()
+    link.call(ClearSafeStop())
+    link.call(StartShuffle(60_000))
+    assert machine.running
+    link.close()  # the host goes quiet
+    t0 = time.monotonic()
+    while machine.running and time.monotonic() - t0 < 2:
+        time.sleep(0.01)
+    assert not machine.running
+    assert 0.4 < time.monotonic() - t0 < 0.8
+    assert runner.engine.stop_reason == C.STOP_HOST_TIMEOUT
+
+
+def test_loop_url_without_device_times_out_cleanly():
+    link = HostLink(open_port("loop://"))  # our own bytes come back: no device answers
+    with link:
+        with pytest.raises(LinkTimeout, match="no handshake answer"):
+            link.connect(timeout=0.3)
+
+
+def test_bad_port_is_a_clear_error():
+    with pytest.raises(TransportError, match="cannot open serial port '/dev/nonexistent-mj'"):
+        open_port("/dev/nonexistent-mj")
