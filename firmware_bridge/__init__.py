@@ -1,4 +1,21 @@
 """The serial link between the Pi and the table's microcontroller.
 
+Host side: :class:`HostLink` (threaded, blocking calls) over :class:`HostProtocol`
+(pure engine). Device side: :class:`DeviceEngine` driving a :class:`Machine`.
 See ``docs/protocol.md`` for the wire format and the message catalogue.
 """
+
+from .device import DeviceEngine
+from .errors import (CommandError, CommandRejected, FrameError, HandshakeError, LinkDown,
+                     LinkError, LinkTimeout, PeerReset, TransportError)
+from .host import (CommandFailed, Connected, HostLink, HostProtocol, LinkLost, LinkStats,
+                   McuReset, PendingCommand)
+from .machine import FakeMachine, Machine
+from .messages import (ClearSafeStop, DeviceHeartbeat, DeviceInfo, DeviceState, Fault,
+                       FaultCode, FeedStacks, GetStatus, Lift, MotionDone, Motor, Outcome,
+                       Reply, ReplyCode, RollDice, SelfTestStep, Sensor, SensorChanged,
+                       SetGear, Side, StacksCounted, StartShuffle, Status, StopAll,
+                       StopReason, StopShuffle)
+from .transport import DeviceRunner, PacedPort, open_port, pty_pair
+
+__all__ = [name for name in dir() if not name.startswith("_")]
