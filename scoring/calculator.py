@@ -27,10 +27,11 @@ used internally for 明暗杠, which has no number.
 from __future__ import annotations
 
 import dataclasses
+from operator import add, mul
 
 from .decompose import CHOW, KONG, PAIR, PUNG, Pack, regular_divisions, waiting_tiles
 from .tiles import (DRAGONS, EAST, GREEN_TILES, KNITTED_STRAIGHTS, REVERSIBLE_TILES, TABLE_SIZE,
-                    TERMINALS, THIRTEEN_ORPHANS_TILES, WINDS)
+                    TERMINALS, TERMINALS_AND_HONORS, THIRTEEN_ORPHANS_TILES, WINDS)
 
 # --- fan numbers (第九条) -------------------------------------------------------------------
 BIG_FOUR_WINDS, BIG_THREE_DRAGONS, ALL_GREEN, NINE_GATES, FOUR_KONGS = 1, 2, 3, 4, 5
@@ -355,21 +356,22 @@ def _rank_range(unique: list[int], ft: list[int]) -> None:
 def _tile_traits(unique: list[int], ft: list[int], set_fans: bool) -> None:
     """All Simples, Reversible Tiles, All Green, All Honors, All Terminals, All Terminals and
     Honors (fans 68, 40, 3, 11, 8, 18). ``set_fans`` False skips the last four (1998 seven pairs)."""
-    if not any(t in TERMINALS or t > 30 for t in unique):
+    kinds = set(unique)
+    if kinds.isdisjoint(TERMINALS_AND_HONORS):
         ft[ALL_SIMPLES] = 1
-    if all(t in REVERSIBLE_TILES for t in unique):
+    if kinds <= REVERSIBLE_TILES:
         ft[REVERSIBLE] = 1
     if not set_fans:
         return
-    if all(t in GREEN_TILES for t in unique):
+    if kinds <= GREEN_TILES:
         ft[ALL_GREEN] = 1
     if ft[ALL_SIMPLES]:
         return
     if unique[0] > 30:
         ft[ALL_HONORS] = 1
-    elif all(t in TERMINALS for t in unique):
+    elif kinds <= TERMINALS:
         ft[ALL_TERMINALS] = 1
-    elif all(t in TERMINALS or t > 30 for t in unique):
+    elif kinds <= TERMINALS_AND_HONORS:
         ft[ALL_TERMINALS_AND_HONORS] = 1
 
 
@@ -526,7 +528,7 @@ class _Situation:
     """Everything about the hand that does not depend on the reading (built once per hand)."""
 
     __slots__ = ("ctx", "rules", "fixed", "fixed_table", "standing", "merged", "unique", "win",
-                 "n_standing", "fourth_tile")
+                 "n_standing", "fourth_tile", "hand_wide")
 
     def __init__(self, fixed: tuple[Pack, ...], fixed_table: list[int], standing: list[int], win: int,
                  n_standing: int, ctx, rules: RuleProfile, fourth_tile: bool) -> None:
@@ -535,8 +537,14 @@ class _Situation:
         self.fixed = fixed
         self.fixed_table = fixed_table
         self.standing = standing
-        self.merged = [a + b for a, b in zip(fixed_table, standing)]
-        self.unique = [t for t in range(TABLE_SIZE) if self.merged[t]]
+        self.merged = merged = list(map(add, fixed_table, standing))
+        self.unique = unique = [t for t, c in enumerate(merged) if c]
+        # Fans of the tiles themselves (suits, kinds of tile, ranks) are the same in every reading.
+        hand_wide = [0] * N_SLOTS
+        _suits(unique, hand_wide)
+        _tile_traits(unique, hand_wide, True)
+        _rank_range(unique, hand_wide)
+        self.hand_wide = [(n, c) for n, c in enumerate(hand_wide) if c]
         self.win = win
         self.n_standing = n_standing
         self.fourth_tile = fourth_tile
@@ -627,9 +635,8 @@ def _regular_reading(s: _Situation, packs: tuple[Pack, ...], unique_wait: bool) 
             ft[LITTLE_FOUR_WINDS] = 1
             ft[BIG_THREE_WINDS] = 0
     _pack_traits(packs, ft)
-    _suits(s.unique, ft)
-    _tile_traits(s.unique, ft, True)
-    _rank_range(s.unique, ft)
+    for n, c in s.hand_wide:
+        ft[n] = c
     if not ft[QUADRUPLE_CHOW]:
         ft[TILE_HOG] = sum(1 for c in s.merged if c == 4) - melded_kongs - concealed_kongs
     if unique_wait:
@@ -837,7 +844,7 @@ def _knitted_straight_reading(s: _Situation) -> Reading | None:
 
 
 def _total(ft: list[int]) -> int:
-    return sum(p * c for p, c in zip(POINTS, ft) if c)
+    return sum(map(mul, POINTS, ft))
 
 
 def best_reading(fixed: tuple[Pack, ...], fixed_table: list[int], standing: list[int], win: int,
@@ -870,8 +877,11 @@ def best_reading(fixed: tuple[Pack, ...], fixed_table: list[int], standing: list
         seven_pairs = special is not None
         readings = regular_divisions(standing, 4 - len(fixed))
         if readings:
-            waits = waiting_tiles(_without(standing, win), n_standing == 13)
-            unique_wait = len(waits) == 1
+            # A wait fan needs the winning tile in a concealed chow or the pair of some reading.
+            unique_wait = False
+            if any(k == CHOW and t - 1 <= win <= t + 1 or k == PAIR and t == win
+                   for sets, pair in readings for k, t, _ in sets + ((PAIR, pair, False),)):
+                unique_wait = len(waiting_tiles(_without(standing, win), n_standing == 13)) == 1
             for sets, pair in readings:
                 r = _regular_reading(s, tuple(fixed) + sets + ((PAIR, pair, False),), unique_wait)
                 r.total = total = _total(r.fans)

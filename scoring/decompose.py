@@ -134,6 +134,13 @@ def _honor_options(table: list[int]) -> tuple[list[Pack], int] | None:
     return (sets, pair_tile) if pairs <= 1 else None
 
 
+@lru_cache(maxsize=None)
+def _suit_options(counts: tuple[int, ...], base: int) -> tuple[tuple[tuple[Pack, ...], int], ...]:
+    """``suit_decompositions`` with ranks turned into tile codes of the suit starting at ``base``."""
+    return tuple((tuple((k, base + r, m) for k, r, m in sets), (base + p) if p else 0)
+                 for sets, p in suit_decompositions(counts))
+
+
 def regular_divisions(table: list[int], n_sets: int) -> list[tuple[tuple[Pack, ...], int]]:
     """All readings of the concealed tiles as ``n_sets`` sets and one pair.
 
@@ -154,11 +161,15 @@ def regular_divisions(table: list[int], n_sets: int) -> list[tuple[tuple[Pack, .
     for base in (0, 10, 20):
         counts = tuple(table[base + 1:base + 10])
         if any(counts):
-            options = suit_decompositions(counts)
+            options = _suit_options(counts, base)
             if not options:
                 return []
-            per_suit.append([(tuple((k, base + r, m) for k, r, m in sets), (base + p) if p else 0)
-                             for sets, p in options])
+            per_suit.append(options)
+    if len(per_suit) == 1 and len(per_suit[0]) == 1 and not honor_sets:
+        sets, pair = per_suit[0][0]  # the common case: one suit, one reading
+        if (1 if pair else 0) + (1 if honor_pair else 0) == 1 and len(sets) == n_sets:
+            return [(sets, pair or honor_pair)]
+        return []
     out = []
     for combo in product(*per_suit):
         pair = honor_pair
@@ -216,11 +227,34 @@ def is_complete_regular(table: list[int]) -> bool:
     return False
 
 
+@lru_cache(maxsize=None)
+def suit_waits(counts: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Ranks (1-9) that complete one suit's tiles: ``(as sets only, as sets plus one pair)``.
+
+    Counts may reach 5 with the added tile (a wait is a question of shape).
+    """
+    no_pair: list[int] = []
+    with_pair: list[int] = []
+    for i in range(9):
+        if (i > 0 and counts[i - 1]) or (i < 8 and counts[i + 1]) or counts[i] or \
+                (i > 1 and counts[i - 2]) or (i < 7 and counts[i + 2]):
+            c = list(counts)
+            c[i] += 1
+            np, wp = suit_completions(tuple(c))
+            if np:
+                no_pair.append(i + 1)
+            if wp:
+                with_pair.append(i + 1)
+    return tuple(no_pair), tuple(with_pair)
+
+
 def waiting_tiles(standing: list[int], with_seven_pairs: bool) -> list[int]:
     """The tiles that would complete the standing tiles (the hand minus the winning tile).
 
     This is a question of shape: a tile counts even when all four copies are already visible,
-    as in the reference calculator.
+    as in the reference calculator. Each suit is looked up in a cache: a tile of suit X completes
+    the hand when X plus the tile splits into sets (with or without the pair) and every other
+    suit splits into sets with the remaining pair count.
 
     Args:
         standing: count table of the concealed tiles *without* the winning tile.
@@ -229,29 +263,72 @@ def waiting_tiles(standing: list[int], with_seven_pairs: bool) -> list[int]:
     Returns:
         The waiting tile codes in canonical order.
     """
-    waits = []
-    present = [t for t in range(TABLE_SIZE) if standing[t]]
-    candidates: set[int] = set()
-    for t in present:
-        if t < 30:
-            r = t % 10
-            for d in (-2, -1, 0, 1, 2):
-                if 1 <= r + d <= 9:
-                    candidates.add(t + d)
+    # Each component (three suits, then the honors) as (sets only possible, sets + pair possible).
+    comps: list[tuple[bool, bool]] = []
+    suit_counts = []
+    for base in (0, 10, 20):
+        counts = tuple(standing[base + 1:base + 10])
+        suit_counts.append(counts)
+        comps.append(suit_completions(counts) if any(counts) else (True, False))
+    honor_pairs = 0
+    honors_ok = True
+    for t in range(31, 38):
+        c = standing[t]
+        if c == 2:
+            honor_pairs += 1
+        elif c not in (0, 3):
+            honors_ok = False
+    comps.append((honors_ok and honor_pairs == 0, honors_ok and honor_pairs == 1))
+    waits: list[int] = []
+    not_sets_only = [j for j in range(4) if not comps[j][0]]
+    if len(not_sets_only) > 2:
+        return waits if not with_seven_pairs else _seven_pairs_wait(standing, waits)
+    for x in range(4):
+        # the other components: all split into sets (others_none), or exactly one holds the pair
+        blocking = [j for j in not_sets_only if j != x]
+        if not blocking:
+            others_none = True
+            others_one = any(comps[j][1] for j in range(4) if j != x)
         else:
-            candidates.add(t)
-    for t in sorted(candidates):
-        standing[t] += 1
-        if is_complete_regular(standing):
-            waits.append(t)
-        standing[t] -= 1
-    if with_seven_pairs:
-        pairs = sum(2 if c == 4 else 1 if c >= 2 else 0 for c in standing)
-        if pairs == 6:
-            for t in present:
-                if standing[t] in (1, 3):
-                    if t not in waits:
-                        waits.append(t)
-                        waits.sort()
-                    break
+            others_none = False
+            others_one = len(blocking) == 1 and comps[blocking[0]][1]
+        if not others_none and not others_one:
+            continue
+        if x < 3:
+            no_pair, with_pair = suit_waits(suit_counts[x])
+            ranks = set()
+            if others_none:
+                ranks.update(with_pair)
+            if others_one:
+                ranks.update(no_pair)
+            waits.extend(x * 10 + r for r in sorted(ranks))
+        else:
+            for t in range(31, 38):
+                if standing[t] == 0:
+                    continue  # a lone new honor completes nothing
+                trial = list(standing[31:38])
+                trial[t - 31] += 1
+                pairs = 0
+                ok = True
+                for v in trial:
+                    if v == 2 or v == 5:
+                        pairs += 1
+                    elif v not in (0, 3):
+                        ok = False
+                        break
+                if ok and ((pairs == 1 and others_none) or (pairs == 0 and others_one)):
+                    waits.append(t)
+    return _seven_pairs_wait(standing, waits) if with_seven_pairs else waits
+
+
+def _seven_pairs_wait(standing: list[int], waits: list[int]) -> list[int]:
+    """Add the seven-pairs wait of 13 concealed tiles (six pairs, four alike counting as two)."""
+    pairs = sum(2 if c == 4 else 1 if c >= 2 else 0 for c in standing)
+    if pairs == 6:
+        for t in range(TABLE_SIZE):
+            if standing[t] in (1, 3):
+                if t not in waits:
+                    waits.append(t)
+                    waits.sort()
+                break
     return waits

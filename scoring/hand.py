@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import re
 from typing import Iterable, Sequence
 
 from .errors import ScoringError
@@ -98,7 +99,7 @@ class Hand:
 
     def notation(self) -> str:
         """The hand in MCR notation (melds, concealed tiles in canonical order, winning tile last)."""
-        return "".join(m.notation() for m in self.melds) + tiles_to_string(sorted(self.concealed, key=display_key)) \
+        return "".join(m.notation() for m in self.melds) + tiles_to_string(sorted(self.concealed, key=_DISPLAY_KEY.__getitem__)) \
             + tiles_to_string([self.win_tile])
 
     def all_tiles(self) -> list[int]:
@@ -255,8 +256,29 @@ def _read_tiles(text: str, pos: int, stop: str) -> tuple[list[tuple[int, int]], 
     return out, pos
 
 
+_FAST_MELD = re.compile(r"\[(?:([1-9]{3,4})([msp])|([ESWNCFP]{3,4}))(?:,?([1-3]))?\]")
+
+
 def _parse_meld(text: str, start: int) -> tuple[Meld, int]:
     """Parse one bracketed meld starting at ``text[start] == '['``; return it and the position after ']'."""
+    m = _FAST_MELD.match(text, start)
+    if m:
+        digits, suit, honors, offer_text = m.groups()
+        if honors:
+            tiles = sorted(EAST + HONOR_LETTERS.index(h) for h in honors)
+        else:
+            base = "msp".index(suit) * 10
+            tiles = sorted(base + ord(d) - 48 for d in digits)
+        first = tiles[0]
+        same = tiles[-1] == first
+        offer = int(offer_text) if offer_text else None
+        if same and (offer is None or offer <= 3):
+            kind = MeldKind.KONG if len(tiles) == 4 else MeldKind.PUNG
+            return Meld(kind, first, offer is None and kind is MeldKind.KONG, offer), m.end()
+        if len(tiles) == 3 and first < 30 and tiles[1] == first + 1 and tiles[2] == first + 2 and \
+                (offer is None or offer <= 3):
+            return Meld(MeldKind.CHOW, first, False, offer), m.end()
+        # anything else (promoted kongs, bad melds) takes the full path below for its checks
     close = text.find("]", start)
     if close < 0:
         raise ScoringError("syntax", f"meld opened at position {start} is never closed with ']'", start)
@@ -303,6 +325,35 @@ def _parse_meld(text: str, start: int) -> tuple[Meld, int]:
     return Meld(kind, tiles[0], concealed, offer, promoted), close + 1
 
 
+_FAST_CONCEALED = re.compile(r"(?:[1-9]+[msp]|[ESWNCFP])+")
+_FAST_TOKEN = re.compile(r"[1-9]+[msp]|[ESWNCFP]")
+_TOKEN_CODES: dict[str, tuple[int, ...]] = {}
+
+
+def _token_codes(token: str) -> tuple[int, ...]:
+    codes = _TOKEN_CODES.get(token)
+    if codes is None:
+        if token in HONOR_LETTERS:
+            codes = (EAST + HONOR_LETTERS.index(token),)
+        else:
+            base = "msp".index(token[-1]) * 10
+            codes = tuple(base + ord(d) - 48 for d in token[:-1])
+        if len(_TOKEN_CODES) < 100_000:  # bounded: tokens are short, but input is untrusted
+            _TOKEN_CODES[token] = codes
+    return codes
+
+
+def _fast_concealed(segment: str) -> list[int] | None:
+    """Tile codes of a plain concealed-tile segment (digits + m/s/p, honor letters), or None when
+    the segment needs the full parser (z notation, spaces, errors)."""
+    if not _FAST_CONCEALED.fullmatch(segment):
+        return None
+    out: list[int] = []
+    for token in _FAST_TOKEN.findall(segment):
+        out.extend(_token_codes(token))
+    return out
+
+
 def parse_hand(text: str) -> Hand:
     """Parse a hand in MCR notation (see the module docstring).
 
@@ -321,6 +372,18 @@ def parse_hand(text: str) -> Hand:
     tiles: list[tuple[int, int]] = []
     pos = 0
     n = len(text)
+    # Fast path: melds then a plain concealed segment.
+    last = text.rfind("]") + 1
+    if "[" not in text[last:]:
+        codes = _fast_concealed(text[last:])
+        if codes:
+            while pos < last and text[pos] == "[":
+                meld, pos = _parse_meld(text, pos)
+                melds.append(meld)
+            if pos == last:
+                return Hand(tuple(melds), tuple(codes[:-1]), codes[-1])
+            melds = []
+            pos = 0
     while pos < n:
         ch = text[pos]
         if ch == "[":
@@ -369,7 +432,10 @@ def check_hand(hand: Hand) -> list[int]:
 
 def display_key(code: int) -> int:
     """Sort key for showing tiles as players write them: characters, dots, bamboo, then honors."""
-    return (0, 2, 1, 3)[code // 10] * 10 + code % 10
+    return _DISPLAY_KEY[code]
+
+
+_DISPLAY_KEY = [(0, 2, 1, 3)[c // 10] * 10 + c % 10 for c in range(TABLE_SIZE)]
 
 
 def format_tiles(codes: Iterable[int]) -> str:

@@ -13,6 +13,8 @@ the two others 8 each).
 from __future__ import annotations
 
 import dataclasses
+from functools import lru_cache
+from itertools import combinations
 from typing import Sequence
 
 from . import calculator as C
@@ -138,7 +140,7 @@ def _check_flags(ctx: WinContext, hand: Hand, fixed_table: list[int], standing: 
         ScoringError: ``contradictory-flags``.
     """
     win = hand.win_tile
-    name = tile_name(win)
+    name = tile_name(win) if (ctx.robbing_kong or ctx.fourth_tile) else ""
     if ctx.robbing_kong and ctx.self_drawn:
         raise ScoringError("contradictory-flags", "robbing the kong (抢杠和) is a win on another player's tile; "
                            "it cannot be self-drawn")
@@ -157,6 +159,7 @@ def _check_flags(ctx: WinContext, hand: Hand, fixed_table: list[int], standing: 
     return ctx.fourth_tile or fixed_table[win] == 3
 
 
+@lru_cache(maxsize=4096)
 def _pack_text(p: Pack) -> str:
     kind, t, melded = p
     if kind == CHOW:
@@ -168,89 +171,116 @@ def _pack_text(p: Pack) -> str:
 
 _POINT_OF_WIN = {C.LAST_TILE_DRAW, C.LAST_TILE_CLAIM, C.OUT_WITH_REPLACEMENT_TILE, C.ROBBING_THE_KONG,
                  C.LAST_TILE, C.SELF_DRAWN, C.EDGE_WAIT, C.CLOSED_WAIT, C.SINGLE_WAIT}
-_CHOW_FANS = {C.PURE_DOUBLE_CHOW: C._two_chows, C.MIXED_DOUBLE_CHOW: C._two_chows,
-              C.SHORT_STRAIGHT: C._two_chows, C.TWO_TERMINAL_CHOWS: C._two_chows}
+_TWO_CHOW_FANS = {C.PURE_DOUBLE_CHOW, C.MIXED_DOUBLE_CHOW, C.SHORT_STRAIGHT, C.TWO_TERMINAL_CHOWS}
 _THREE_CHOW_FANS = {C.PURE_TRIPLE_CHOW, C.PURE_STRAIGHT, C.PURE_SHIFTED_CHOWS, C.MIXED_STRAIGHT,
                     C.MIXED_TRIPLE_CHOW, C.MIXED_SHIFTED_CHOWS}
-_PUNG_SET_FANS = {C.DOUBLE_PUNG: C._two_pungs, C.TWO_DRAGON_PUNGS: C._two_pungs}
+_TWO_PUNG_FANS = {C.DOUBLE_PUNG, C.TWO_DRAGON_PUNGS}
 _THREE_PUNG_FANS = {C.TRIPLE_PUNG, C.PURE_SHIFTED_PUNGS, C.MIXED_SHIFTED_PUNGS, C.BIG_THREE_WINDS,
                     C.BIG_THREE_DRAGONS}
+_ALL_CHOW_FANS = {C.QUADRUPLE_CHOW, C.FOUR_PURE_SHIFTED_CHOWS, C.PURE_TERMINAL_CHOWS,
+                  C.THREE_SUITED_TERMINAL_CHOWS, C.ALL_CHOWS}
+_KONG_FANS = {C.FOUR_KONGS: (True, False), C.THREE_KONGS: (True, False), C.MIXED_KONGS: (True, False),
+              C.TWO_MELDED_KONGS: (True,), C.MELDED_KONG: (True,), C.TWO_CONCEALED_KONGS: (False,),
+              C.CONCEALED_KONG: (False,)}
+
+# fans whose evidence is a part of the hand; every other fan is a property of the whole hand
+_SPECIFIC = (_POINT_OF_WIN | _TWO_CHOW_FANS | _THREE_CHOW_FANS | _TWO_PUNG_FANS | _THREE_PUNG_FANS | _ALL_CHOW_FANS
+             | set(_KONG_FANS) | {C.FLOWER_TILES, C.KNITTED_STRAIGHT, C.TILE_HOG, C.LITTLE_FOUR_WINDS,
+                                  C.BIG_FOUR_WINDS, C.LITTLE_THREE_DRAGONS, C.FOUR_PURE_SHIFTED_PUNGS, C.ALL_PUNGS,
+                                  C.DRAGON_PUNG, C.PREVALENT_WIND, C.SEAT_WIND, C.PUNG_OF_TERMINALS_OR_HONORS,
+                                  C.FOUR_CONCEALED_PUNGS, C.THREE_CONCEALED_PUNGS, C.TWO_CONCEALED_PUNGS,
+                                  C.MELDED_HAND})
 
 
-def _evidence(n: int, reading: Reading, hand: Hand, ctx: WinContext, standing: list[int]) -> tuple[str, ...]:
-    """The sets or tiles that produced fan ``n`` in ``reading`` (for display; not used in counting)."""
-    from itertools import combinations
+class _Evidence:
+    """Which sets or tiles produced each fan of a reading (for display; not used in counting)."""
 
-    win = hand.win_tile
-    packs = reading.packs
-    if n in _POINT_OF_WIN:
-        return (tile_name(win),)
-    if n == C.FLOWER_TILES:
-        return tuple(f.notation for f in ctx.flower_tiles) or (f"{ctx.flowers} flowers",)
-    if not packs or n in (C.KNITTED_STRAIGHT,) and reading.shape != "knitted straight":
+    def __init__(self, reading: Reading, hand: Hand, ctx: WinContext, standing: list[int]) -> None:
+        self.reading, self.hand, self.ctx, self.standing = reading, hand, ctx, standing
+        self._all: tuple[str, ...] | None = None
+        self._split = False
+
+    def _split_packs(self) -> None:
+        packs = self.reading.packs
+        self.sets = [p for p in packs if p[0] != PAIR]
+        self.chows = [p for p in self.sets if p[0] == CHOW]
+        self.pungs = [p for p in self.sets if p[0] != CHOW]
+        self.pair = [p for p in packs if p[0] == PAIR]
+        self._split = True
+
+    def _texts(self, packs) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(_pack_text(p) for p in packs))
+
+    def whole_hand(self) -> tuple[str, ...]:
+        if self._all is None:
+            if self.reading.packs:
+                self._all = tuple(dict.fromkeys(map(_pack_text, self.reading.packs)))
+            else:
+                self._all = (tiles_to_string(sorted(self.hand.concealed + (self.hand.win_tile,))),)
+        return self._all
+
+    def of(self, n: int) -> tuple[str, ...]:
+        win = self.hand.win_tile
+        if n in _POINT_OF_WIN:
+            return (tile_name(win),)
+        if n not in _SPECIFIC:
+            return self.whole_hand()
+        if not self._split:
+            self._split_packs()
+        ctx = self.ctx
+        if n == C.FLOWER_TILES:
+            return tuple(f.notation for f in ctx.flower_tiles) or (f"{ctx.flowers} flowers",)
         if n == C.KNITTED_STRAIGHT:
-            seq = next(ks for ks in KNITTED_STRAIGHTS if all(standing[t] for t in ks))
-            return (tiles_to_string(seq),)
+            return (tiles_to_string(next(ks for ks in KNITTED_STRAIGHTS if all(self.standing[t] for t in ks))),)
         if n == C.TILE_HOG:
-            return tuple(tile_name(t) * 1 + "x4" for t in range(TABLE_SIZE) if standing[t] == 4)
-        return (tiles_to_string(sorted(hand.concealed + (win,))),)
-    sets = [p for p in packs if p[0] != PAIR]
-    chows = [p for p in sets if p[0] == CHOW]
-    pungs = [p for p in sets if p[0] in (PUNG, KONG)]
-    pair = [p for p in packs if p[0] == PAIR]
-    if n == C.KNITTED_STRAIGHT:
-        seq = next(ks for ks in KNITTED_STRAIGHTS if all(standing[t] for t in ks))
-        return (tiles_to_string(seq),)
-    if n in _CHOW_FANS:
-        used = [p for a, b in combinations(chows, 2) if C._two_chows(a[1], b[1]) == n for p in (a, b)]
-        return tuple(dict.fromkeys(_pack_text(p) for p in used))
-    if n in _THREE_CHOW_FANS:
-        for trio in combinations(chows, 3):
-            if C._three_chows(*sorted(p[1] for p in trio)) == n:
-                return tuple(_pack_text(p) for p in trio)
-    if n in _PUNG_SET_FANS:
-        used = [p for a, b in combinations(pungs, 2) if C._two_pungs(a[1], b[1]) == n for p in (a, b)]
-        return tuple(dict.fromkeys(_pack_text(p) for p in used))
-    if n in _THREE_PUNG_FANS:
-        for trio in combinations(pungs, 3):
-            if C._three_pungs(*sorted(p[1] for p in trio)) in (n, C.BIG_THREE_WINDS if n == C.LITTLE_FOUR_WINDS else -1):
-                return tuple(_pack_text(p) for p in trio)
-    if n in (C.LITTLE_FOUR_WINDS, C.BIG_FOUR_WINDS):
-        return tuple(_pack_text(p) for p in pungs + pair if p[1] in WINDS)
-    if n in (C.LITTLE_THREE_DRAGONS,):
-        return tuple(_pack_text(p) for p in pungs + pair if p[1] in DRAGONS)
-    if n in (C.FOUR_PURE_SHIFTED_PUNGS, C.ALL_PUNGS):
-        return tuple(_pack_text(p) for p in pungs)
-    if n in (C.QUADRUPLE_CHOW, C.FOUR_PURE_SHIFTED_CHOWS, C.PURE_TERMINAL_CHOWS, C.THREE_SUITED_TERMINAL_CHOWS,
-             C.ALL_CHOWS):
-        return tuple(_pack_text(p) for p in chows + pair)
-    if n == C.DRAGON_PUNG:
-        return tuple(_pack_text(p) for p in pungs if p[1] in DRAGONS)
-    if n == C.PREVALENT_WIND:
-        return tuple(_pack_text(p) for p in pungs if p[1] == ctx.prevalent_wind.tile)
-    if n == C.SEAT_WIND:
-        return tuple(_pack_text(p) for p in pungs if p[1] == ctx.seat_wind.tile)
-    if n == C.PUNG_OF_TERMINALS_OR_HONORS:
-        scoring_winds = {ctx.prevalent_wind.tile, ctx.seat_wind.tile}
-        return tuple(_pack_text(p) for p in pungs
-                     if p[1] in TERMINALS or (p[1] in WINDS and p[1] not in scoring_winds))
-    if n in (C.FOUR_KONGS, C.THREE_KONGS, C.TWO_MELDED_KONGS, C.TWO_CONCEALED_KONGS, C.MELDED_KONG,
-             C.CONCEALED_KONG, C.MIXED_KONGS):
-        want = {C.TWO_MELDED_KONGS: (True,), C.MELDED_KONG: (True,), C.TWO_CONCEALED_KONGS: (False,),
-                C.CONCEALED_KONG: (False,)}.get(n, (True, False))
-        return tuple(_pack_text(p) for p in pungs if p[0] == KONG and p[2] in want)
-    if n in (C.FOUR_CONCEALED_PUNGS, C.THREE_CONCEALED_PUNGS, C.TWO_CONCEALED_PUNGS):
-        exposed_by_discard = not ctx.self_drawn and not any(
-            p[0] == CHOW and not p[2] and p[1] - 1 <= win <= p[1] + 1 for p in chows)
-        return tuple(_pack_text(p) for p in pungs
-                     if not p[2] and not (exposed_by_discard and p[0] == PUNG and p[1] == win))
-    if n == C.TILE_HOG:
-        kongs = {p[1] for p in pungs if p[0] == KONG}
-        counts = hand.counts()
-        return tuple(f"{tile_name(t)}x4" for t in range(TABLE_SIZE) if counts[t] == 4 and t not in kongs)
-    if n == C.MELDED_HAND:
-        return tuple(_pack_text(p) for p in sets) + (tile_name(win),)
-    return tuple(_pack_text(p) for p in packs)
+            kongs = {m.tile for m in self.hand.melds if m.kind is MeldKind.KONG}
+            counts = self.hand.counts()
+            return tuple(f"{tile_name(t)}x4" for t in range(TABLE_SIZE) if counts[t] == 4 and t not in kongs)
+        if not self.reading.packs:
+            return self.whole_hand()
+        chows, pungs = self.chows, self.pungs
+        if n in _TWO_CHOW_FANS:
+            return self._texts(p for a, b in combinations(chows, 2) if C._two_chows(a[1], b[1]) == n for p in (a, b))
+        if n in _THREE_CHOW_FANS:
+            for trio in combinations(chows, 3):
+                if C._three_chows(*sorted(p[1] for p in trio)) == n:
+                    return self._texts(trio)
+        if n in _TWO_PUNG_FANS:
+            return self._texts(p for a, b in combinations(pungs, 2) if C._two_pungs(a[1], b[1]) == n for p in (a, b))
+        if n in _THREE_PUNG_FANS:
+            for trio in combinations(pungs, 3):
+                if C._three_pungs(*sorted(p[1] for p in trio)) == n:
+                    return self._texts(trio)
+        if n in (C.LITTLE_FOUR_WINDS, C.BIG_FOUR_WINDS):
+            return self._texts(p for p in pungs + self.pair if p[1] in WINDS)
+        if n == C.LITTLE_THREE_DRAGONS:
+            return self._texts(p for p in pungs + self.pair if p[1] in DRAGONS)
+        if n in (C.FOUR_PURE_SHIFTED_PUNGS, C.ALL_PUNGS):
+            return self._texts(pungs)
+        if n in _ALL_CHOW_FANS:
+            return self._texts(chows + self.pair)
+        if n == C.DRAGON_PUNG:
+            return self._texts(p for p in pungs if p[1] in DRAGONS)
+        if n == C.PREVALENT_WIND:
+            return self._texts(p for p in pungs if p[1] == ctx.prevalent_wind.tile)
+        if n == C.SEAT_WIND:
+            return self._texts(p for p in pungs if p[1] == ctx.seat_wind.tile)
+        if n == C.PUNG_OF_TERMINALS_OR_HONORS:
+            scoring_winds = (ctx.prevalent_wind.tile, ctx.seat_wind.tile)
+            return self._texts(p for p in pungs
+                               if p[1] in TERMINALS or (p[1] in WINDS and p[1] not in scoring_winds))
+        if n in _KONG_FANS:
+            want = _KONG_FANS[n]
+            return self._texts(p for p in pungs if p[0] == KONG and p[2] in want)
+        if n in (C.FOUR_CONCEALED_PUNGS, C.THREE_CONCEALED_PUNGS, C.TWO_CONCEALED_PUNGS):
+            # a pung completed by a discard is exposed, unless the tile may sit in a concealed chow
+            exposed_by_discard = not ctx.self_drawn and not any(
+                not p[2] and p[1] - 1 <= win <= p[1] + 1 for p in chows)
+            return self._texts(p for p in pungs
+                               if not p[2] and not (exposed_by_discard and p[0] == PUNG and p[1] == win))
+        if n == C.MELDED_HAND:
+            return self._texts(self.sets) + (tile_name(win),)
+        return self.whole_hand()
 
 
 def score(hand: Hand, ctx: WinContext, rules: str | RuleProfile = "mcr") -> ScoreResult:
@@ -273,7 +303,8 @@ def score(hand: Hand, ctx: WinContext, rules: str | RuleProfile = "mcr") -> Scor
     profile = rules if isinstance(rules, RuleProfile) else PROFILES.get(rules)
     if profile is None:
         raise ScoringError("bad-value", f"rules {rules!r} unknown: allowed are {', '.join(PROFILES)}")
-    check_hand(hand)
+    if len(hand.melds) > 4 or len(hand.concealed) != 13 - 3 * len(hand.melds):
+        check_hand(hand)  # raises the tile-count error
     fixed_table = [0] * TABLE_SIZE
     fixed: list[Pack] = []
     for m in hand.melds:
@@ -284,6 +315,9 @@ def score(hand: Hand, ctx: WinContext, rules: str | RuleProfile = "mcr") -> Scor
     for t in hand.concealed:
         standing[t] += 1
     standing[hand.win_tile] += 1
+    for t in set(hand.concealed) | {hand.win_tile} | {m.tile for m in hand.melds}:
+        if standing[t] + fixed_table[t] > 4:
+            check_hand(hand)  # raises the fifth-tile error
     fourth_tile = _check_flags(ctx, hand, fixed_table, standing)
     reading = best_reading(tuple(fixed), fixed_table, standing, hand.win_tile, len(hand.concealed), ctx, profile,
                            fourth_tile)
@@ -292,16 +326,16 @@ def score(hand: Hand, ctx: WinContext, rules: str | RuleProfile = "mcr") -> Scor
                            "and a pair nor a special shape (seven pairs, thirteen orphans, honors and knitted tiles, "
                            "knitted straight)")
     fans: list[FanResult] = []
-    for n, c in enumerate(reading.fans):
-        if c:
-            f: Fan = MELDED_AND_CONCEALED_KONG if n == C.MIXED_KONGS else FANS[n]
-            fans.append(FanResult(f.number, f.name_zh, f.name_en, f.points, c,
-                                  _evidence(n, reading, hand, ctx, standing)))
+    evidence = _Evidence(reading, hand, ctx, standing)
+    counts = reading.fans
+    for n in [i for i, c in enumerate(counts) if c]:
+        f: Fan = MELDED_AND_CONCEALED_KONG if n == C.MIXED_KONGS else FANS[n]
+        fans.append(FanResult(f.number, f.name_zh, f.name_en, f.points, counts[n], evidence.of(n)))
     if ctx.flowers:
         f = FANS[C.FLOWER_TILES]
-        fans.append(FanResult(81, f.name_zh, f.name_en, 1, ctx.flowers,
-                              _evidence(C.FLOWER_TILES, reading, hand, ctx, standing)))
-    fans.sort(key=lambda r: (-r.points, r.number if r.number is not None else 999))
+        fans.append(FanResult(81, f.name_zh, f.name_en, 1, ctx.flowers, evidence.of(C.FLOWER_TILES)))
+    if reading.fans[C.MIXED_KONGS]:  # otherwise the table order already runs from high points to low
+        fans.sort(key=lambda r: (-r.points, r.number if r.number is not None else 999))
     fan_points = reading.total
     total = fan_points + ctx.flowers
     legal = fan_points >= MINIMUM_POINTS

@@ -101,25 +101,19 @@ def tiles_to_string(codes) -> str:
     The order of the input is kept; consecutive numbered tiles of the same suit share one letter.
     """
     out: list[str] = []
-    pending: list[str] = []
-    pending_suit = -1
+    prev = 3  # suit of the previous tile; 3 = honor (or none): no letter pending
     for c in codes:
-        if c < 30:
-            s = c // 10
-            if s != pending_suit and pending:
-                out.append("".join(pending) + SUIT_LETTERS[pending_suit])
-                pending = []
-            pending_suit = s
-            pending.append(str(c % 10))
-        else:
-            if pending:
-                out.append("".join(pending) + SUIT_LETTERS[pending_suit])
-                pending = []
-                pending_suit = -1
-            out.append(tile_name(c))
-    if pending:
-        out.append("".join(pending) + SUIT_LETTERS[pending_suit])
+        s = c // 10
+        if s != prev and prev < 3:
+            out.append(SUIT_LETTERS[prev])
+        out.append(_CHAR[c])
+        prev = s
+    if prev < 3:
+        out.append(SUIT_LETTERS[prev])
     return "".join(out)
+
+
+_CHAR = [str(c % 10) if c < 30 else (HONOR_LETTERS[c - EAST] if c >= EAST else "?") for c in range(TABLE_SIZE)]
 
 
 class Wind(enum.Enum):
@@ -138,10 +132,13 @@ class Wind(enum.Enum):
     @classmethod
     def parse(cls, value: "Wind | str | int") -> "Wind":
         """Accept a Wind, ``'E'``/``'east'``/``'东'`` or 0-3; raise ScoringError ``bad-value`` otherwise."""
-        from .errors import ScoringError
-
         if isinstance(value, Wind):
             return value
+        hit = _WIND_BY_LETTER.get(value) if isinstance(value, str) else None
+        if hit is not None:
+            return hit
+        from .errors import ScoringError
+
         if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 3:
             return list(cls)[value]
         if isinstance(value, str):
@@ -151,6 +148,9 @@ class Wind(enum.Enum):
             if v.upper() in aliases:
                 return cls(aliases[v.upper()])
         raise ScoringError("bad-value", f"wind {value!r} is not one of E, S, W, N")
+
+
+_WIND_BY_LETTER = {w.value: w for w in Wind}
 
 
 class Flower(enum.IntEnum):
