@@ -1,0 +1,345 @@
+"""The fault catalogue: every fault the controller can diagnose, with a stable code.
+
+Each entry says what the fault means, its likely causes in order, and the technician's next
+checks, in English and Chinese. What was *observed* (which sensor or motor, which side, expected
+vs seen, timings) is filled in by the diagnosis when the fault happens (``Diagnosis``).
+
+Sources: the technician's answers at the top of ../shared/seeds/002_4c2a73aa42bc09ab.txt
+(升牌杆不到位 on one side of a 过山车 machine; 档位 gear table behind the panel, set with the power
+off; conveyor motor not turning: wire to the mainboard broken or loose, wheel jammed, turn it by
+hand; lift failures: check the lift magnetic sensor (升牌磁控) and its magnet and their polarity,
+replace the lift motor and its capacitor) and common repair practice for four-port tables.
+
+Codes are grouped: E1x lift limit sensors, E2x lift motion, E3x feeders and tile sensors,
+E4x tile counts, E5x shuffle disc and dice, E6x microcontroller and serial link, E7x safety.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Iterable
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class FaultType:
+    """One entry of the catalogue.
+
+    Attributes:
+        code: stable code, e.g. ``"E21"``.
+        name: short identifier, e.g. ``"lift-not-reaching-top"``.
+        kinds: the simulator's injectable fault kinds this code diagnoses (may be empty).
+        per_side: whether the fault belongs to one side of the table.
+        part_en, part_zh: the part concerned.
+        meaning_en, meaning_zh: one line.
+        causes_en, causes_zh: likely causes, most likely first.
+        checks_en, checks_zh: the technician's next checks, in order.
+    """
+
+    code: str
+    name: str
+    kinds: tuple[str, ...]
+    per_side: bool
+    part_en: str
+    part_zh: str
+    meaning_en: str
+    meaning_zh: str
+    causes_en: tuple[str, ...]
+    causes_zh: tuple[str, ...]
+    checks_en: tuple[str, ...]
+    checks_zh: tuple[str, ...]
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+_MAGNET_CHECK_EN = "Check the lift's magnetic sensor (reed/Hall, 升牌磁控) and the small magnet disc on the lift: " \
+                   "is the magnet there, close enough, and facing the sensor with the right pole?"
+_MAGNET_CHECK_ZH = "查看升牌磁控和磁铁（小圆片），磁铁是否在位、距离是否合适、正负极是否正确。"
+_WIRE_CHECK_EN = "Check the sensor's connector and wire to the mainboard (continuity, pins seated)."
+_WIRE_CHECK_ZH = "检查传感器插头及到主板的连接线（是否导通、插针是否插紧）。"
+_MOTOR_CAP_EN = "Replace the lift motor's capacitor; if travel stays slow, replace the lift motor."
+_MOTOR_CAP_ZH = "更换升牌电机电容；仍慢则更换升牌电机。"
+
+CATALOGUE: tuple[FaultType, ...] = (
+    FaultType(
+        "E11", "lift-top-sensor-stuck-active", ("lift-top-stuck-on",), True,
+        "lift top limit sensor", "升牌上限位传感器",
+        "The lift's top limit reads active while the lift is down.",
+        "升牌在下位时，上限位传感器仍显示到位。",
+        ("sensor shorted or stuck (reed contacts welded)", "stray magnet or metal near the sensor",
+         "sensor wire shorted to ground/supply"),
+        ("传感器短路或卡死（干簧管触点粘连）", "传感器附近有杂散磁铁或金属", "传感器线与地/电源短路"),
+        (_MAGNET_CHECK_EN, "Unplug the top sensor: if the input stays active, the wire or mainboard input is shorted.",
+         _WIRE_CHECK_EN),
+        (_MAGNET_CHECK_ZH, "拔下上限位传感器：若输入仍显示到位，则为线路或主板输入短路。", _WIRE_CHECK_ZH)),
+    FaultType(
+        "E12", "lift-top-sensor-no-signal", ("lift-top-stuck-off",), True,
+        "lift top limit sensor", "升牌上限位传感器",
+        "The lift travelled its full way up but the top limit never triggered.",
+        "升牌已升到顶，但上限位传感器始终没有信号。",
+        ("magnet missing, loose or too far from the sensor", "sensor failed open", "sensor wire broken or unplugged"),
+        ("磁铁脱落、松动或离传感器太远", "传感器开路损坏", "传感器线断或插头松脱"),
+        (_MAGNET_CHECK_EN, _WIRE_CHECK_EN, "Hold a magnet at the sensor by hand and watch the input in the self-test."),
+        (_MAGNET_CHECK_ZH, _WIRE_CHECK_ZH, "在自检中用手持磁铁靠近传感器，观察输入是否变化。")),
+    FaultType(
+        "E13", "lift-bottom-sensor-stuck-active", ("lift-bottom-stuck-on",), True,
+        "lift bottom limit sensor", "升牌下限位传感器",
+        "The lift's bottom limit stays active after the lift has left the bottom.",
+        "升牌离开下位后，下限位传感器仍显示到位。",
+        ("sensor shorted or stuck", "stray magnet near the sensor", "sensor wire shorted"),
+        ("传感器短路或卡死", "传感器附近有杂散磁铁", "传感器线短路"),
+        (_MAGNET_CHECK_EN, "Unplug the bottom sensor: if the input stays active, the wire or mainboard input is shorted.",
+         _WIRE_CHECK_EN),
+        (_MAGNET_CHECK_ZH, "拔下下限位传感器：若输入仍显示到位，则为线路或主板输入短路。", _WIRE_CHECK_ZH)),
+    FaultType(
+        "E14", "lift-bottom-sensor-no-signal", ("lift-bottom-stuck-off",), True,
+        "lift bottom limit sensor", "升牌下限位传感器",
+        "The lift is down (it travelled its full way) but the bottom limit does not read active.",
+        "升牌已降到底，但下限位传感器没有信号。",
+        ("magnet missing, loose or too far", "sensor failed open", "sensor wire broken or unplugged"),
+        ("磁铁脱落、松动或太远", "传感器开路损坏", "传感器线断或插头松脱"),
+        (_MAGNET_CHECK_EN, _WIRE_CHECK_EN),
+        (_MAGNET_CHECK_ZH, _WIRE_CHECK_ZH)),
+    FaultType(
+        "E15", "lift-sensor-polarity-reversed", ("lift-sensor-reversed",), True,
+        "lift limit sensors (polarity)", "升牌限位传感器（极性）",
+        "Both limits of the lift read inverted: active where the magnet is away, inactive where it is.",
+        "升牌上下限位信号反相：磁铁不在时显示到位，在时反而无信号。",
+        ("magnet mounted with the wrong pole facing the sensor (after a repair)",
+         "sensor of the wrong type (normally-closed instead of normally-open)",
+         "the profile's active level wrong for this machine"),
+        ("磁铁装反（维修后正负极朝向错误）", "传感器型号不对（常闭代替常开）", "配置中有效电平设置与机器不符"),
+        ("Check the magnet's polarity: turn the magnet disc over (查看正负极是否正确).",
+         "Compare the sensor part number with the original.",
+         "Check the active level of the lift sensors in the machine profile."),
+        ("检查磁铁正负极：把小圆片磁铁翻面装回。", "核对传感器型号是否与原装一致。", "检查机器配置文件中升牌传感器的有效电平。")),
+    FaultType(
+        "E21", "lift-not-reaching-top", ("lift-short",), True,
+        "lift (shaft / bar)", "升牌杆",
+        "The lift did not reach the top (升牌杆不到位): the wall on this side stays low.",
+        "升牌杆不到位：该边牌墙升不到位，四边高低不平。",
+        ("lift shaft or bar out of position (变位) or bent", "something blocking the lift's travel",
+         "lift motor too weak (capacitor failing)"),
+        ("升牌轴/杆变位或弯曲", "升降行程中有异物卡住", "升牌电机无力（电容老化）"),
+        ("Lower the lift, open the side and check the lift shaft and bar: straight, seated, nothing in the way.",
+         "Run the lift in the self-test and watch where it stops.", _MOTOR_CAP_EN),
+        ("降下升牌，打开侧板检查升牌轴和升牌杆：是否变位、弯曲，行程中有无异物。", "在自检中单独升降该边，观察停在哪里。", _MOTOR_CAP_ZH)),
+    FaultType(
+        "E22", "lift-late", ("lift-late",), True,
+        "lift motor", "升牌电机",
+        "The lift reached the top, but much later than nominal: the walls rise unevenly.",
+        "升牌能到位，但明显比正常慢，四边牌墙升起不同步。",
+        ("lift motor capacitor failing", "lift mechanism dry or dirty (friction)", "motor wearing out"),
+        ("升牌电机电容老化", "升降机构缺油或脏（阻力大）", "电机老化"),
+        (_MOTOR_CAP_EN, "Clean and lubricate the lift guides."),
+        (_MOTOR_CAP_ZH, "清洁并润滑升降导轨。")),
+    FaultType(
+        "E23", "lift-slowing", ("lift-slow",), True,
+        "lift motor capacitor", "升牌电机电容",
+        "The lift's travel time has been growing cycle after cycle (maintenance warning).",
+        "该边升牌时间逐次变长（保养预警）。",
+        ("lift motor capacitor losing capacity", "lift mechanism friction increasing"),
+        ("升牌电机电容容量下降", "升降机构阻力增大"),
+        (_MOTOR_CAP_EN, "Clean and lubricate the lift guides."),
+        (_MOTOR_CAP_ZH, "清洁并润滑升降导轨。")),
+    FaultType(
+        "E31", "feeder-no-motion", ("feeder-wire-loose",), True,
+        "feeder (conveyor) motor", "输送带电机",
+        "The feeder was switched on but did not move: no motion pulses, no tiles.",
+        "输送带电机通电后不转：无转动信号，也没有牌送出。",
+        ("wire from the conveyor motor to the mainboard broken or loose", "motor burnt out",
+         "mainboard driver for this motor failed"),
+        ("输送带电机与主板的连接线断了或松了", "电机烧坏", "主板该路驱动损坏"),
+        ("Check the motor's wire and connector at the mainboard (连接线是否断了或松了).",
+         "Measure the motor's winding resistance; replace the motor if open.",
+         "Swap the connector with another side's feeder to tell motor from board."),
+        ("检查输送带电机到主板的连接线和插头是否断开或松动。", "测量电机绕组电阻，开路则更换电机。", "与另一边输送带电机对调插头，判断是电机还是主板问题。")),
+    FaultType(
+        "E32", "feeder-jammed", ("feeder-jammed",), True,
+        "feeder (conveyor) wheel", "输送轮",
+        "The feeder motor runs but no tiles come through: the wheel is jammed.",
+        "输送带电机在转，但没有牌送出：输送轮被卡住。",
+        ("conveyor wheel blocked by a tile or debris", "belt off its wheel", "tile stuck at the push head"),
+        ("输送轮被牌或杂物卡住", "输送带脱轮", "推牌头处卡牌"),
+        ("Switch off and turn the conveyor wheel by hand (用手转动输送轮，看看是不是卡住了); remove what blocks it.",
+         "Check the belt is on its wheels.", "Check the push head for a stuck tile."),
+        ("关机后用手转动输送轮，看看是不是卡住了，取出异物。", "检查输送带是否脱轮。", "检查推牌头处是否卡牌。")),
+    FaultType(
+        "E33", "tile-sensor-dirty", ("tile-sensor-dirty",), True,
+        "tile-present sensor at the push head", "推牌头处的有牌检测传感器",
+        "The tile-present sensor reads tiles that are not there (stuck or chattering).",
+        "推牌头处有牌传感器误报（常亮或乱跳）。",
+        ("dust or dirt on the optical sensor", "sensor misaligned", "sensor failing"),
+        ("光电传感器上有灰尘", "传感器位置偏移", "传感器损坏"),
+        ("Clean the sensor window with a dry cloth.", "Check its alignment with the tile path.",
+         "Watch the input in the self-test with no tile present."),
+        ("用干布擦净传感器窗口。", "检查传感器与牌道是否对正。", "在自检中观察无牌时的输入状态。")),
+    FaultType(
+        "E41", "wrong-tile-count-gear", ("wrong-gear",), False,
+        "tile-count gear (档位)", "档位",
+        "Every side built the same wrong number of stacks: the gear does not match the tiles in the machine.",
+        "四边码出的墩数都一样地不对：档位与机器内的牌数不符。",
+        ("the gear switch set for another tile count", "the wrong tile set loaded (e.g. 144 tiles on the 136 gear)"),
+        ("档位设置成了其他牌数", "放入的牌副数不对（如136档放了144张）"),
+        ("Switch the power off, open the panel and set the gear from the gear table behind it "
+         "(打开面板，面板的反面有一张档位表；一定先关掉电再调档位).", "Count the tiles of the set."),
+        ("先关掉电源，打开面板，按面板背面的档位表调到对应档位（一定先关电再调）。", "清点整副牌的张数。")),
+    FaultType(
+        "E42", "missing-tile", ("missing-tile",), False,
+        "tile set", "牌",
+        "One side is one tile short (a half stack): a tile is missing from the set.",
+        "有一边少一张牌（半墩）：整副牌中缺牌。",
+        ("a tile fell inside the machine or is under the table", "a tile is stuck in the disc or conveyor"),
+        ("有牌掉在机器里或桌下", "有牌卡在转盘或输送带中"),
+        ("Look for the tile in the disc, the conveyor of the short side and under the table.",
+         "Count the tiles of the set."),
+        ("在转盘、缺牌一边的输送带和桌下寻找。", "清点整副牌的张数。")),
+    FaultType(
+        "E43", "stack-count-mismatch", (), True,
+        "stack counter", "墩数计数",
+        "A side built a number of stacks that matches neither the gear nor a single missing tile.",
+        "某边码出的墩数既不符合档位，也不是缺一张牌的情况。",
+        ("stack sensor miscounting", "tiles stuck on that side's conveyor"),
+        ("墩数传感器计数不准", "该边输送带卡牌"),
+        ("Check that side's stack sensor and conveyor in the self-test.",),
+        ("在自检中检查该边的墩数传感器和输送带。",)),
+    FaultType(
+        "E51", "disc-stall", ("disc-stall",), False,
+        "shuffle disc motor", "洗牌大盘电机",
+        "The shuffle disc was switched on but does not turn (no rotation pulses).",
+        "洗牌大盘通电后不转（无转动信号）。",
+        ("disc blocked by tiles or debris", "disc motor or its capacitor failed", "motor wire loose"),
+        ("大盘被牌或杂物卡住", "大盘电机或其电容损坏", "电机连接线松脱"),
+        ("Switch off and turn the disc by hand; clear what blocks it.", "Check the disc motor's wire and capacitor."),
+        ("关机后用手转动大盘，清除卡住的东西。", "检查大盘电机的连接线和电容。")),
+    FaultType(
+        "E52", "dice-not-spinning", ("dice-stuck",), False,
+        "dice motor", "骰子电机",
+        "The dice motor was switched on but the dice did not spin.",
+        "骰子电机通电后骰子不转。",
+        ("dice motor wire loose", "dice motor failed", "dice dome jammed"),
+        ("骰子电机连接线松脱", "骰子电机损坏", "骰子罩卡住"),
+        ("Check the dice motor's connector; spin the dice by hand.", "Use electronic dice until repaired."),
+        ("检查骰子电机插头，用手转动骰子。", "修好前改用电子骰子。")),
+    FaultType(
+        "E61", "mcu-reset", ("mcu-reset",), False,
+        "table microcontroller", "主控板单片机",
+        "The table's microcontroller restarted (its boot counter changed); the machine is re-homed.",
+        "主控板单片机重启（启动计数变化），机器已重新归位。",
+        ("power supply dip (motor start pulling the 5 V rail down)", "watchdog reset in the firmware",
+         "loose power connector"),
+        ("电源电压跌落（电机启动拉低5V）", "固件看门狗复位", "电源插头松动"),
+        ("Check the supply voltage while the motors start.", "Check the mainboard's power connector."),
+        ("检查电机启动时的电源电压。", "检查主板电源插头。")),
+    FaultType(
+        "E62", "link-lost", ("link-broken",), False,
+        "serial link Pi - microcontroller", "树莓派与主控板串口连线",
+        "The microcontroller stopped answering on the serial line; it stops every motor by itself.",
+        "主控板串口无应答；主控板已自行停止所有电机。",
+        ("serial cable unplugged or broken", "microcontroller hung or without power", "wrong serial device or baud rate"),
+        ("串口线松脱或断线", "主控板死机或断电", "串口设备或波特率设置错误"),
+        ("Check the serial cable (TX, RX, GND) between the Pi and the table board.",
+         "Check the board's power LED.", "Check the configured serial device (/dev/serial0) and baud rate."),
+        ("检查树莓派与主控板之间的串口线（TX、RX、GND）。", "检查主板电源指示灯。", "检查配置的串口设备（/dev/serial0）和波特率。")),
+    FaultType(
+        "E63", "link-noisy", ("link-noise",), False,
+        "serial link Pi - microcontroller", "树莓派与主控板串口连线",
+        "The serial line is noisy: frames arrive corrupted and are retransmitted (the link still works).",
+        "串口线有干扰：数据帧出错需重发（通信仍可用）。",
+        ("serial cable run next to motor wires", "missing or poor ground between the boards", "cable too long"),
+        ("串口线与电机线并行走线", "两板之间地线不良", "串口线过长"),
+        ("Route the serial cable away from motor wires; use a shielded or twisted cable.",
+         "Check the GND connection between the Pi and the board."),
+        ("串口线远离电机线，改用屏蔽线或双绞线。", "检查树莓派与主板之间的地线。")),
+    FaultType(
+        "E71", "motion-deadline", (), True,
+        "motor", "电机",
+        "A motion missed its deadline and its motor was stopped; the symptoms match no more specific fault.",
+        "某个动作超时，电机已停止；现象不符合更具体的故障。",
+        ("mechanical obstruction", "motor or driver failing", "sensor not signalling"),
+        ("机械卡阻", "电机或驱动损坏", "传感器无信号"),
+        ("Run that motor alone in the self-test and watch it.",),
+        ("在自检中单独运行该电机并观察。",)),
+    FaultType(
+        "E72", "host-timeout", (), False,
+        "microcontroller safety stop", "主控板安全停机",
+        "The microcontroller heard nothing from the Pi within its window and stopped every motor.",
+        "主控板在规定时间内未收到树莓派的信号，已停止所有电机。",
+        ("the Pi's service stalled or restarted", "serial cable interrupted"),
+        ("树莓派服务卡顿或重启", "串口线中断"),
+        ("Check the service log on the Pi; clear the safe-stop to continue.",),
+        ("查看树莓派服务日志，解除安全停机后继续。",)),
+    FaultType(
+        "E73", "emergency-stop", (), False,
+        "emergency stop / lid", "急停按钮/盖板",
+        "The emergency stop was pressed (or the lid opened): every motor stopped.",
+        "急停按钮被按下（或盖板打开）：所有电机已停止。",
+        ("someone pressed the emergency stop", "lid switch open"),
+        ("有人按下急停", "盖板开关断开"),
+        ("Release the emergency stop and close the lid, then clear the fault.",),
+        ("松开急停、盖好盖板后解除故障。",)),
+)
+
+BY_CODE: dict[str, FaultType] = {f.code: f for f in CATALOGUE}
+BY_KIND: dict[str, FaultType] = {k: f for f in CATALOGUE for k in f.kinds}
+
+assert len(BY_CODE) == len(CATALOGUE), "fault codes must be unique"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Diagnosis:
+    """A fault as it happened: the catalogue entry plus what was observed.
+
+    Attributes:
+        fault: the catalogue entry.
+        side: the side of the table (E/S/W/N) or None.
+        observed_en, observed_zh: what was seen: which sensor or motor, expected vs seen, timings.
+        evidence: the measured values behind it (seconds, counts), for logs and the web page.
+    """
+
+    fault: FaultType
+    side: str | None
+    observed_en: str
+    observed_zh: str
+    evidence: dict
+
+    @property
+    def code(self) -> str:
+        return self.fault.code
+
+    def to_dict(self) -> dict:
+        """``{"code", "name", "side", "part", "observed", "causes", "checks"}`` plus the Chinese texts."""
+        f = self.fault
+        return {"code": f.code, "name": f.name, "side": self.side, "part": f.part_en, "part_zh": f.part_zh,
+                "meaning": f.meaning_en, "meaning_zh": f.meaning_zh,
+                "observed": self.observed_en, "observed_zh": self.observed_zh,
+                "causes": list(f.causes_en), "causes_zh": list(f.causes_zh),
+                "checks": list(f.checks_en), "checks_zh": list(f.checks_zh), "evidence": dict(self.evidence)}
+
+    def render(self, lang: str = "both") -> str:
+        """A readable block for the terminal: code, part, side, observed, causes, checks."""
+        f = self.fault
+        side = f" side {self.side}" if self.side else ""
+        lines = []
+        if lang in ("en", "both"):
+            lines += [f"FAULT {f.code} {f.name}{side}: {f.meaning_en}",
+                      f"  Part:     {f.part_en}",
+                      f"  Observed: {self.observed_en}",
+                      "  Likely causes:"] + [f"    {i}. {c}" for i, c in enumerate(f.causes_en, 1)] + \
+                     ["  Next checks:"] + [f"    {i}. {c}" for i, c in enumerate(f.checks_en, 1)]
+        if lang in ("zh", "both"):
+            side_zh = f"（{self.side}边）" if self.side else ""
+            lines += [f"故障 {f.code}{side_zh}：{f.meaning_zh}",
+                      f"  部件：{f.part_zh}",
+                      f"  现象：{self.observed_zh}",
+                      "  可能原因："] + [f"    {i}. {c}" for i, c in enumerate(f.causes_zh, 1)] + \
+                     ["  检查步骤："] + [f"    {i}. {c}" for i, c in enumerate(f.checks_zh, 1)]
+        return "\n".join(lines)
+
+
+def catalogue_json(injectable: Iterable[tuple[str, tuple[str, ...]]] = ()) -> dict:
+    """The ``mjtable faults --list --json`` object:
+    ``{"faults": [{"code", "meaning_en", "meaning_zh"}], "injectable": [{"kind", "sides"}]}``."""
+    return {"faults": [{"code": f.code, "name": f.name, "meaning_en": f.meaning_en, "meaning_zh": f.meaning_zh}
+                       for f in CATALOGUE],
+            "injectable": [{"kind": k, "sides": list(s)} for k, s in injectable]}
