@@ -26,8 +26,13 @@ SENSOR_STACK = 2         # per side, a 0->1 edge = one stack of two tiles comple
 SENSOR_TILE_PRESENT = 3  # per side, 1 = a tile is in the feeder throat
 SENSOR_LID = 4           # side NONE, 1 = lid closed
 SENSOR_ESTOP = 5         # side NONE, 1 = emergency stop pressed
+SENSOR_FEEDER_MOTION = 6  # per side, pulses while the feeder's conveyor wheel turns
+SENSOR_DISC_PULSE = 7     # side NONE, pulses while the shuffle disc turns
+SENSOR_DICE_PULSE = 8     # side NONE, pulses while the dice cup spins
 SENSORS = (SENSOR_LIFT_TOP, SENSOR_LIFT_BOTTOM, SENSOR_STACK, SENSOR_TILE_PRESENT,
-           SENSOR_LID, SENSOR_ESTOP)
+           SENSOR_LID, SENSOR_ESTOP, SENSOR_FEEDER_MOTION, SENSOR_DISC_PULSE,
+           SENSOR_DICE_PULSE)
+SIDELESS_SENSORS = (SENSOR_LID, SENSOR_ESTOP, SENSOR_DISC_PULSE, SENSOR_DICE_PULSE)
 
 GEARS = (136, 144, 152, 108)  # tile-count gears
 
@@ -131,9 +136,14 @@ def motor_bit(motor, side):
 
 def sensor_bit(sensor, side):
     """Bit index of a sensor in the STATUS sensors mask: per-side sensors at
-    4 * sensor + side (0..15), lid 16, emergency stop 17."""
+    4 * sensor + side (0..15; feeder motion 24..27), lid 16, emergency stop 17,
+    disc pulse 18, dice pulse 19."""
     if sensor == SENSOR_LID:
         return 16
     if sensor == SENSOR_ESTOP:
         return 17
+    if sensor == SENSOR_DISC_PULSE:
+        return 18
+    if sensor == SENSOR_DICE_PULSE:
+        return 19
     return 4 * sensor + side

@@ -34,6 +34,7 @@ Safety rules enforced here, independent of the host:
 import struct
 
 from . import catalogue as C
+from .motion import MotionTable
 from .reliable import ReliableEndpoint
 from .wire import PROTOCOL_VERSION, FLAG_RELIABLE, FrameDecoder, encode_frame
 
@@ -84,8 +85,7 @@ class DeviceEngine:
         self._last_hb = None
         self._last_no_session = None
         self._ctrl = []
-        self.motions = {}          # (motor, side) -> [cmd, type, side, target, progress,
-                                   #                   started, deadline_at, direction]
+        self.table = MotionTable(machine, self._on_stack, self._on_done)
         self.sensors = 0           # bit mask, see catalogue.sensor_bit
         self.events_dropped = 0
         self._drop_reported = 0
@@ -96,7 +96,7 @@ class DeviceEngine:
         """STATE_SAFE_STOP, STATE_BUSY or STATE_IDLE."""
         if self.stop_reason != C.STOP_NONE:
             return C.STATE_SAFE_STOP
-        return C.STATE_BUSY if self.motions else C.STATE_IDLE
+        return C.STATE_BUSY if self.table.motions else C.STATE_IDLE
 
     def tx_space(self):
         """Sensor events that can be queued now without being dropped."""
@@ -133,9 +133,8 @@ class DeviceEngine:
         if nonce != self.session:
             # A new host session: whatever the previous host started is stopped silently
             # (that host is gone and cannot receive the reports).
-            if self.motions:
-                self.motions = {}
-                self.machine.stop_all()
+            if self.table.motions:
+                self.table.forget()
             self.session = nonce
             self.link.reset()
         fw = self.firmware
@@ -164,21 +163,7 @@ class DeviceEngine:
         if sensor == C.SENSOR_ESTOP and value:
             self._safe_stop(C.STOP_ESTOP, C.FAULT_ESTOP, 0)
             return queued
-        for key, m in list(self.motions.items()):
-            motor, mside = key
-            if m[1] == C.T_SELF_TEST:
-                if mside == C.SIDE_NONE or mside == side:
-                    m[4] += 1
-            elif motor == C.MOTOR_FEEDER and sensor == C.SENSOR_STACK and side == mside and value:
-                m[4] += 1
-                self._event(C.T_STACKS, struct.pack("<HBBI", m[0], side, m[4] & 0xFF,
-                                                     now_ms & _U32), True)
-                if m[4] >= m[3]:
-                    self._finish(key, C.OUTCOME_COMPLETED)
-            elif motor == C.MOTOR_LIFT and side == mside and value and (
-                    (sensor == C.SENSOR_LIFT_TOP and m[7] == 1)
-                    or (sensor == C.SENSOR_LIFT_BOTTOM and m[7] == 0)):
-                self._finish(key, C.OUTCOME_COMPLETED)
+        self.table.on_sensor(sensor, side, value, now_ms)
         return queued
 
     # -------------------------------------------------------------------- tick
@@ -190,17 +175,13 @@ class DeviceEngine:
                 and now_ms - self.last_rx >= self.heartbeat_window_ms):
             self.host_silent = True
             self._safe_stop(C.STOP_HOST_TIMEOUT, C.FAULT_HOST_TIMEOUT, now_ms - self.last_rx)
-        for key, m in list(self.motions.items()):
-            if m[1] in (C.T_ROLL_DICE, C.T_SELF_TEST) and now_ms - m[5] >= m[3]:
-                self._finish(key, C.OUTCOME_COMPLETED)
-            elif now_ms >= m[6]:
-                self._finish(key, C.OUTCOME_DEADLINE)
+        self.table.tick(now_ms)
         self.link.check_timeout(now_ms)
         if self._last_hb is None or now_ms - self._last_hb >= self.heartbeat_interval_ms:
             self._last_hb = now_ms
             self._control(C.T_DEV_HEARTBEAT, struct.pack(
                 C.FORMATS[C.T_DEV_HEARTBEAT], (now_ms - self.boot_ms) & _U32,
-                self.boot_counter, self.state(), self.stop_reason, len(self.motions),
+                self.boot_counter, self.state(), self.stop_reason, len(self.table),
                 min(self.decoder.errors(), 0xFFFF), self.session))
         if self.events_dropped != self._drop_reported and self.link.space() > 0:
             n = self.events_dropped - self._drop_reported
@@ -246,37 +227,33 @@ class DeviceEngine:
         self.link.send(C.T_REPLY, struct.pack("<HBB", cmd, code, detail))
 
     def _safe_stop(self, reason, fault, detail):
-        self.machine.stop_all()
-        for key in list(self.motions):
-            self._finish(key, C.OUTCOME_SAFE_STOP, stop_motor=False)
+        self.table.stop_all(C.OUTCOME_SAFE_STOP, self.now)
         if self.stop_reason == C.STOP_NONE or reason == C.STOP_ESTOP:
             self.stop_reason = reason
         self._event(C.T_FAULT, struct.pack("<BBHII", fault, C.SIDE_NONE, 0, detail & _U32,
                                            self.now & _U32), True)
 
-    def _finish(self, key, outcome, stop_motor=True):
-        m = self.motions.pop(key)
-        if stop_motor:
-            self.machine.stop(key[0], key[1])
-        elapsed = (self.now - m[5]) & _U32
-        self._event(C.T_MOTION_DONE, struct.pack("<HBBBII", m[0], m[1], m[2], outcome,
-                                                  elapsed, m[4] & _U32), True)
+    def _on_stack(self, m, now_ms):
+        self._event(C.T_STACKS, struct.pack("<HBBI", m.cmd, m.side, m.progress & 0xFF,
+                                             now_ms & _U32), True)
+
+    def _on_done(self, m, outcome, elapsed_ms):
+        self._event(C.T_MOTION_DONE, struct.pack("<HBBBII", m.cmd, m.mtype, m.side, outcome,
+                                                  elapsed_ms & _U32, m.progress & _U32), True)
         if outcome == C.OUTCOME_DEADLINE:
-            self._event(C.T_FAULT, struct.pack("<BBHII", C.FAULT_DEADLINE, m[2], m[0],
-                                               m[4] & _U32, self.now & _U32), True)
+            self._event(C.T_FAULT, struct.pack("<BBHII", C.FAULT_DEADLINE, m.side, m.cmd,
+                                               m.progress & _U32, self.now & _U32), True)
 
     def _begin(self, cmd, mtype, motor, side, direction, target, deadline_ms):
-        key = (motor, side)
         if self.stop_reason != C.STOP_NONE:
             self._reply(cmd, C.REPLY_SAFE_STOP, self.stop_reason)
             return
-        if key in self.motions:
+        if self.table.busy(motor, side):
             self._reply(cmd, C.REPLY_BUSY, 0)
             return
+        # the reply goes first, so the host sees OK before the motion's first event
         self._reply(cmd, C.REPLY_OK, 0)
-        self.motions[key] = [cmd, mtype, side, target, 0, self.now, self.now + deadline_ms,
-                             direction]
-        self.machine.start(motor, side, direction)
+        self.table.begin(cmd, mtype, motor, side, direction, target, deadline_ms, self.now)
 
     def _execute(self, mtype, payload):
         fmt = C.FORMATS.get(mtype)
@@ -293,10 +270,8 @@ class DeviceEngine:
                 return self._reply(cmd, bad, 1)
             self._begin(cmd, mtype, C.MOTOR_SHUFFLE, C.SIDE_NONE, 1, 0, f[1])
         elif mtype == C.T_SHUFFLE_STOP:
-            key = (C.MOTOR_SHUFFLE, C.SIDE_NONE)
             self._reply(cmd, C.REPLY_OK, 0)
-            if key in self.motions:
-                self._finish(key, C.OUTCOME_STOPPED)
+            self.table.finish((C.MOTOR_SHUFFLE, C.SIDE_NONE), C.OUTCOME_STOPPED, self.now)
         elif mtype == C.T_FEED_STACK:
             if f[1] not in C.SIDES:
                 return self._reply(cmd, bad, 1)
@@ -314,7 +289,7 @@ class DeviceEngine:
             if deadline == 0:
                 return self._reply(cmd, bad, 3)
             limit = C.SENSOR_LIFT_TOP if up else C.SENSOR_LIFT_BOTTOM
-            if (self.stop_reason == C.STOP_NONE and (C.MOTOR_LIFT, side) not in self.motions
+            if (self.stop_reason == C.STOP_NONE and not self.table.busy(C.MOTOR_LIFT, side)
                     and self.sensors & (1 << C.sensor_bit(limit, side))):
                 self._reply(cmd, C.REPLY_OK, 0)   # already there: done without moving
                 self._event(C.T_MOTION_DONE, struct.pack("<HBBBII", cmd, mtype, side,
@@ -328,25 +303,21 @@ class DeviceEngine:
                 return self._reply(cmd, bad, 2)
             self._begin(cmd, mtype, C.MOTOR_DICE, C.SIDE_NONE, 1, f[1], f[2])
         elif mtype == C.T_STOP_ALL:
-            self.machine.stop_all()
-            for key in list(self.motions):
-                self._finish(key, C.OUTCOME_STOPPED, stop_motor=False)
+            self.table.stop_all(C.OUTCOME_STOPPED, self.now)
             self._reply(cmd, C.REPLY_OK, 0)
         elif mtype == C.T_SET_GEAR:
             if f[1] not in C.GEARS:
                 return self._reply(cmd, bad, 1)
-            if self.motions:
+            if self.table.motions:
                 return self._reply(cmd, C.REPLY_BUSY, 0)
             self.gear = f[1]
             self.machine.set_gear(f[1])
             self._reply(cmd, C.REPLY_OK, 0)
         elif mtype == C.T_GET_STATUS:
-            mask = 0
-            for motor, side in self.motions:
-                mask |= 1 << C.motor_bit(motor, side)
+            mask = self.table.motors_mask()
             self.link.send(C.T_STATUS, struct.pack(
                 C.FORMATS[C.T_STATUS], cmd, self.state(), self.stop_reason, self.gear, mask,
-                self.sensors & _U32, (self.now - self.boot_ms) & _U32, len(self.motions)))
+                self.sensors & _U32, (self.now - self.boot_ms) & _U32, len(self.table)))
         elif mtype == C.T_SELF_TEST:
             _, step, motor, side, jog, deadline = f
             if motor not in C.MOTORS:

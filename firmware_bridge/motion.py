@@ -1,0 +1,158 @@
+"""The motion table: run a motor until a sensor edge, a count or a deadline, then stop it.
+
+One piece of code for one job: the device engine (:mod:`firmware_bridge.device`, what the
+microcontroller runs) and the Pi's GPIO backend (``hardware.gpio``) both drive their
+motors through a :class:`MotionTable`. MicroPython-portable: no threads, no dataclasses,
+no exceptions on the hot path, integer milliseconds, ``__slots__`` classes.
+
+A motion is keyed by ``(motor, side)`` (side 0..3, or 0xFF for shuffle and dice); a key
+has at most one motion. Goals per command type (catalogue ``T_*``):
+
+* ``T_SHUFFLE_START``: no goal; ends STOPPED (stop command) or DEADLINE.
+* ``T_FEED_STACK``: ``target`` stacks; each 0->1 edge of that side's STACK sensor counts
+  one (``on_stack`` is called) and the motion COMPLETES at the target.
+* ``T_LIFT``: COMPLETES on the 0->1 edge of that side's top (direction 1) or bottom
+  (direction 0) limit.
+* ``T_ROLL_DICE`` / ``T_SELF_TEST``: run ``target`` ms then COMPLETE; a self-test counts
+  every sensor change on its side (all sides for shuffle and dice) in ``progress``.
+
+Every motion has a deadline (ms after it began); when it passes first, the motor is
+stopped and the motion ends with OUTCOME_DEADLINE. Outcomes are reported through
+``on_done(motion, outcome, elapsed_ms)``, after the motor has been stopped.
+"""
+
+from . import catalogue as C
+
+
+class Motion:
+    """One running motion. Times in ms (the owner's clock)."""
+
+    __slots__ = ("cmd", "mtype", "motor", "side", "direction", "target", "progress",
+                 "started", "deadline_at")
+
+    def __init__(self, cmd, mtype, motor, side, direction, target, started, deadline_at):
+        self.cmd = cmd                  # command id (u16)
+        self.mtype = mtype              # catalogue T_* of the command
+        self.motor = motor              # MOTOR_*
+        self.side = side                # 0..3, or SIDE_NONE
+        self.direction = direction      # 1 forward / up, 0 reverse / down
+        self.target = target            # stacks (feed), ms (dice, self-test), 0 otherwise
+        self.progress = 0               # stacks counted / sensor changes seen
+        self.started = started          # ms
+        self.deadline_at = deadline_at  # ms
+
+
+def _nothing(*args):
+    return None
+
+
+class MotionTable:
+    """The running motions of one machine.
+
+    Args:
+        machine: a :class:`firmware_bridge.machine.Machine` (``start``, ``stop``,
+            ``stop_all``).
+        on_stack: ``fn(motion, now_ms)`` called for every stack counted by a feed.
+        on_done: ``fn(motion, outcome, elapsed_ms)`` called once per motion when it ends
+            (OUTCOME_COMPLETED, OUTCOME_STOPPED, OUTCOME_DEADLINE or OUTCOME_SAFE_STOP),
+            after its motor was stopped.
+    """
+
+    __slots__ = ("machine", "motions", "on_stack", "on_done")
+
+    def __init__(self, machine, on_stack=None, on_done=None):
+        self.machine = machine
+        self.motions = {}
+        self.on_stack = on_stack or _nothing
+        self.on_done = on_done or _nothing
+
+    def __len__(self):
+        return len(self.motions)
+
+    def busy(self, motor, side):
+        """True if ``(motor, side)`` has a motion running."""
+        return (motor, side) in self.motions
+
+    def begin(self, cmd, mtype, motor, side, direction, target, deadline_ms, now_ms):
+        """Start a motion: energise the motor and remember the goal.
+
+        Returns REPLY_OK, or REPLY_BUSY (nothing started) when that motor already has a
+        motion, or REPLY_BAD_ARGUMENT when ``deadline_ms`` < 1 (no motor runs without a
+        deadline)."""
+        key = (motor, side)
+        if key in self.motions:
+            return C.REPLY_BUSY
+        if deadline_ms < 1:
+            return C.REPLY_BAD_ARGUMENT
+        self.motions[key] = Motion(cmd, mtype, motor, side, direction, target, now_ms,
+                                   now_ms + deadline_ms)
+        self.machine.start(motor, side, direction)
+        return C.REPLY_OK
+
+    def on_sensor(self, sensor, side, value, now_ms):
+        """A sensor changed (already de-duplicated by the caller): count stacks, complete
+        lifts on their limit edge, count self-test changes."""
+        for key, m in list(self.motions.items()):
+            if key not in self.motions:
+                continue
+            if m.mtype == C.T_SELF_TEST:
+                if m.side == C.SIDE_NONE or m.side == side:
+                    m.progress += 1
+            elif (m.motor == C.MOTOR_FEEDER and sensor == C.SENSOR_STACK and side == m.side
+                  and value):
+                m.progress += 1
+                self.on_stack(m, now_ms)
+                if m.progress >= m.target:
+                    self.finish(key, C.OUTCOME_COMPLETED, now_ms)
+            elif m.motor == C.MOTOR_LIFT and side == m.side and value and (
+                    (sensor == C.SENSOR_LIFT_TOP and m.direction == 1)
+                    or (sensor == C.SENSOR_LIFT_BOTTOM and m.direction == 0)):
+                self.finish(key, C.OUTCOME_COMPLETED, now_ms)
+
+    def tick(self, now_ms):
+        """Advance time: timed motions complete, overdue motions end with DEADLINE."""
+        for key, m in list(self.motions.items()):
+            if m.mtype in (C.T_ROLL_DICE, C.T_SELF_TEST) and now_ms - m.started >= m.target:
+                self.finish(key, C.OUTCOME_COMPLETED, now_ms)
+            elif now_ms >= m.deadline_at:
+                self.finish(key, C.OUTCOME_DEADLINE, now_ms)
+
+    def next_due(self):
+        """Earliest time (ms) at which ``tick`` has something to do, or None."""
+        due = None
+        for m in self.motions.values():
+            t = m.deadline_at
+            if m.mtype in (C.T_ROLL_DICE, C.T_SELF_TEST) and m.started + m.target < t:
+                t = m.started + m.target
+            if due is None or t < due:
+                due = t
+        return due
+
+    def finish(self, key, outcome, now_ms, stop_motor=True):
+        """End the motion of ``key`` (a ``(motor, side)`` pair) with ``outcome``."""
+        m = self.motions.pop(key, None)
+        if m is None:
+            return
+        if stop_motor:
+            self.machine.stop(key[0], key[1])
+        self.on_done(m, outcome, now_ms - m.started)
+
+    def stop_all(self, outcome, now_ms):
+        """Stop every motor at once (``machine.stop_all()``, whatever the table holds),
+        then end every motion with ``outcome``."""
+        self.machine.stop_all()
+        for key in list(self.motions):
+            self.finish(key, outcome, now_ms, stop_motor=False)
+
+    def forget(self):
+        """Stop every motor and drop the motions without reporting them (a new host
+        session: the previous host cannot receive the reports)."""
+        self.motions = {}
+        self.machine.stop_all()
+
+    def motors_mask(self):
+        """STATUS motors mask of the running motions (see catalogue.motor_bit)."""
+        mask = 0
+        for motor, side in self.motions:
+            mask |= 1 << C.motor_bit(motor, side)
+        return mask

@@ -1,0 +1,49 @@
+"""The motion table shared by the device engine and the GPIO backend."""
+
+from firmware_bridge import catalogue as C
+from firmware_bridge.machine import FakeMachine
+from firmware_bridge.motion import MotionTable
+
+
+def _table():
+    done, stacks = [], []
+    m = FakeMachine()
+    t = MotionTable(m, lambda mo, now: stacks.append((mo.side, mo.progress, now)),
+                    lambda mo, outcome, el: done.append((mo.cmd, outcome, el, mo.progress)))
+    return m, t, done, stacks
+
+
+def test_feed_counts_stack_edges_and_completes():
+    m, t, done, stacks = _table()
+    assert t.begin(1, C.T_FEED_STACK, C.MOTOR_FEEDER, C.SIDE_S, 1, 2, 1000, 0) == C.REPLY_OK
+    assert t.begin(2, C.T_FEED_STACK, C.MOTOR_FEEDER, C.SIDE_S, 1, 2, 1000, 0) == C.REPLY_BUSY
+    t.on_sensor(C.SENSOR_STACK, C.SIDE_E, 1, 10)       # another side: ignored
+    t.on_sensor(C.SENSOR_STACK, C.SIDE_S, 1, 100)
+    t.on_sensor(C.SENSOR_STACK, C.SIDE_S, 0, 150)
+    t.on_sensor(C.SENSOR_STACK, C.SIDE_S, 1, 200)
+    assert stacks == [(C.SIDE_S, 1, 100), (C.SIDE_S, 2, 200)]
+    assert done == [(1, C.OUTCOME_COMPLETED, 200, 2)] and not m.running
+
+
+def test_lift_deadline_and_next_due():
+    m, t, done, _ = _table()
+    assert t.begin(3, C.T_LIFT, C.MOTOR_LIFT, C.SIDE_N, 1, 0, 300, 50) == C.REPLY_OK
+    t.on_sensor(C.SENSOR_LIFT_BOTTOM, C.SIDE_N, 1, 60)   # wrong limit for "up"
+    assert t.next_due() == 350
+    t.tick(349)
+    assert m.running
+    t.tick(350)
+    assert done == [(3, C.OUTCOME_DEADLINE, 300, 0)] and not m.running
+
+
+def test_dice_runs_its_spin_and_stop_all_ends_everything():
+    m, t, done, _ = _table()
+    t.begin(4, C.T_ROLL_DICE, C.MOTOR_DICE, C.SIDE_NONE, 1, 200, 1000, 0)
+    t.begin(5, C.T_SHUFFLE_START, C.MOTOR_SHUFFLE, C.SIDE_NONE, 1, 0, 10_000, 0)
+    assert t.next_due() == 200 and t.motors_mask() == (1 << 9) | 1
+    t.tick(200)
+    assert done == [(4, C.OUTCOME_COMPLETED, 200, 0)]
+    t.stop_all(C.OUTCOME_SAFE_STOP, 250)
+    assert done[-1] == (5, C.OUTCOME_SAFE_STOP, 250, 0) and not m.running
+    assert m.stop_all_count == 1
+    assert t.begin(6, C.T_LIFT, C.MOTOR_LIFT, 0, 1, 0, 0, 0) == C.REPLY_BAD_ARGUMENT
