@@ -1,0 +1,26 @@
+"""The ``mcr-1998`` profile against the reference calculator built with its own 1998 switches.
+
+One known, documented difference: seven pairs made only of honors. Under the 1998 switches the
+reference no longer counts All Honors for seven pairs (the text defines 字一色 by pungs and a
+pair) and then counts One Voided Suit three times (each of the three suits is missing). The rules
+have no fan for "missing three suits": 缺一门 is a hand lacking one suit of numbered tiles. We
+count none of it.
+"""
+
+from __future__ import annotations
+
+from reference_1998 import compare
+
+
+def _honors_only_seven_pairs(m: dict) -> bool:
+    body = m["hand"]
+    return all(ch in "ESWNCFP" for ch in body) and m["ref"].get("19") == 1 and m["ref"].get("75") == 3 \
+        and "75" not in m["ours"]
+
+
+def test_mcr_1998_agrees_with_the_reference_built_for_1998() -> None:
+    result = compare(20_000, seed=1998)
+    unexplained = [m for m in result["mismatches"] if not _honors_only_seven_pairs(m)]
+    assert not unexplained, f"{len(unexplained)} of {result['n']} hands differ, first ones: {unexplained[:10]}"
+    # the known difference does occur in the sample (so the exception above is not dead code)
+    assert result["mismatches"], "expected some all-honors seven pairs in 20,000 hands"
