@@ -5,7 +5,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-dev
 
-.PHONY: demo test venv bench clean
+.PHONY: demo test venv bench train clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +26,11 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) benchmarks/scoring_speed.py
+
+# Train the vision models (vision/models/*.onnx + metrics.json) from ../shared/data/tiles; CPU, ~25 min.
+train: $(STAMP)
+	$(PY) -m pip install --quiet -e '.[train]'
+	$(PY) -m vision.train
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -1,0 +1,142 @@
+"""Assembly on laid-out scenes with known answers (ground-truth tiles, no model involved)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from scoring import parse_hand
+from vision.assemble import DetectedTile, assemble, rows_and_groups
+from vision.synth import compose_scene
+
+from vision_scenes import as_detected, parse_row
+
+# A plain face so that the scene can be drawn without any data set: geometry is what counts here.
+FACES = {n: [np.full((80, 60, 3), 230, np.uint8)] for n in
+         [f"{r}{s}" for s in "mps" for r in range(1, 10)] + list("ESWNCFP") + [f"{i}f" for i in range(1, 9)]}
+
+
+def layout(*rows: str, rng=None, **kw):
+    rng = rng if rng is not None else np.random.default_rng(0)
+    img, placed = compose_scene([parse_row(r) for r in rows], FACES, rng, **kw)
+    return img, as_detected(placed)
+
+
+def test_concealed_row_and_winning_tile_apart():
+    _, tiles = layout("1m 2m 3m 4p 5p 6p 7s 8s 9s E E E N | N")
+    a = assemble(tiles)
+    assert a.problems == ()
+    assert a.hand == "123m456p789sEEEN" + "N"
+    assert a.win_tile == "N" and a.melds == () and a.uncertain == ()
+    parse_hand(a.hand)
+
+
+def test_melds_with_sideways_tiles_give_the_source():
+    # chow claimed 4m (the 2nd tile by rank), pung claimed from across (sideways in the middle),
+    # kong claimed from the right (sideways last); winning tile apart on the second row
+    _, tiles = layout("3m 4m~ 5m | 7p 7p~ 7p | C C C C~",
+                      "1s 1s 9s 9s | 9s")
+    a = assemble(tiles)
+    assert a.problems == ()
+    assert set(a.melds) == {"[345m,2]", "[777p,2]", "[CCCC,3]"}
+    h = parse_hand(a.hand)
+    assert sorted(h.concealed) == sorted([11, 11, 19, 19])
+    assert h.win_tile == 19
+
+
+def test_pung_claimed_from_the_left_and_concealed_kong_with_backs():
+    _, tiles = layout("2p 3p 4p 6s 6s 8m 8m | 8m", "E~ E E | B F F B")
+    a = assemble(tiles)
+    assert a.problems == (), a.problems
+    assert set(a.melds) == {"[EEE,1]", "[FFFF]"}
+    h = parse_hand(a.hand)
+    assert h.win_tile == 8 and len(h.concealed) == 7
+
+
+def test_flowers_are_set_aside():
+    _, tiles = layout("1f 6f", "1m 1m 1m 2p 3p 4p 5s 6s 7s W W P P | P")
+    a = assemble(tiles)
+    assert a.flowers == ("1f", "6f")
+    assert a.hand == "111m234p567sWWPP" + "P"
+
+
+def test_no_winning_tile_apart_is_a_problem():
+    _, tiles = layout("1m 2m 3m 4p 5p 6p 7s 8s 9s E E E N N")
+    a = assemble(tiles)
+    assert a.hand is None
+    assert any("单放" in p for p in a.problems)
+
+
+def test_a_fifth_copy_is_a_problem():
+    _, tiles = layout("1m 1m 1m 1m 2p 3p 4p 5s 6s 7s W W 1m | P")
+    a = assemble(tiles)
+    assert a.hand is None
+    assert any("only 4 of each tile" in p for p in a.problems)
+
+
+def test_a_short_hand_is_a_problem():
+    _, tiles = layout("1m 2m 3m 4p 5p 6p 7s 8s 9s E E | E")
+    a = assemble(tiles)
+    assert a.hand is None
+    assert any("14 tiles" in p for p in a.problems)
+
+
+def test_low_confidence_tiles_are_reported_not_hidden():
+    _, tiles = layout("1m 2m 3m 4p 5p 6p 7s 8s 9s E E E N | N")
+    tiles[4] = dataclasses.replace(tiles[4], confidence=0.31)
+    a = assemble(tiles)
+    assert a.hand is not None  # the best reading is still given, for the player to confirm ...
+    assert [t.tile for t in a.uncertain] == ["5p"]  # ... and the doubtful tile is named
+    assert a.uncertain[0].confidence == pytest.approx(0.31)
+
+
+def test_an_all_face_down_kong_cannot_be_read():
+    _, tiles = layout("1m 2m 3m 4p 5p 6p 7s 8s 9s N | N", "B B B B")
+    a = assemble(tiles)
+    assert a.hand is None and any("face down" in p for p in a.problems)
+
+
+def test_unknown_tile_in_the_hand_is_a_problem():
+    _, tiles = layout("1m 2m 3m 4p 5p 6p 7s 8s 9s E E E N | N")
+    tiles[0] = dataclasses.replace(tiles[0], tile="unknown", confidence=0.4)
+    a = assemble(tiles)
+    assert a.hand is None and any("could not be read" in p for p in a.problems)
+    assert any(t.tile == "unknown" for t in a.uncertain)
+
+
+def test_rows_and_groups_follow_gaps_and_rows():
+    _, tiles = layout("1m 2m 3m | 4m | 5m 6m", "7m 8m")
+    rg = rows_and_groups(tiles)
+    assert [[[t.tile for t in g] for g in row] for row in rg] == [[["1m", "2m", "3m"], ["4m"], ["5m", "6m"]],
+                                                                [["7m", "8m"]]]
+
+
+def test_layout_survives_random_order_and_jitter():
+    img, tiles = layout("3m 4m~ 5m | 7p 7p~ 7p", "1s 2s 3s 9s 9s 5p 5p | 5p")
+    r = np.random.default_rng(7)
+    jittered = [dataclasses.replace(t, box=tuple(v + float(r.normal(0, 2)) for v in t.box)) for t in tiles]
+    r.shuffle(jittered)
+    a = assemble(jittered)
+    assert a.problems == ()
+    assert set(a.melds) == {"[345m,2]", "[777p,2]"}
+    assert parse_hand(a.hand).win_tile == 25
+
+
+def test_exposed_set_without_sideways_tile_only_when_the_count_needs_it():
+    # a kong set apart with no sideways tile: the count (a kong counts as 3) says it is a meld
+    _, tiles = layout("1m 2m 3m 4p 5p 6p 7s 7s 9s 9s | W W W W | 9s")
+    a = assemble(tiles)
+    assert a.melds == ("[WWWW,1]",) and a.hand is not None
+    assert any("no tile is sideways" in n for n in a.notes)
+    parse_hand(a.hand)
+    # a concealed hand laid in two parts is still one concealed hand
+    _, tiles = layout("1m 2m 3m 4p 5p 6p | 7s 8s 9s E E E N | N")
+    a = assemble(tiles)
+    assert a.melds == () and a.hand == "123m456p789sEEEN" + "N"
+
+
+def test_empty_input():
+    a = assemble([])
+    assert a.hand is None and a.problems

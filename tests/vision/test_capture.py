@@ -1,0 +1,139 @@
+"""Capture: image files and folders, configuration, and the camera classes' failure paths."""
+
+from __future__ import annotations
+
+import sys
+import types
+
+import cv2
+import numpy as np
+import pytest
+
+from vision import CaptureConfig, FileSource, PiCamera, UsbCamera, VisionError, iter_images, open_camera, read_image
+from vision.capture import check_image
+
+
+def test_read_image_roundtrip(tmp_path):
+    img = np.zeros((40, 60, 3), np.uint8)
+    img[:, :30] = (255, 0, 0)
+    p = tmp_path / "a.png"
+    cv2.imwrite(str(p), img)
+    got = read_image(p)
+    assert got.shape == (40, 60, 3) and got.dtype == np.uint8
+    assert tuple(got[0, 0]) == (255, 0, 0)
+
+
+def test_grey_image_is_converted(tmp_path):
+    p = tmp_path / "g.png"
+    cv2.imwrite(str(p), np.full((32, 32), 128, np.uint8))
+    assert read_image(p).shape == (32, 32, 3)
+
+
+@pytest.mark.parametrize("content, what", [(None, "no such file"), (b"", "empty"), (b"not a picture at all", "decode")])
+def test_unreadable_files(tmp_path, content, what):
+    p = tmp_path / "x.jpg"
+    if content is not None:
+        p.write_bytes(content)
+    with pytest.raises(VisionError) as e:
+        read_image(p)
+    assert e.value.code == "unreadable-image" and what in e.value.message
+
+
+def test_folder_is_not_an_image(tmp_path):
+    with pytest.raises(VisionError, match="folder"):
+        read_image(tmp_path)
+
+
+def test_iter_images_reads_a_folder_in_name_order(tmp_path):
+    for name, v in (("b.png", 2), ("a.png", 1), ("notes.txt", 0)):
+        if name.endswith(".png"):
+            cv2.imwrite(str(tmp_path / name), np.full((20, 20, 3), v, np.uint8))
+        else:
+            (tmp_path / name).write_text("hello")
+    got = [(p.name, int(img[0, 0, 0])) for p, img in iter_images(tmp_path)]
+    assert got == [("a.png", 1), ("b.png", 2)]
+    src = FileSource(tmp_path)
+    assert int(src.read()[0, 0, 0]) == 1 and int(src.read()[0, 0, 0]) == 2
+    with pytest.raises(VisionError, match="no more images"):
+        src.read()
+
+
+def test_empty_folder(tmp_path):
+    with pytest.raises(VisionError, match="no image files"):
+        list(iter_images(tmp_path))
+
+
+def test_check_image_rejects_non_pictures():
+    for bad in (np.zeros((20, 20), np.uint8), np.zeros((20, 20, 3), np.float32), np.zeros((5, 5, 3), np.uint8), "x"):
+        with pytest.raises(VisionError) as e:
+            check_image(bad)
+        assert e.value.code == "bad-image"
+
+
+def test_config_validation(tmp_path):
+    assert CaptureConfig().source == "usb"
+    with pytest.raises(VisionError, match="camera.source"):
+        CaptureConfig(source="webcam")
+    with pytest.raises(VisionError, match="camera.device"):
+        CaptureConfig(device=-1)
+    with pytest.raises(VisionError, match="camera.path"):
+        CaptureConfig(source="file")
+    with pytest.raises(VisionError, match="unknown key.*camera.fps"):
+        CaptureConfig.from_mapping({"fps": 30})
+    t = tmp_path / "mjtable.toml"
+    t.write_text('[camera]\nsource = "picamera"\nwidth = 2028\nheight = 1520\n')
+    c = CaptureConfig.from_toml(t)
+    assert (c.source, c.width, c.height) == ("picamera", 2028, 1520)
+    t.write_text('[camera\n')
+    with pytest.raises(VisionError, match="not valid TOML"):
+        CaptureConfig.from_toml(t)
+
+
+def test_usb_camera_that_is_not_there():
+    with pytest.raises(VisionError) as e:
+        UsbCamera(device=63, warmup_frames=0)
+    assert e.value.code == "camera" and "/dev/video63" in e.value.message
+
+
+def test_picamera_without_picamera2(monkeypatch):
+    monkeypatch.setitem(sys.modules, "picamera2", None)  # import fails as on a machine without it
+    with pytest.raises(VisionError, match="picamera2 is not installed"):
+        PiCamera()
+
+
+def test_picamera_with_a_stand_in_picamera2(monkeypatch):
+    calls = []
+
+    class FakePicamera2:
+        def create_still_configuration(self, main):
+            calls.append(("config", main))
+            return {"main": main}
+
+        def configure(self, cfg):
+            calls.append(("configure", cfg))
+
+        def start(self):
+            calls.append(("start",))
+
+        def capture_array(self):
+            return np.full((48, 64, 4), 7, np.uint8)  # XRGB-style 4-channel frame
+
+        def stop(self):
+            calls.append(("stop",))
+
+        def close(self):
+            calls.append(("close",))
+
+    monkeypatch.setitem(sys.modules, "picamera2", types.SimpleNamespace(Picamera2=FakePicamera2))
+    cam = open_camera(CaptureConfig(source="picamera", width=64, height=48, warmup_frames=2))
+    frame = cam.read()
+    cam.close()
+    assert frame.shape == (48, 64, 3) and frame.dtype == np.uint8
+    assert ("config", {"format": "RGB888", "size": (64, 48)}) in calls
+    assert calls[-2:] == [("stop",), ("close",)]
+
+
+def test_open_camera_file_source(tmp_path):
+    cv2.imwrite(str(tmp_path / "one.jpg"), np.full((30, 30, 3), 100, np.uint8))
+    cam = open_camera(CaptureConfig(source="file", path=str(tmp_path / "one.jpg")))
+    assert cam.read().shape == (30, 30, 3)

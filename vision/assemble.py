@@ -1,0 +1,230 @@
+"""Assembling recognised tiles into a hand, from their layout on the table.
+
+How a winner lays a hand (第七条 8 and 第五条 term 28 of the rules text): the concealed tiles in a
+row; each declared set (副露) set apart as a group, the claimed tile turned sideways, its place in
+the group telling whom it came from (left, middle, right = the player on the left 上家, across
+对家, on the right 下家); a concealed kong (暗杠) as a group of four with face-down tiles; flowers
+anywhere apart; the winning tile laid apart from the rest (单放).
+
+Geometry: rows are found from the tiles' vertical centres, groups from horizontal gaps wider than
+a third of a tile. All sizes are in pixels of the picture.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from statistics import median
+from typing import Sequence
+
+from scoring.errors import ScoringError
+from scoring.hand import Hand, Meld, MeldKind, check_hand
+from scoring.tiles import ALL_TILES, tile_name
+
+from .tiles import BACK, UNKNOWN, is_flower, is_hand_tile
+
+_CODE = {tile_name(c): c for c in ALL_TILES}
+#: Tiles whose confidence is below this are reported for the player to confirm.
+MIN_CONFIDENCE = 0.6
+
+
+@dataclasses.dataclass(frozen=True)
+class DetectedTile:
+    """One tile found in a picture.
+
+    Attributes:
+        tile: name in scoring notation (``1m``..``9p``, ``E S W N C F P``, ``1f``..``8f``), ``back``
+            or ``unknown``.
+        box: (x1, y1, x2, y2) in pixels of the picture.
+        confidence: the classifier's probability of ``tile`` (0-1).
+        sideways: the tile lies turned a quarter (a claimed tile in a meld).
+    """
+
+    tile: str
+    box: tuple[float, float, float, float]
+    confidence: float
+    sideways: bool
+
+    @property
+    def centre(self) -> tuple[float, float]:
+        return ((self.box[0] + self.box[2]) / 2, (self.box[1] + self.box[3]) / 2)
+
+    def to_dict(self) -> dict:
+        """``{"tile", "box" [x1, y1, x2, y2] (integer pixels), "confidence", "sideways"}``."""
+        return {"tile": self.tile, "box": [int(round(v)) for v in self.box],
+                "confidence": round(self.confidence, 3), "sideways": self.sideways}
+
+
+@dataclasses.dataclass(frozen=True)
+class Assembly:
+    """A hand read from the layout.
+
+    Attributes:
+        hand: the hand in scoring notation (melds, concealed tiles, winning tile last), or ``None``
+            when the tiles do not add up (``problems`` says why).
+        melds: each meld's notation, e.g. ``"[123m,1]"``, ``"[EEEE]"``.
+        concealed: the concealed tiles without the winning tile, left to right.
+        win_tile: the tile laid apart, or ``None``.
+        flowers: the flowers ``1f``..``8f`` found.
+        uncertain: the tiles below the confidence threshold (or unreadable), for the player to confirm.
+        problems: why the tiles do not make a hand (empty when ``hand`` is set).
+        notes: assumptions made (e.g. a kong with no sideways tile: source unknown).
+    """
+
+    hand: str | None
+    melds: tuple[str, ...]
+    concealed: tuple[str, ...]
+    win_tile: str | None
+    flowers: tuple[str, ...]
+    uncertain: tuple[DetectedTile, ...]
+    problems: tuple[str, ...]
+    notes: tuple[str, ...] = ()
+
+
+def rows_and_groups(tiles: Sequence[DetectedTile]) -> list[list[list[DetectedTile]]]:
+    """Rows (top to bottom) of groups (left to right) of tiles (left to right).
+
+    A new row starts when a tile's centre is more than 0.6 tile heights below the row's; a new
+    group when the gap to the previous tile is wider than a third of a tile's width.
+    """
+    if not tiles:
+        return []
+    long_side = median(max(t.box[2] - t.box[0], t.box[3] - t.box[1]) for t in tiles)
+    short_side = median(min(t.box[2] - t.box[0], t.box[3] - t.box[1]) for t in tiles)
+    rows: list[list[DetectedTile]] = []
+    for t in sorted(tiles, key=lambda t: t.centre[1]):
+        if rows and t.centre[1] - median(u.centre[1] for u in rows[-1]) <= 0.6 * long_side:
+            rows[-1].append(t)
+        else:
+            rows.append([t])
+    out = []
+    for row in rows:
+        row.sort(key=lambda t: t.box[0])
+        groups = [[row[0]]]
+        for prev, t in zip(row, row[1:]):
+            if t.box[0] - prev.box[2] > short_side / 3:
+                groups.append([t])
+            else:
+                groups[-1].append(t)
+        out.append(groups)
+    return out
+
+
+def _set_kind(names: list[str]) -> MeldKind | None:
+    if not all(is_hand_tile(n) for n in names):
+        return None
+    if len(names) == 4:
+        return MeldKind.KONG if len(set(names)) == 1 else None
+    if len(names) != 3:
+        return None
+    if len(set(names)) == 1:
+        return MeldKind.PUNG
+    codes = sorted(_CODE[n] for n in names)
+    if codes[0] < 30 and codes[1] == codes[0] + 1 and codes[2] == codes[0] + 2:
+        return MeldKind.CHOW
+    return None
+
+
+def _meld_of(group: list[DetectedTile], notes: list[str]) -> Meld | None:
+    """The meld a group of 3-4 tiles shows, or None when it is not a declared set."""
+    names = [t.tile for t in group]
+    if len(group) == 4 and BACK in names:
+        faces = {n for n in names if n != BACK}
+        if len(faces) == 1 and is_hand_tile(next(iter(faces))):
+            return Meld(MeldKind.KONG, _CODE[faces.pop()], concealed=True)
+        return None
+    kind = _set_kind(names)
+    side = [i for i, t in enumerate(group) if t.sideways]
+    if kind is None or len(side) != 1:
+        return None
+    i = side[0]
+    if kind is MeldKind.CHOW:
+        low = min(_CODE[n] for n in names)
+        return Meld(kind, low, offer=_CODE[names[i]] - low + 1)
+    offer = 1 if i == 0 else (3 if i == len(group) - 1 else 2)
+    return Meld(kind, _CODE[names[0]], offer=offer)
+
+
+def assemble(tiles: Sequence[DetectedTile], min_confidence: float = MIN_CONFIDENCE) -> Assembly:
+    """Read the hand from the tiles' layout.
+
+    Args:
+        tiles: the tiles found in one picture (see ``DetectedTile``); positions in pixels.
+        min_confidence: tiles below it are listed in ``uncertain`` (the hand is still assembled
+            with the best reading, so that the player can confirm or correct it).
+
+    Returns:
+        The Assembly; ``hand`` is ``None`` and ``problems`` non-empty when the tiles do not add up:
+        no winning tile laid apart, a wrong tile count (14, a kong counting as 3), a fifth copy of a
+        tile, a group that is no set, an all-face-down kong.
+    """
+    uncertain = tuple(t for t in tiles if t.confidence < min_confidence or t.tile == UNKNOWN)
+    flowers = tuple(t.tile for t in tiles if is_flower(t.tile))
+    rest = [t for t in tiles if not is_flower(t.tile)]
+    problems: list[str] = []
+    notes: list[str] = []
+    melds: list[Meld] = []
+    singles: list[DetectedTile] = []
+    others: list[list[DetectedTile]] = []
+    for row in rows_and_groups(rest):
+        for g in row:
+            names = [t.tile for t in g]
+            if len(g) == 4 and names.count(BACK) == 4:
+                problems.append("a concealed kong lies all face down: turn one or two of its tiles face up "
+                                "so that it can be read")
+                continue
+            m = _meld_of(g, notes) if len(g) in (3, 4) else None
+            if m is not None:
+                melds.append(m)
+            elif len(g) == 1:
+                singles.append(g[0])
+            else:
+                others.append(g)
+    # groups that are sets without a sideways tile count as exposed melds only when the count needs it
+    others.sort(key=len)
+    concealed_groups = list(others)
+    need = 13 - 3 * len(melds)
+    total = sum(len(g) for g in concealed_groups)
+    for g in list(others[:-1]) if len(others) > 1 else []:
+        if total <= need:
+            break
+        kind = _set_kind([t.tile for t in g])
+        if kind is not None and not any(t.sideways for t in g):
+            low = min(_CODE[t.tile] for t in g)
+            if kind is MeldKind.KONG:
+                notes.append(f"kong of {g[0].tile}: no tile is sideways, source taken as the player on the left")
+                melds.append(Meld(kind, low, offer=1))
+            else:
+                melds.append(Meld(kind, low))
+            concealed_groups.remove(g)
+            need -= 3
+            total -= len(g)
+    win: DetectedTile | None = None
+    if len(singles) == 1:
+        win = singles[0]
+    elif not singles:
+        problems.append("no winning tile laid apart: the rules require the winning tile to lie apart from "
+                        "the hand (单放, 第五条 term 28)")
+    else:
+        # a single set apart next to the concealed row is the winning tile only if the count says so
+        extra = total + len(singles) - 1 - need
+        if extra == 0:
+            win = max(singles, key=lambda t: (t.centre[1], t.centre[0]))
+            concealed_groups.extend([s] for s in singles if s is not win)
+            notes.append(f"{len(singles)} tiles lie apart; the lowest, rightmost one is taken as the winning tile")
+        else:
+            problems.append(f"{len(singles)} tiles lie apart ({', '.join(t.tile for t in singles)}): "
+                            "lay only the winning tile apart")
+    concealed = [t for g in sorted(concealed_groups, key=lambda g: (g[0].centre[1], g[0].box[0])) for t in g]
+    bad = [t.tile for t in concealed + ([win] if win else []) if not is_hand_tile(t.tile)]
+    if bad:
+        problems.append(f"{len(bad)} tile(s) among the hand could not be read as hand tiles ({', '.join(bad)})")
+    hand_text = None
+    if not problems and win is not None:
+        hand = Hand(tuple(melds), tuple(_CODE[t.tile] for t in concealed), _CODE[win.tile])
+        try:
+            check_hand(hand)
+            hand_text = hand.notation()
+        except ScoringError as e:
+            problems.append(e.message)
+    return Assembly(hand_text, tuple(m.notation() for m in melds), tuple(t.tile for t in concealed),
+                    win.tile if win else None, flowers, uncertain, tuple(problems), tuple(notes))

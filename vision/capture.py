@@ -1,0 +1,239 @@
+"""Getting pictures: image files and folders, a USB camera (OpenCV ``VideoCapture`` over V4L2)
+and a Raspberry Pi camera module (picamera2 ``capture_array()``; OpenCV cannot open CSI cameras).
+
+Every frame is an HxWx3 BGR uint8 array.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from pathlib import Path
+from typing import Any, Iterator, Mapping, Protocol
+
+import cv2
+import numpy as np
+
+from .errors import VisionError
+
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
+SOURCES = ("usb", "picamera", "file")
+
+
+def check_image(image: Any) -> np.ndarray:
+    """Return ``image`` if it is an HxWx3 BGR uint8 array of at least 16x16 pixels.
+
+    Raises:
+        VisionError: ``bad-image`` naming what is wrong.
+    """
+    if not isinstance(image, np.ndarray):
+        raise VisionError("bad-image", f"an image must be a numpy array, got {type(image).__name__}")
+    if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
+        raise VisionError("bad-image", f"an image must be HxWx3 BGR uint8, got shape {image.shape} {image.dtype}")
+    if image.shape[0] < 16 or image.shape[1] < 16:
+        raise VisionError("bad-image", f"an image of {image.shape[1]}x{image.shape[0]} pixels is too small")
+    return image
+
+
+def read_image(path: str | Path) -> np.ndarray:
+    """Read an image file as HxWx3 BGR uint8 (grey and RGBA images are converted).
+
+    Raises:
+        VisionError: ``unreadable-image`` for a missing, empty or undecodable file.
+    """
+    p = Path(path)
+    if not p.exists():
+        raise VisionError("unreadable-image", f"{p}: no such file")
+    if p.is_dir():
+        raise VisionError("unreadable-image", f"{p} is a folder, not an image file")
+    try:
+        data = p.read_bytes()
+    except OSError as e:
+        raise VisionError("unreadable-image", f"{p}: {e.strerror}") from None
+    if not data:
+        raise VisionError("unreadable-image", f"{p} is empty (0 bytes)")
+    img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    if img is None:
+        raise VisionError("unreadable-image", f"{p} is not an image OpenCV can decode (JPEG, PNG, BMP, WebP, TIFF)")
+    return check_image(img)
+
+
+def iter_images(path: str | Path) -> Iterator[tuple[Path, np.ndarray]]:
+    """``(path, image)`` for an image file, or for each image file of a folder in name order.
+
+    Raises:
+        VisionError: ``unreadable-image`` for a missing path, a folder without images, or an image
+            that cannot be read.
+    """
+    p = Path(path)
+    if p.is_dir():
+        files = sorted(f for f in p.iterdir() if f.suffix.lower() in IMAGE_SUFFIXES)
+        if not files:
+            raise VisionError("unreadable-image", f"{p}: no image files ({', '.join(IMAGE_SUFFIXES)})")
+        for f in files:
+            yield f, read_image(f)
+    else:
+        yield p, read_image(p)
+
+
+@dataclasses.dataclass(frozen=True)
+class CaptureConfig:
+    """Where pictures come from (the ``[camera]`` table of the configuration).
+
+    Attributes:
+        source: ``usb`` (OpenCV/V4L2), ``picamera`` (picamera2) or ``file``.
+        device: USB camera index (``/dev/videoN``); ignored otherwise.
+        path: image file or folder for ``file``.
+        width, height: requested frame size in pixels (0 = the camera's default).
+        warmup_frames: frames dropped after opening (exposure settles), 0-100.
+    """
+
+    source: str = "usb"
+    device: int = 0
+    path: str = ""
+    width: int = 0
+    height: int = 0
+    warmup_frames: int = 5
+
+    def __post_init__(self) -> None:
+        if self.source not in SOURCES:
+            raise VisionError("bad-config", f"camera.source = {self.source!r}: use one of {', '.join(SOURCES)}")
+        for key in ("device", "width", "height", "warmup_frames"):
+            v = getattr(self, key)
+            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+                raise VisionError("bad-config", f"camera.{key} = {v!r}: must be a whole number >= 0")
+        if self.warmup_frames > 100:
+            raise VisionError("bad-config", f"camera.warmup_frames = {self.warmup_frames}: at most 100")
+        if self.source == "file" and not self.path:
+            raise VisionError("bad-config", "camera.path is required when camera.source = 'file'")
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any]) -> "CaptureConfig":
+        """From a ``[camera]`` table; unknown keys are an error naming the allowed ones."""
+        allowed = [f.name for f in dataclasses.fields(cls)]
+        unknown = [k for k in data if k not in allowed]
+        if unknown:
+            raise VisionError("bad-config", f"unknown key(s) camera.{', camera.'.join(unknown)}; allowed: "
+                              f"{', '.join(allowed)}")
+        for k in ("source", "path"):
+            if k in data and not isinstance(data[k], str):
+                raise VisionError("bad-config", f"camera.{k} = {data[k]!r}: must be a string")
+        return cls(**dict(data))
+
+    @classmethod
+    def from_toml(cls, path: str | Path) -> "CaptureConfig":
+        """From the ``[camera]`` table of a TOML file (defaults when the table is absent)."""
+        try:
+            with open(path, "rb") as fh:
+                data = tomllib.load(fh)
+        except OSError as e:
+            raise VisionError("bad-config", f"cannot read {path}: {e.strerror}") from None
+        except tomllib.TOMLDecodeError as e:
+            raise VisionError("bad-config", f"{path} is not valid TOML: {e}") from None
+        table = data.get("camera", {})
+        if not isinstance(table, dict):
+            raise VisionError("bad-config", "camera must be a table ([camera])")
+        return cls.from_mapping(table)
+
+
+class Camera(Protocol):
+    def read(self) -> np.ndarray: ...
+    def close(self) -> None: ...
+
+
+class UsbCamera:
+    """A USB camera through OpenCV's ``VideoCapture`` (V4L2 backend on Linux)."""
+
+    def __init__(self, device: int = 0, width: int = 0, height: int = 0, warmup_frames: int = 5) -> None:
+        self.cap = cv2.VideoCapture(device, cv2.CAP_V4L2)
+        if not self.cap.isOpened():
+            self.cap.release()
+            raise VisionError("camera", f"cannot open USB camera /dev/video{device}: is it plugged in, "
+                              "and is the user in the 'video' group?")
+        if width:
+            self.cap.set(cv2.CAP_PROP_FRAME_WIDTH, width)
+        if height:
+            self.cap.set(cv2.CAP_PROP_FRAME_HEIGHT, height)
+        for _ in range(warmup_frames):
+            self.cap.grab()
+        self.device = device
+
+    def read(self) -> np.ndarray:
+        """One frame, HxWx3 BGR uint8. Raises VisionError ``camera`` when none comes."""
+        ok, frame = self.cap.read()
+        if not ok or frame is None:
+            raise VisionError("camera", f"USB camera /dev/video{self.device} gave no frame")
+        return check_image(frame)
+
+    def close(self) -> None:
+        self.cap.release()
+
+
+class PiCamera:
+    """A Raspberry Pi camera module through picamera2 (libcamera); frames as ``RGB888``,
+    which picamera2 delivers in OpenCV's B, G, R byte order."""
+
+    def __init__(self, width: int = 0, height: int = 0, warmup_frames: int = 5) -> None:
+        try:
+            from picamera2 import Picamera2  # type: ignore[import-not-found]
+        except ImportError:
+            raise VisionError("camera", "picamera2 is not installed: on Raspberry Pi OS run "
+                              "`sudo apt install python3-picamera2` (or choose camera.source = 'usb')") from None
+        try:
+            self.cam = Picamera2()
+            # picamera2's "RGB888" arrays hold each pixel as [B, G, R] (libcamera names the word, not
+            # the bytes): OpenCV's order. "BGR888" would give R, G, B.
+            main: dict = {"format": "RGB888"}
+            if width and height:
+                main["size"] = (width, height)
+            self.cam.configure(self.cam.create_still_configuration(main=main))
+            self.cam.start()
+        except Exception as e:  # noqa: BLE001 - picamera2 raises many kinds
+            raise VisionError("camera", f"cannot start the Pi camera: {e}") from None
+        for _ in range(warmup_frames):
+            self.cam.capture_array()
+
+    def read(self) -> np.ndarray:
+        """One frame, HxWx3 BGR uint8 (an alpha channel, if any, dropped)."""
+        try:
+            frame = self.cam.capture_array()
+        except Exception as e:  # noqa: BLE001
+            raise VisionError("camera", f"the Pi camera gave no frame: {e}") from None
+        if frame.ndim == 3 and frame.shape[2] == 4:
+            frame = np.ascontiguousarray(frame[:, :, :3])
+        return check_image(frame)
+
+    def close(self) -> None:
+        try:
+            self.cam.stop()
+            self.cam.close()
+        except Exception:  # noqa: BLE001
+            pass
+
+
+class FileSource:
+    """Images from a file or folder, in name order, as a camera that runs out."""
+
+    def __init__(self, path: str | Path) -> None:
+        self._it = iter_images(path)
+        self.path = Path(path)
+        if not self.path.exists():
+            raise VisionError("unreadable-image", f"{self.path}: no such file or folder")
+
+    def read(self) -> np.ndarray:
+        try:
+            return next(self._it)[1]
+        except StopIteration:
+            raise VisionError("camera", f"no more images in {self.path}") from None
+
+    def close(self) -> None:
+        pass
+
+
+def open_camera(config: CaptureConfig) -> Camera:
+    """Open the source that ``config.source`` names. Raises VisionError ``camera`` when it cannot."""
+    if config.source == "usb":
+        return UsbCamera(config.device, config.width, config.height, config.warmup_frames)
+    if config.source == "picamera":
+        return PiCamera(config.width, config.height, config.warmup_frames)
+    return FileSource(config.path)

@@ -1,0 +1,112 @@
+"""Reading the training and evaluation data in ``../shared/data/tiles`` (see its README).
+
+Used by the training script, the benchmark and the tests; nothing at run time depends on it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import re
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from .tiles import CAMERASH_LABELS, DETECTION_NAMES
+
+#: ``../shared/data`` relative to the project root.
+DATA_ROOT = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
+DETECTION = DATA_ROOT / "tiles" / "chinese-mahjong-detection"
+CAMERASH = DATA_ROOT / "tiles" / "camerash"
+
+#: Class index order of the detection set's labels (from its data.yaml).
+DETECTION_CLASSES = ('bs1', 'sc1', 'sd1', 'sb1', 'hwe', 'bs2', 'sc2', 'sd2', 'sb2', 'hws', 'bs3', 'sc3', 'sd3',
+                     'sb3', 'hww', 'bs4', 'sc4', 'sd4', 'sb4', 'hwn', 'bf1', 'sc5', 'sd5', 'sb5', 'hdw', 'bf2',
+                     'sc6', 'sd6', 'sb6', 'hdg', 'bf3', 'sc7', 'sd7', 'sb7', 'hdr', 'bf4', 'sc8', 'sd8', 'sb8',
+                     'sc9', 'sd9', 'sb9')
+
+
+@dataclasses.dataclass(frozen=True)
+class LabelledBox:
+    """One labelled tile: ``tile`` in scoring notation, ``box`` (x1, y1, x2, y2) in pixels."""
+
+    tile: str
+    box: tuple[float, float, float, float]
+
+
+@dataclasses.dataclass(frozen=True)
+class LabelledImage:
+    """An image file of the detection set with its labelled tiles and its photo session."""
+
+    path: Path
+    boxes: tuple[LabelledBox, ...]
+    session: str
+
+
+def session_of(name: str) -> str:
+    """The photo session of a file name: the date of ``IMG_YYYYMMDD_*``, the first five digits of a
+    numeric upload id (uploads of one batch share them), or the name's leading word."""
+    m = re.match(r"IMG_(\d{8})", name)
+    if m:
+        return "IMG_" + m.group(1)
+    m = re.match(r"(\d{5})\d*_", name)
+    if m:
+        return "id" + m.group(1)
+    m = re.match(r"([a-z]+(?:_[a-z]+)*)_\d{3}_", name)
+    if m:
+        return m.group(1)
+    return "misc"
+
+
+def is_holdout_session(session: str, fraction: float = 0.15) -> bool:
+    """A fixed, hash-based choice of sessions held out of ``train`` for model selection."""
+    h = int(hashlib.sha1(session.encode()).hexdigest()[:8], 16)
+    return (h % 1000) < fraction * 1000
+
+
+def load_split(split: str, root: Path = DETECTION) -> list[LabelledImage]:
+    """The labelled images of one split (``train``, ``valid`` or ``test``), sorted by file name.
+
+    Boxes are in the pixels of the stored image (640x640).
+    """
+    out = []
+    img_dir = root / split / "images"
+    for p in sorted(img_dir.glob("*.jpg")):
+        lab = root / split / "labels" / (p.stem + ".txt")
+        boxes = []
+        if lab.exists():
+            for line in lab.read_text().splitlines():
+                parts = line.split()
+                if len(parts) != 5:
+                    continue
+                c, x, y, w, h = int(parts[0]), *map(float, parts[1:])
+                s = 640.0
+                boxes.append(LabelledBox(DETECTION_NAMES[DETECTION_CLASSES[c]],
+                                         ((x - w / 2) * s, (y - h / 2) * s, (x + w / 2) * s, (y + h / 2) * s)))
+        out.append(LabelledImage(p, tuple(boxes), session_of(p.name)))
+    return out
+
+
+def load_camerash(root: Path = CAMERASH) -> list[tuple[np.ndarray, str]]:
+    """The single-tile images (HxWx3 BGR uint8, 320x240) with their label in scoring notation."""
+    seen: set[str] = set()
+    out = []
+    for line in (root / "data.csv").read_text().splitlines()[1:]:
+        parts = line.split(",")
+        if len(parts) < 2 or parts[0] in seen:
+            continue
+        seen.add(parts[0])
+        img = cv2.imread(str(root / "tiles-resized" / parts[0]))
+        if img is not None:
+            out.append((img, CAMERASH_LABELS[int(parts[1])]))
+    return out
+
+
+def iou(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
+    """Intersection over union of two (x1, y1, x2, y2) boxes."""
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0

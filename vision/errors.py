@@ -1,0 +1,29 @@
+"""The vision package's one exception family."""
+
+from __future__ import annotations
+
+
+class VisionError(Exception):
+    """An image, camera, model or layout that the vision pipeline cannot handle.
+
+    Attributes:
+        code: stable machine-readable code, one of ``CODES``.
+        message: one-line explanation naming what was wrong and what is allowed.
+    """
+
+    CODES = (
+        "unreadable-image",  # a file that is missing, empty or not a decodable image
+        "bad-image",         # an array that is not an HxWx3 BGR uint8 image
+        "no-tiles",          # nothing that looks like a tile was found
+        "camera",            # a camera that cannot be opened or gives no frame
+        "bad-config",        # an invalid capture configuration
+        "model",             # a model file that is missing or cannot be loaded
+        "layout",            # tiles found but they do not add up to a hand
+    )
+
+    def __init__(self, code: str, message: str) -> None:
+        if code not in self.CODES:  # programming error inside the package
+            raise AssertionError(f"unknown VisionError code {code!r}")
+        self.code = code
+        self.message = message
+        super().__init__(message)

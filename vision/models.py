@@ -1,0 +1,140 @@
+"""The two committed models and how they are run: OpenCV's DNN module on the CPU, no PyTorch.
+
+* ``detector.onnx``: 1x3x320x320 BGR 0-255 float -> 1x5x80x80 (heat logit, log(w/4), log(h/4),
+  dx, dy per cell of 4x4 input pixels). Class-agnostic: every tile face and back.
+* ``classifier.onnx``: Nx3x64x48 BGR 0-255 float (portrait crops) -> Nx44 logits over
+  ``vision.tiles.LABELS``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from .errors import VisionError
+
+MODEL_DIR = Path(__file__).resolve().parent / "models"
+DET_SIZE = 320
+DET_STRIDE = 4
+CLS_H, CLS_W = 64, 48
+#: Detection threshold on the heat of a centre, and the box overlap at which the weaker is dropped.
+DET_THRESHOLD = 0.3
+NMS_IOU = 0.45
+
+
+def to_portrait(crop: np.ndarray) -> np.ndarray:
+    """Turn a landscape crop (a sideways tile) upright by a quarter turn; HxWx3 in, HxWx3 out."""
+    h, w = crop.shape[:2]
+    return np.rot90(crop) if w > 1.15 * h else crop
+
+
+def _nms(boxes: np.ndarray, scores: np.ndarray, iou: float) -> list[int]:
+    order = np.argsort(-scores)
+    keep: list[int] = []
+    areas = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
+    while len(order):
+        i = order[0]
+        keep.append(int(i))
+        xx1 = np.maximum(boxes[i, 0], boxes[order[1:], 0]); yy1 = np.maximum(boxes[i, 1], boxes[order[1:], 1])
+        xx2 = np.minimum(boxes[i, 2], boxes[order[1:], 2]); yy2 = np.minimum(boxes[i, 3], boxes[order[1:], 3])
+        inter = np.clip(xx2 - xx1, 0, None) * np.clip(yy2 - yy1, 0, None)
+        ov = inter / (areas[i] + areas[order[1:]] - inter + 1e-9)
+        order = order[1:][ov <= iou]
+    return keep
+
+
+def decode_heatmap(out: np.ndarray, sx: float, sy: float, threshold: float = DET_THRESHOLD,
+                   max_tiles: int = 120) -> list[tuple[float, float, float, float, float]]:
+    """Boxes from the detector's 5x80x80 output.
+
+    Args:
+        out: the raw output (5, 80, 80).
+        sx, sy: scale from detector input pixels to image pixels.
+        threshold: minimum centre score (0-1).
+
+    Returns:
+        ``(x1, y1, x2, y2, score)`` in image pixels, best first, overlapping duplicates removed.
+    """
+    heat = 1.0 / (1.0 + np.exp(-out[0]))
+    peaks = (heat == cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat > threshold)
+    ys, xs = np.nonzero(peaks)
+    if len(ys) == 0:
+        return []
+    sc = heat[ys, xs]
+    order = np.argsort(-sc)[:max_tiles]
+    ys, xs, sc = ys[order], xs[order], sc[order]
+    w = np.exp(out[1, ys, xs]) * DET_STRIDE
+    h = np.exp(out[2, ys, xs]) * DET_STRIDE
+    cx = (xs + out[3, ys, xs]) * DET_STRIDE
+    cy = (ys + out[4, ys, xs]) * DET_STRIDE
+    boxes = np.stack([(cx - w / 2) * sx, (cy - h / 2) * sy, (cx + w / 2) * sx, (cy + h / 2) * sy], 1)
+    keep = _nms(boxes, sc, NMS_IOU)
+    return [(*map(float, boxes[i]), float(sc[i])) for i in keep]
+
+
+def _load(name: str, model_dir: Path):
+    path = model_dir / name
+    if not path.is_file():
+        raise VisionError("model", f"model file {path} is missing: run `make train` or restore it from git")
+    try:
+        net = cv2.dnn.readNetFromONNX(str(path))
+    except cv2.error as e:
+        raise VisionError("model", f"cannot load {path}: {str(e).strip().splitlines()[-1]}") from None
+    net.setPreferableBackend(cv2.dnn.DNN_BACKEND_OPENCV)
+    net.setPreferableTarget(cv2.dnn.DNN_TARGET_CPU)
+    return net
+
+
+class TileDetector:
+    """Finds tile faces and backs in a picture (class-agnostic boxes)."""
+
+    def __init__(self, model_dir: Path = MODEL_DIR) -> None:
+        self.net = _load("detector.onnx", model_dir)
+
+    def detect(self, image: np.ndarray, threshold: float = DET_THRESHOLD) -> list[tuple[float, float, float, float, float]]:
+        """Boxes of the tiles in ``image`` (HxWx3 BGR uint8), as ``(x1, y1, x2, y2, score)`` in pixels."""
+        H, W = image.shape[:2]
+        blob = cv2.resize(image, (DET_SIZE, DET_SIZE), interpolation=cv2.INTER_AREA)
+        blob = blob.transpose(2, 0, 1)[None].astype(np.float32)
+        self.net.setInput(blob)
+        out = self.net.forward()[0]
+        return decode_heatmap(out, W / DET_SIZE, H / DET_SIZE, threshold)
+
+
+class TileClassifier:
+    """Names tile crops: probabilities over ``vision.tiles.LABELS``."""
+
+    def __init__(self, model_dir: Path = MODEL_DIR) -> None:
+        self.net = _load("classifier.onnx", model_dir)
+
+    @staticmethod
+    def crop(image: np.ndarray, box: tuple[float, float, float, float]) -> np.ndarray:
+        """The 64x48x3 portrait crop of ``box`` (pixels) from ``image`` (HxWx3 BGR uint8)."""
+        H, W = image.shape[:2]
+        x1, y1 = int(max(0, round(box[0]))), int(max(0, round(box[1])))
+        x2, y2 = int(min(W, round(box[2]))), int(min(H, round(box[3])))
+        if x2 - x1 < 4 or y2 - y1 < 4:
+            return np.zeros((CLS_H, CLS_W, 3), np.uint8)
+        c = np.ascontiguousarray(to_portrait(image[y1:y2, x1:x2]))
+        return cv2.resize(c, (CLS_W, CLS_H), interpolation=cv2.INTER_AREA)
+
+    def classify(self, crops: list[np.ndarray]) -> np.ndarray:
+        """Probabilities (N x 44) for N crops of 64x48x3 BGR uint8; each crop is also read turned
+        half a turn (a tile may lie upside down) and the two readings averaged."""
+        if not crops:
+            return np.zeros((0, len(_labels())), np.float32)
+        x = np.stack(crops).astype(np.float32)
+        x = np.concatenate([x, x[:, ::-1, ::-1]]).transpose(0, 3, 1, 2)
+        self.net.setInput(np.ascontiguousarray(x))
+        logits = self.net.forward()
+        p = np.exp(logits - logits.max(1, keepdims=True))
+        p /= p.sum(1, keepdims=True)
+        n = len(crops)
+        return (p[:n] + p[n:]) / 2
+
+
+def _labels():
+    from .tiles import LABELS
+    return LABELS

@@ -1,0 +1,144 @@
+"""The picture-to-hand pipeline: detect the tiles, name each one, assemble the hand."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from .assemble import MIN_CONFIDENCE, Assembly, DetectedTile, assemble
+from .capture import check_image
+from .errors import VisionError
+from .models import MODEL_DIR, TileClassifier, TileDetector
+from .tiles import LABELS, UNKNOWN
+
+#: A box whose crop the classifier calls ``unknown`` with at least this probability is not a tile.
+NOT_A_TILE = 0.5
+#: A landscape box wider than this times its height is a sideways tile.
+SIDEWAYS_RATIO = 1.15
+
+
+@dataclasses.dataclass(frozen=True)
+class Recognition:
+    """What a picture shows.
+
+    Attributes:
+        tiles: every tile found, in reading order (top to bottom, left to right).
+        assembly: the hand read from their layout.
+        seconds: wall time of detection, classification and assembly.
+    """
+
+    tiles: tuple[DetectedTile, ...]
+    assembly: Assembly
+    seconds: float
+
+    def to_dict(self) -> dict:
+        """``{"tiles": [...], "hand": str | None, "uncertain": [...], ...}`` (the ``--json`` output)."""
+        a = self.assembly
+        return {"tiles": [t.to_dict() for t in self.tiles], "hand": a.hand,
+                "uncertain": [t.to_dict() for t in a.uncertain], "melds": list(a.melds),
+                "concealed": list(a.concealed), "winning_tile": a.win_tile, "flowers": list(a.flowers),
+                "problems": list(a.problems), "notes": list(a.notes), "seconds": round(self.seconds, 3)}
+
+
+class Recognizer:
+    """Loads the two models once; ``recognize`` is then called per picture."""
+
+    def __init__(self, model_dir: Path = MODEL_DIR, min_confidence: float = MIN_CONFIDENCE) -> None:
+        self.detector = TileDetector(model_dir)
+        self.classifier = TileClassifier(model_dir)
+        self.min_confidence = min_confidence
+
+    def find_tiles(self, image: np.ndarray) -> list[DetectedTile]:
+        """Every tile in ``image`` (HxWx3 BGR uint8), reading order. Raises VisionError ``bad-image``."""
+        check_image(image)
+        boxes = self.detector.detect(image)
+        if not boxes:
+            return []
+        probs = self.classifier.classify([TileClassifier.crop(image, b[:4]) for b in boxes])
+        out = []
+        unk = LABELS.index(UNKNOWN)
+        for b, p in zip(boxes, probs):
+            if p[unk] >= NOT_A_TILE:
+                continue
+            k = int(np.argmax(p))
+            w, h = b[2] - b[0], b[3] - b[1]
+            out.append(DetectedTile(LABELS[k], tuple(b[:4]), float(p[k]), bool(w > SIDEWAYS_RATIO * h)))
+        out.sort(key=lambda t: (round(t.centre[1] / max(1.0, t.box[3] - t.box[1])), t.box[0]))
+        return out
+
+    def recognize(self, image: np.ndarray) -> Recognition:
+        """Detect, classify and assemble.
+
+        Args:
+            image: HxWx3 BGR uint8 picture of the table.
+
+        Returns:
+            The Recognition (an empty ``tiles`` when nothing was found: the caller decides whether
+            that is an error).
+
+        Raises:
+            VisionError: ``bad-image`` for an array that is not a picture.
+        """
+        t0 = time.perf_counter()
+        tiles = self.find_tiles(image)
+        a = assemble(tiles, self.min_confidence)
+        return Recognition(tuple(tiles), a, time.perf_counter() - t0)
+
+
+_DEFAULT: Recognizer | None = None
+
+
+def recognize(image: np.ndarray) -> Recognition:
+    """``Recognizer().recognize(image)`` with the committed models, loaded once per process."""
+    global _DEFAULT
+    if _DEFAULT is None:
+        _DEFAULT = Recognizer()
+    return _DEFAULT.recognize(image)
+
+
+def annotate(image: np.ndarray, recognition: Recognition) -> np.ndarray:
+    """A copy of ``image`` (HxWx3 BGR uint8) with each tile's box, name and confidence drawn:
+    green when sure, red when the player should confirm it; sideways tiles marked ``~``; the
+    assembled hand (or the problem) written at the top."""
+    out = image.copy()
+    H, W = out.shape[:2]
+    scale = max(0.4, min(W, H) / 1000)
+    th = max(1, int(round(2 * scale)))
+    unsure = {id(t) for t in recognition.assembly.uncertain}
+    for t in recognition.tiles:
+        x1, y1, x2, y2 = (int(round(v)) for v in t.box)
+        colour = (0, 0, 255) if id(t) in unsure else (0, 200, 0)
+        cv2.rectangle(out, (x1, y1), (x2, y2), colour, th)
+        label = f"{t.tile}{'~' if t.sideways else ''} {t.confidence:.2f}"
+        (tw, tht), base = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, 0.5 * scale, th)
+        ty = y1 - 3 if y1 - tht - 6 > 0 else y2 + tht + 3
+        cv2.rectangle(out, (x1, ty - tht - 3), (x1 + tw + 2, ty + base), (255, 255, 255), -1)
+        cv2.putText(out, label, (x1 + 1, ty), cv2.FONT_HERSHEY_SIMPLEX, 0.5 * scale, colour, th, cv2.LINE_AA)
+    a = recognition.assembly
+    head = f"hand: {a.hand}" if a.hand else ("hand: ? " + (a.problems[0] if a.problems else ""))
+    if a.flowers:
+        head += f"   flowers: {' '.join(a.flowers)}"
+    head = head.encode("ascii", "replace").decode()
+    (tw, tht), base = cv2.getTextSize(head, cv2.FONT_HERSHEY_SIMPLEX, 0.6 * scale, th)
+    cv2.rectangle(out, (0, 0), (min(W, tw + 10), tht + base + 10), (255, 255, 255), -1)
+    cv2.putText(out, head, (5, tht + 5), cv2.FONT_HERSHEY_SIMPLEX, 0.6 * scale, (0, 0, 0), th, cv2.LINE_AA)
+    return out
+
+
+def write_annotated(path: str | Path, image: np.ndarray, recognition: Recognition) -> None:
+    """Write ``annotate(image, recognition)`` to ``path`` (format from its suffix, e.g. ``.png``).
+
+    Raises:
+        VisionError: ``unreadable-image`` when the file cannot be written.
+    """
+    try:
+        ok = cv2.imwrite(str(path), annotate(image, recognition))
+    except cv2.error:
+        ok = False
+    if not ok:
+        raise VisionError("unreadable-image", f"cannot write the annotated picture to {path}: check the folder "
+                          "and use a suffix such as .png or .jpg")

@@ -1,0 +1,464 @@
+"""Reproducible training of the two models of the vision pipeline (``make train``).
+
+* the **detector**: a small centre-point network (CenterNet-style heatmap + box size + offset) at
+  320x320 input, stride 4, class-agnostic (every tile face and back);
+* the **classifier**: a small CNN on 64x48 (HxW) portrait crops, 44 labels (``vision.tiles.LABELS``).
+
+Data (read from ``../shared/data/tiles``, never copied): the ``train`` split of
+``chinese-mahjong-detection`` minus the photo sessions that ``vision.data.is_holdout_session``
+holds out (used for model selection and the metrics below), the camerash single tiles, synthetic
+face-down tiles and synthetic table scenes (``vision.synth``). ``valid`` and ``test`` are never
+read here: they are the benchmark's evaluation sets.
+
+Writes ``vision/models/detector.onnx``, ``classifier.onnx`` and ``metrics.json``.
+Needs the ``train`` extra (PyTorch CPU, onnx). Fixed seeds; one thread.
+
+Usage: ``python -m vision.train [--det-epochs N] [--cls-epochs N] [--only det|cls]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from . import data as D
+from .models import CLS_H, CLS_W, DET_SIZE, DET_STRIDE, decode_heatmap, to_portrait
+from .synth import compose_scene, render_back
+from .tiles import LABEL_INDEX, LABELS, NUM_LABELS, SUITED, HONORS, FLOWERS
+
+OUT = Path(__file__).resolve().parent / "models"
+
+
+def conv_bn(cin: int, cout: int, stride: int = 1) -> nn.Sequential:
+    return nn.Sequential(nn.Conv2d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
+
+
+class Detector(nn.Module):
+    """Input 1x3x320x320 BGR 0-255; output 1x5x80x80: heat logit, log(w/4), log(h/4), dx, dy."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.s2 = nn.Sequential(conv_bn(3, 16, 2), conv_bn(16, 16))             # 160
+        self.s4 = nn.Sequential(conv_bn(16, 32, 2), conv_bn(32, 32))            # 80
+        self.s8 = nn.Sequential(conv_bn(32, 64, 2), conv_bn(64, 64))            # 40
+        self.s16 = nn.Sequential(conv_bn(64, 96, 2), conv_bn(96, 96))           # 20
+        self.s32 = nn.Sequential(conv_bn(96, 128, 2), conv_bn(128, 128))       # 10
+        self.l16, self.l8, self.l4 = nn.Conv2d(96, 64, 1), nn.Conv2d(64, 64, 1), nn.Conv2d(32, 64, 1)
+        self.t32 = nn.Conv2d(128, 64, 1)
+        self.m16, self.m8, self.m4 = conv_bn(64, 64), conv_bn(64, 64), conv_bn(64, 48)
+        self.head = nn.Sequential(conv_bn(48, 48), nn.Conv2d(48, 5, 1))
+        self.head[1].bias.data[0] = -2.2
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = x / 255.0 - 0.5
+        c4 = self.s4(self.s2(x))
+        c8 = self.s8(c4)
+        c16 = self.s16(c8)
+        c32 = self.s32(c16)
+        up = lambda t: F.interpolate(t, scale_factor=2.0, mode="nearest")  # noqa: E731
+        p16 = self.m16(self.l16(c16) + up(self.t32(c32)))
+        p8 = self.m8(self.l8(c8) + up(p16))
+        p4 = self.m4(self.l4(c4) + up(p8))
+        return self.head(p4)
+
+
+class Classifier(nn.Module):
+    """Input Nx3x64x48 BGR 0-255; output Nx44 logits."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.body = nn.Sequential(
+            conv_bn(3, 24), conv_bn(24, 32, 2),          # 32x24
+            conv_bn(32, 32), conv_bn(32, 64, 2),         # 16x12
+            conv_bn(64, 64), conv_bn(64, 96, 2),         # 8x6
+            conv_bn(96, 96), conv_bn(96, 128, 2),        # 4x3
+            nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2), nn.Linear(128, NUM_LABELS))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.body(x / 255.0 - 0.5)
+
+
+# ----------------------------------------------------------------------------------------------
+# data
+
+def colour_jitter(img: np.ndarray, rng: np.random.Generator, strength: float = 1.0) -> np.ndarray:
+    f = img.astype(np.float32)
+    f = f * rng.uniform(1 - 0.35 * strength, 1 + 0.3 * strength) + rng.uniform(-25, 25) * strength
+    f = f * (1 + rng.uniform(-0.08, 0.08, 3) * strength)  # white balance
+    if rng.random() < 0.3:
+        grey = f.mean(axis=2, keepdims=True)
+        f = grey + (f - grey) * rng.uniform(0.4, 1.3)
+    if rng.random() < 0.3:
+        f += rng.normal(0, rng.uniform(2, 8), f.shape)
+    out = np.clip(f, 0, 255).astype(np.uint8)
+    if rng.random() < 0.25:
+        out = cv2.GaussianBlur(out, (3, 3), 0)
+    return out
+
+
+class Pools:
+    """Everything loaded once: train images and boxes, camerash faces, upright crops for scenes."""
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        items = D.load_split("train")
+        self.fit = [i for i in items if not D.is_holdout_session(i.session)]
+        self.hold = [i for i in items if D.is_holdout_session(i.session)]
+        self.images = {i.path: cv2.imread(str(i.path)) for i in items}
+        self.camerash = D.load_camerash()
+        self.faces: dict[str, list[np.ndarray]] = {}
+        for img, lab in self.camerash:
+            self.faces.setdefault(lab, []).append(img)
+        for it in self.fit:  # upright-looking crops of the fit photos, for synthetic scenes
+            im = self.images[it.path]
+            for b in it.boxes:
+                x1, y1, x2, y2 = (int(round(v)) for v in b.box)
+                w, h = x2 - x1, y2 - y1
+                if h > 1.2 * w and w >= 24 and x1 >= 0 and y1 >= 0 and x2 <= 640 and y2 <= 640:
+                    self.faces.setdefault(b.tile, []).append(im[y1:y2, x1:x2])
+
+
+def random_layout(rng: np.random.Generator) -> list:
+    names = list(SUITED + HONORS) * 3 + list(FLOWERS)
+    rows = []
+    for _ in range(rng.integers(1, 4)):
+        groups = []
+        for _ in range(rng.integers(1, 5)):
+            g = []
+            n = int(rng.integers(1, 9))
+            for k in range(n):
+                lab = "back" if rng.random() < 0.08 else names[rng.integers(len(names))]
+                g.append((lab, bool(rng.random() < 0.12)))
+            groups.append(g)
+        rows.append(groups)
+    return rows
+
+
+def synthetic_scene(pools: Pools, rng: np.random.Generator) -> tuple[np.ndarray, list[tuple[float, ...]]]:
+    for _ in range(10):
+        try:
+            H = int(rng.integers(360, 720)); W = int(rng.integers(480, 960))
+            img, placed = compose_scene(random_layout(rng), pools.faces, rng, size=(H, W))
+            break
+        except ValueError:
+            continue
+    else:
+        raise RuntimeError("could not compose a scene")
+    sx, sy = 640 / W, 640 / H
+    img = cv2.resize(img, (640, 640), interpolation=cv2.INTER_AREA)
+    return img, [(t.box[0] * sx, t.box[1] * sy, t.box[2] * sx, t.box[3] * sy) for t in placed]
+
+
+def paste_backs(img: np.ndarray, boxes: list, rng: np.random.Generator) -> None:
+    """Paste 1-3 synthetic face-down tiles where they overlap no labelled box (in place)."""
+    sizes = [min(b[3] - b[1], b[2] - b[0]) for b in boxes] or [80]
+    for _ in range(rng.integers(1, 4)):
+        h = int(np.clip(np.median(sizes) * rng.uniform(1.1, 1.5), 24, 200)); w = int(h * rng.uniform(0.65, 0.85))
+        if rng.random() < 0.3:
+            h, w = w, h
+        for _ in range(10):
+            x, y = int(rng.integers(0, 640 - w)), int(rng.integers(0, 640 - h))
+            nb = (x, y, x + w, y + h)
+            if all(D.iou(nb, b) == 0 for b in boxes):
+                img[y:y + h, x:x + w] = render_back(rng, h, w)
+                boxes.append(nb)
+                break
+
+
+def det_sample(pools: Pools, rng: np.random.Generator, items: list) -> tuple[np.ndarray, np.ndarray]:
+    """One 320x320 training image and its 80x80 target (6 channels: heat, logw, logh, dx, dy, mask)."""
+    if rng.random() < 0.25:
+        img, boxes = synthetic_scene(pools, rng)
+    else:
+        it = items[rng.integers(len(items))]
+        img = pools.images[it.path].copy()
+        boxes = [b.box for b in it.boxes]
+        if rng.random() < 0.3:
+            paste_backs(img, boxes, rng)
+    # random crop/zoom
+    s = rng.uniform(0.55, 1.0)
+    cw = int(640 * s * rng.uniform(0.85, 1.15)); ch = int(640 * s * rng.uniform(0.85, 1.15))
+    cw, ch = min(cw, 640), min(ch, 640)
+    x0 = int(rng.integers(0, 640 - cw + 1)); y0 = int(rng.integers(0, 640 - ch + 1))
+    crop = img[y0:y0 + ch, x0:x0 + cw]
+    crop = cv2.resize(crop, (DET_SIZE, DET_SIZE), interpolation=cv2.INTER_AREA)
+    sx, sy = DET_SIZE / cw, DET_SIZE / ch
+    bb = []
+    for b in boxes:
+        x1, y1, x2, y2 = (b[0] - x0) * sx, (b[1] - y0) * sy, (b[2] - x0) * sx, (b[3] - y0) * sy
+        area = (x2 - x1) * (y2 - y1)
+        cx1, cy1, cx2, cy2 = max(0, x1), max(0, y1), min(DET_SIZE, x2), min(DET_SIZE, y2)
+        if cx2 <= cx1 or cy2 <= cy1 or (cx2 - cx1) * (cy2 - cy1) < 0.6 * area:
+            continue
+        bb.append([cx1, cy1, cx2, cy2])
+    bb = np.array(bb, np.float32).reshape(-1, 4)
+    k = int(rng.integers(4))
+    for _ in range(k):  # rotate 90 degrees counter-clockwise
+        crop = np.ascontiguousarray(np.rot90(crop))
+        bb = np.stack([bb[:, 1], DET_SIZE - bb[:, 2], bb[:, 3], DET_SIZE - bb[:, 0]], 1) if len(bb) else bb
+    if rng.random() < 0.5:
+        crop = np.ascontiguousarray(crop[:, ::-1])
+        if len(bb):
+            bb = np.stack([DET_SIZE - bb[:, 2], bb[:, 1], DET_SIZE - bb[:, 0], bb[:, 3]], 1)
+    crop = colour_jitter(crop, rng)
+    return crop, det_target(bb)
+
+
+def det_target(bb: np.ndarray) -> np.ndarray:
+    n = DET_SIZE // DET_STRIDE
+    t = np.zeros((6, n, n), np.float32)
+    ys, xs = np.mgrid[0:n, 0:n].astype(np.float32)
+    for x1, y1, x2, y2 in bb:
+        w, h = x2 - x1, y2 - y1
+        cx, cy = (x1 + x2) / 2 / DET_STRIDE, (y1 + y2) / 2 / DET_STRIDE
+        ix, iy = min(n - 1, int(cx)), min(n - 1, int(cy))
+        sig = max(0.6, min(w, h) / DET_STRIDE / 6)
+        g = np.exp(-((xs - ix) ** 2 + (ys - iy) ** 2) / (2 * sig * sig))
+        t[0] = np.maximum(t[0], g)
+        t[1, iy, ix] = math.log(max(w, 1) / DET_STRIDE)
+        t[2, iy, ix] = math.log(max(h, 1) / DET_STRIDE)
+        t[3, iy, ix] = cx - ix
+        t[4, iy, ix] = cy - iy
+        t[5, iy, ix] = 1
+    return t
+
+
+def det_loss(out: torch.Tensor, tgt: torch.Tensor) -> torch.Tensor:
+    heat = torch.sigmoid(out[:, 0]).clamp(1e-4, 1 - 1e-4)
+    gt = tgt[:, 0]
+    pos = tgt[:, 5]
+    neg_w = (1 - gt) ** 4
+    pos_loss = -(torch.log(heat) * (1 - heat) ** 2 * pos).sum()
+    neg_loss = -(torch.log(1 - heat) * heat ** 2 * neg_w * (1 - pos)).sum()
+    npos = pos.sum().clamp(min=1)
+    focal = (pos_loss + neg_loss) / npos
+    reg = (F.l1_loss(out[:, 1:5], tgt[:, 1:5], reduction="none") * pos[:, None]).sum() / npos
+    return focal + reg
+
+
+def evaluate_detector(model: nn.Module, pools: Pools, items: list) -> dict:
+    """Recall and precision (IoU > 0.5) on labelled photos, at the runtime decoding settings."""
+    model.eval()
+    tp = fp = n = 0
+    with torch.no_grad():
+        for it in items:
+            img = cv2.resize(pools.images[it.path], (DET_SIZE, DET_SIZE), interpolation=cv2.INTER_AREA)
+            out = model(torch.from_numpy(img.transpose(2, 0, 1)[None].astype(np.float32))).numpy()[0]
+            dets = decode_heatmap(out, 640 / DET_SIZE, 640 / DET_SIZE)
+            gts = [b.box for b in it.boxes]
+            used = set()
+            for d in dets:
+                best, bi = 0.0, -1
+                for j, g in enumerate(gts):
+                    if j not in used:
+                        v = D.iou(d[:4], g)
+                        if v > best:
+                            best, bi = v, j
+                if best > 0.5:
+                    used.add(bi); tp += 1
+                else:
+                    fp += 1
+            n += len(gts)
+    return {"recall": tp / max(n, 1), "precision": tp / max(tp + fp, 1), "boxes": n}
+
+
+def train_detector(pools: Pools, epochs: int, seed: int, log) -> tuple[nn.Module, dict]:
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    model = Detector()
+    steps_per_epoch = 30
+    bs = 12
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
+    total = epochs * steps_per_epoch
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=total, pct_start=0.1)
+    best, best_state, best_m = -1.0, None, {}
+    t0 = time.time()
+    for ep in range(epochs):
+        model.train()
+        tot = 0.0
+        for _ in range(steps_per_epoch):
+            xs, ts = zip(*(det_sample(pools, rng, pools.fit) for _ in range(bs)))
+            x = torch.from_numpy(np.stack(xs).transpose(0, 3, 1, 2).astype(np.float32))
+            t = torch.from_numpy(np.stack(ts))
+            loss = det_loss(model(x), t)
+            opt.zero_grad(); loss.backward(); opt.step(); sched.step()
+            tot += loss.item()
+        if ep % 3 == 2 or ep == epochs - 1:
+            m = evaluate_detector(model, pools, pools.hold)
+            score = 2 * m["recall"] * m["precision"] / max(1e-9, m["recall"] + m["precision"])
+            if score > best:
+                best, best_m = score, m
+                best_state = {k: v.clone() for k, v in model.state_dict().items()}
+            log(f"det epoch {ep + 1}/{epochs} loss {tot / steps_per_epoch:.3f} holdout {m} ({time.time() - t0:.0f}s)")
+        else:
+            log(f"det epoch {ep + 1}/{epochs} loss {tot / steps_per_epoch:.3f} ({time.time() - t0:.0f}s)")
+    model.load_state_dict(best_state)
+    model.eval()
+    return model, best_m
+
+
+def cls_crop(img: np.ndarray, box, rng: np.random.Generator | None) -> np.ndarray:
+    x1, y1, x2, y2 = box
+    w, h = x2 - x1, y2 - y1
+    if rng is not None:  # imitate the detector's box error
+        x1 += rng.normal(0, 0.05) * w; x2 += rng.normal(0, 0.05) * w
+        y1 += rng.normal(0, 0.05) * h; y2 += rng.normal(0, 0.05) * h
+    H, W = img.shape[:2]
+    x1, y1 = int(max(0, round(x1))), int(max(0, round(y1)))
+    x2, y2 = int(min(W, round(x2))), int(min(H, round(y2)))
+    if x2 - x1 < 4 or y2 - y1 < 4:
+        return np.zeros((CLS_H, CLS_W, 3), np.uint8)
+    c = to_portrait(img[y1:y2, x1:x2])
+    if rng is not None and rng.random() < 0.5:
+        c = c[::-1, ::-1]
+    return cv2.resize(np.ascontiguousarray(c), (CLS_W, CLS_H), interpolation=cv2.INTER_AREA)
+
+
+def cls_samples(pools: Pools, items: list) -> list[tuple]:
+    """(image key or array, box, label index) for every labelled tile, camerash tile."""
+    out = []
+    for it in items:
+        for b in it.boxes:
+            out.append((it.path, b.box, LABEL_INDEX[b.tile]))
+    return out
+
+
+def background_box(it, rng: np.random.Generator):
+    sizes = [min(b.box[2] - b.box[0], b.box[3] - b.box[1]) for b in it.boxes] or [60]
+    for _ in range(20):
+        h = float(np.clip(np.median(sizes) * rng.uniform(0.8, 1.6), 16, 400)); w = h * rng.uniform(0.5, 1.4)
+        x, y = rng.uniform(0, 640 - w), rng.uniform(0, 640 - h)
+        nb = (x, y, x + w, y + h)
+        if all(D.iou(nb, b.box) < 0.05 for b in it.boxes):
+            return nb
+    return None
+
+
+def cls_batch(pools: Pools, rng: np.random.Generator, samples: list, bs: int) -> tuple[np.ndarray, np.ndarray]:
+    xs, ys = [], []
+    for _ in range(bs):
+        r = rng.random()
+        if r < 0.06:  # face-down tile
+            h = int(rng.integers(40, 140)); w = int(h * rng.uniform(0.65, 0.85))
+            crop = cls_crop(render_back(rng, h, w), (0, 0, w, h), rng)
+            lab = LABEL_INDEX["back"]
+        elif r < 0.12:  # not a tile
+            it = pools.fit[rng.integers(len(pools.fit))]
+            nb = background_box(it, rng)
+            if nb is None:
+                continue
+            crop = cls_crop(pools.images[it.path], nb, rng)
+            lab = LABEL_INDEX["unknown"]
+        elif r < 0.22:  # a clean single tile (camerash), small and blurred to look like a photo
+            img, name = pools.camerash[rng.integers(len(pools.camerash))]
+            k = int(rng.integers(2)) * 2 + 1
+            img = cv2.resize(img, (int(rng.integers(30, 90)), int(rng.integers(40, 120))))
+            if k > 1:
+                img = cv2.GaussianBlur(img, (k, k), 0)
+            if rng.random() < 0.2:
+                img = np.ascontiguousarray(np.rot90(img))
+            crop = cls_crop(img, (0, 0, img.shape[1], img.shape[0]), rng)
+            lab = LABEL_INDEX[name]
+        else:
+            path, box, lab = samples[rng.integers(len(samples))]
+            crop = cls_crop(pools.images[path], box, rng)
+        xs.append(colour_jitter(crop, rng, 0.8)); ys.append(lab)
+    return np.stack(xs).transpose(0, 3, 1, 2).astype(np.float32), np.array(ys, np.int64)
+
+
+def evaluate_classifier(model: nn.Module, pools: Pools, samples: list) -> float:
+    model.eval()
+    ok = 0
+    with torch.no_grad():
+        for i in range(0, len(samples), 256):
+            chunk = samples[i:i + 256]
+            x = np.stack([cls_crop(pools.images[p], b, None) for p, b, _ in chunk]).transpose(0, 3, 1, 2)
+            pred = model(torch.from_numpy(x.astype(np.float32))).argmax(1).numpy()
+            ok += int((pred == np.array([l for _, _, l in chunk])).sum())
+    return ok / max(1, len(samples))
+
+
+def train_classifier(pools: Pools, epochs: int, seed: int, log) -> tuple[nn.Module, dict]:
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed + 1)
+    model = Classifier()
+    fit, hold = cls_samples(pools, pools.fit), cls_samples(pools, pools.hold)
+    bs, steps = 64, 120
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=5e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=epochs * steps, pct_start=0.1)
+    best, best_state = -1.0, None
+    t0 = time.time()
+    for ep in range(epochs):
+        model.train()
+        tot = 0.0
+        for _ in range(steps):
+            x, y = cls_batch(pools, rng, fit, bs)
+            loss = F.cross_entropy(model(torch.from_numpy(x)), torch.from_numpy(y), label_smoothing=0.05)
+            opt.zero_grad(); loss.backward(); opt.step(); sched.step()
+            tot += loss.item()
+        acc = evaluate_classifier(model, pools, hold)
+        if acc >= best:
+            best = acc
+            best_state = {k: v.clone() for k, v in model.state_dict().items()}
+        log(f"cls epoch {ep + 1}/{epochs} loss {tot / steps:.3f} holdout accuracy {acc:.4f} ({time.time() - t0:.0f}s)")
+    model.load_state_dict(best_state)
+    model.eval()
+    return model, {"holdout_accuracy": best, "holdout_tiles": len(hold), "fit_tiles": len(fit)}
+
+
+def export(model: nn.Module, shape: tuple[int, ...], path: Path) -> None:
+    torch.onnx.export(model, torch.zeros(shape), str(path), input_names=["image"], output_names=["out"],
+                      opset_version=13, dynamo=False,
+                      dynamic_axes={"image": {0: "n"}, "out": {0: "n"}} if shape[0] != 1 else None)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--det-epochs", type=int, default=25)
+    ap.add_argument("--cls-epochs", type=int, default=30)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--only", choices=["det", "cls"], default=None)
+    ap.add_argument("--out", type=Path, default=OUT)
+    args = ap.parse_args(argv)
+    torch.set_num_threads(1)
+    random.seed(args.seed); np.random.seed(args.seed); torch.manual_seed(args.seed)
+    args.out.mkdir(parents=True, exist_ok=True)
+    log = lambda s: print(s, flush=True)  # noqa: E731
+    t0 = time.time()
+    pools = Pools(np.random.default_rng(args.seed))
+    log(f"data: {len(pools.fit)} fit photos, {len(pools.hold)} held-out photos "
+        f"({sorted({i.session for i in pools.hold})}), {len(pools.camerash)} camerash tiles ({time.time() - t0:.0f}s)")
+    metrics_path = args.out / "metrics.json"
+    metrics: dict = {}
+    metrics["data"] = {"fit_photos": len(pools.fit), "holdout_photos": len(pools.hold),
+                       "holdout_sessions": sorted({i.session for i in pools.hold}), "seed": args.seed,
+                       "note": "train split minus held-out sessions; valid/test never read in training"}
+    if args.only in (None, "det"):
+        t = time.time()
+        det, m = train_detector(pools, args.det_epochs, args.seed, log)
+        export(det, (1, 3, DET_SIZE, DET_SIZE), args.out / "detector.onnx")
+        metrics["detector"] = {**m, "epochs": args.det_epochs, "seconds": round(time.time() - t)}
+    if args.only in (None, "cls"):
+        t = time.time()
+        cls, m = train_classifier(pools, args.cls_epochs, args.seed, log)
+        export(cls, (2, 3, CLS_H, CLS_W), args.out / "classifier.onnx")
+        metrics["classifier"] = {**m, "epochs": args.cls_epochs, "seconds": round(time.time() - t),
+                                 "labels": list(LABELS)}
+    latest = json.loads(metrics_path.read_text()) if metrics_path.exists() else {}
+    latest.update(metrics)  # another part may have been trained meanwhile
+    metrics_path.write_text(json.dumps(latest, indent=2) + "\n")
+    log(f"done in {time.time() - t0:.0f}s: {json.dumps({k: v for k, v in metrics.items() if k != 'classifier'})}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
