@@ -1,0 +1,112 @@
+"""The table as hardware: one interface (:class:`TableBackend`), three backends.
+
+``open_backend("sim" | "gpio" | "mcu", profile=..., seed=..., faults=[...], speed=...)``
+builds the simulated machine and, for gpio and mcu, the real backend code wired to it:
+
+* ``sim``: the machine model directly, virtual clock (fastest).
+* ``gpio``: gpiozero devices on MockFactory pins with the model behind the pins,
+  virtual clock. On a Pi use :func:`open_gpio` (real pins, real clock).
+* ``mcu``: HostLink over a pseudo-terminal to the device engine running the model
+  (real time; machine ``speed`` times faster). On a Pi use :func:`open_mcu`.
+
+See :mod:`hardware.interface` for the commands and events, :mod:`hardware.sim.faults`
+for the injectable faults.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from .errors import BackendError, FaultSpecError, HardwareError, HardwareTimeout, ProfileError
+from .interface import EVENT_TYPES, SensorSnapshot, TableBackend
+from .profile import Profile, load_profile
+from .sim.faults import INJECTABLE, FaultSpec, parse_fault
+
+KINDS = ("sim", "gpio", "mcu")
+
+
+def open_backend(kind: str, profile: Profile | str = "default", seed: int = 0,
+                 faults: Iterable[FaultSpec | str] = (), speed: float = 1.0,
+                 boot: int = 1) -> TableBackend:
+    """A backend of ``kind`` over a simulated machine.
+
+    Args:
+        kind: "sim", "gpio" or "mcu".
+        profile: a Profile, a profile name in hardware/profiles, or a .toml path.
+        seed: seed of the machine model (deterministic for a seed).
+        faults: ``KIND[:SIDE]`` strings or FaultSpec (see hardware.sim.faults.INJECTABLE).
+        speed: mcu only: machine time runs ``speed`` x real time (1..50).
+        boot: mcu only: the simulated microcontroller's first boot counter.
+    Returns: the backend; ``backend.model`` is the simulated machine.
+    Raises: BackendError (unknown kind, pins, pty), ProfileError, FaultSpecError (unknown
+    fault, or a fault that does not apply to ``kind``).
+    """
+    from .sim.model import TableModel
+
+    if kind not in KINDS:
+        raise BackendError(f"backend must be one of {', '.join(KINDS)}, got {kind!r}")
+    prof = profile if isinstance(profile, Profile) else load_profile(profile)
+    specs = [parse_fault(f, kind) for f in faults]
+    model = TableModel(prof, seed=seed, faults=specs)
+    if kind == "sim":
+        from .sim.backend import SimBackend
+        return SimBackend(prof, model)
+    if kind == "gpio":
+        from .gpio import GpioBackend, make_pin_factory
+        from .sim.pins import PinBridge
+        factory = make_pin_factory(prof, "mock")
+        backend = GpioBackend(prof, factory, model)
+        backend.bridge = PinBridge(model, factory, prof.gpio)
+        backend.events()  # the initial input levels are state, not changes
+        return backend
+    if not 1.0 <= speed <= 50.0:
+        raise BackendError(f"speed must be 1..50, got {speed!r}")
+    from firmware_bridge.host import HostLink
+
+    from .mcu import McuBackend
+    from .sim.mcu_device import SimulatedMcu
+    device = SimulatedMcu(model, speed=speed, boot=boot, seed=seed)
+    link = HostLink(device.host_port)
+    link.start()
+    backend = McuBackend(prof, link, speed=speed, device_t0_ms=device.t0_ms, device=device,
+                         model=model)
+    backend._t0 = device.t0
+    try:
+        backend.connect()
+    except BaseException:
+        backend.close()
+        raise
+    backend.events()
+    return backend
+
+
+def open_gpio(profile: Profile | str = "default", pin_factory: str | None = None):
+    """The GPIO backend on the Pi's real pins (real clock, deadline ticker thread)."""
+    from .gpio import GpioBackend, make_pin_factory
+
+    prof = profile if isinstance(profile, Profile) else load_profile(profile)
+    return GpioBackend(prof, make_pin_factory(prof, pin_factory))
+
+
+def open_mcu(port: str = "/dev/serial0", profile: Profile | str = "default",
+             baudrate: int = 115200):
+    """The MCU backend on a real serial port (``/dev/serial0``, ``/dev/ttyACM0`` ...)."""
+    from firmware_bridge.errors import LinkError
+    from firmware_bridge.host import HostLink
+
+    from .mcu import McuBackend
+
+    prof = profile if isinstance(profile, Profile) else load_profile(profile)
+    try:
+        link = HostLink.open(port, baudrate)
+    except LinkError as exc:
+        raise BackendError(str(exc)) from None
+    backend = McuBackend(prof, link)
+    backend.connect()
+    return backend
+
+
+__all__ = ["open_backend", "open_gpio", "open_mcu", "KINDS", "TableBackend", "SensorSnapshot",
+           "EVENT_TYPES", "Profile", "load_profile", "INJECTABLE", "FaultSpec", "parse_fault",
+           "HardwareError", "ProfileError", "FaultSpecError", "BackendError",
+           "HardwareTimeout"]

@@ -1,0 +1,179 @@
+"""The ``gpio`` backend: motors and sensors on the Pi's own pins, through gpiozero.
+
+Devices are built from the profile's pin map (``[gpio]``): an
+:class:`gpiozero.OutputDevice` per motor output (lifts have an up and a down output) and
+a :class:`gpiozero.DigitalInputDevice` per sensor, with the configured active level and
+pull. The pin factory is explicit: ``GPIOZERO_PIN_FACTORY`` if set, else the profile's
+``gpio.pin_factory`` (``rpigpio`` = RPi.GPIO on a Pi 4 and older, ``lgpio`` on a Pi 5,
+``mock`` = gpiozero's MockFactory for the board revision ``gpio.mock_revision``).
+
+Motions use :class:`firmware_bridge.motion.MotionTable` (the microcontroller's own motion
+logic) through :class:`hardware.local.LocalExecutor`; input edges arrive as gpiozero
+``when_activated`` / ``when_deactivated`` callbacks. On real pins a ticker thread checks
+the deadlines every 5 ms, so no motor outlives its deadline even if the controller
+stalls. In tests a simulated machine sits behind MockFactory pins
+(:class:`hardware.sim.pins.PinBridge`) and time is virtual.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import partial
+from typing import Any
+
+from firmware_bridge import catalogue as C
+
+from .errors import BackendError
+from .interface import SensorSnapshot, all_sensor_keys
+from .local import LocalBackend, LocalExecutor
+from .profile import PER_SIDE_INPUTS, SINGLE_INPUTS, Profile
+
+
+def make_pin_factory(profile: Profile, name: str | None = None) -> Any:
+    """The gpiozero pin factory: ``name``, else ``GPIOZERO_PIN_FACTORY``, else the
+    profile's ``gpio.pin_factory``. Raises BackendError if it cannot be loaded (e.g.
+    RPi.GPIO missing off a Pi: install the ``pi`` extra)."""
+    name = name or os.environ.get("GPIOZERO_PIN_FACTORY") or profile.gpio.pin_factory
+    try:
+        if name == "mock":
+            from gpiozero.pins.mock import MockFactory
+            return MockFactory(revision=profile.gpio.mock_revision)
+        if name == "rpigpio":
+            from gpiozero.pins.rpigpio import RPiGPIOFactory
+            return RPiGPIOFactory()
+        if name == "lgpio":
+            from gpiozero.pins.lgpio import LGPIOFactory
+            return LGPIOFactory()
+        if name == "native":
+            from gpiozero.pins.native import NativeFactory
+            return NativeFactory()
+        if name == "pigpio":
+            from gpiozero.pins.pigpio import PiGPIOFactory
+            return PiGPIOFactory()
+    except Exception as exc:  # ImportError, RuntimeError("not a Pi"), PinFactoryFallback
+        raise BackendError(f"cannot load gpiozero pin factory {name!r}: {exc}") from None
+    raise BackendError(f"unknown pin factory {name!r}; allowed: rpigpio, lgpio, mock, "
+                       "native, pigpio")
+
+
+class GpioMachine:
+    """:class:`firmware_bridge.machine.Machine` over gpiozero output devices."""
+
+    def __init__(self, outputs: dict[str, list[Any]]) -> None:
+        self.o = outputs
+        self.gear = 0
+
+    def _dev(self, motor: int, side: int, direction: int = 1) -> Any:
+        if motor == C.MOTOR_SHUFFLE:
+            return self.o["shuffle"][0]
+        if motor == C.MOTOR_DICE:
+            return self.o["dice"][0]
+        if motor == C.MOTOR_FEEDER:
+            return self.o["feeder"][side]
+        return self.o["lift_up" if direction else "lift_down"][side]
+
+    def start(self, motor: int, side: int, direction: int) -> None:
+        if motor == C.MOTOR_LIFT:  # never both relays of one lift at once
+            self.o["lift_down" if direction else "lift_up"][side].off()
+        self._dev(motor, side, direction).on()
+
+    def stop(self, motor: int, side: int) -> None:
+        if motor == C.MOTOR_LIFT:
+            self.o["lift_up"][side].off()
+            self.o["lift_down"][side].off()
+        else:
+            self._dev(motor, side).off()
+
+    def stop_all(self) -> None:
+        for devs in self.o.values():
+            for d in devs:
+                d.off()
+
+    def set_gear(self, tiles: int) -> None:
+        self.gear = tiles  # the gear is the controller's stack count; no pin
+
+
+class GpioBackend(LocalBackend):
+    """:class:`~hardware.interface.TableBackend` on gpiozero devices.
+
+    Args:
+        profile: machine profile (pin map, active levels).
+        pin_factory: a gpiozero pin factory (see :func:`make_pin_factory`).
+        model: the simulated machine behind mock pins (virtual clock), or None on real
+            pins (real clock, ticker thread).
+    Raises BackendError if a pin cannot be claimed.
+    """
+
+    kind = "gpio"
+
+    def __init__(self, profile: Profile, pin_factory: Any, model: Any | None = None) -> None:
+        super().__init__(profile, model)
+        from gpiozero import DigitalInputDevice, OutputDevice
+
+        self.pin_factory = pin_factory
+        self.bridge: Any = None
+        self._devices: list[Any] = []
+        g = profile.gpio
+        try:
+            outputs = {name: [self._add(OutputDevice(p, active_high=g.outputs_active_high,
+                                                     initial_value=False,
+                                                     pin_factory=pin_factory))
+                              for p in pins]
+                       for name, pins in g.outputs.items()}
+            self.inputs: dict[tuple[int, int], Any] = {}
+            for name, ips in g.inputs.items():
+                sensor = PER_SIDE_INPUTS.get(name, SINGLE_INPUTS.get(name))
+                for i, ip in enumerate(ips):
+                    side = i if name in PER_SIDE_INPUTS else C.SIDE_NONE
+                    pull_up = {"up": True, "down": False, "none": None}[ip.pull]
+                    dev = self._add(DigitalInputDevice(
+                        ip.pin, pull_up=pull_up,
+                        active_state=ip.active_high if pull_up is None else None,
+                        pin_factory=pin_factory))
+                    dev.when_activated = partial(self._input, sensor, side, 1)
+                    dev.when_deactivated = partial(self._input, sensor, side, 0)
+                    self.inputs[(sensor, side)] = dev
+        except BackendError:
+            raise
+        except Exception as exc:
+            self._release()
+            raise BackendError(f"cannot set up the GPIO pins of profile {profile.name!r}: "
+                               f"{exc}") from None
+        self.machine = GpioMachine(outputs)
+        self.executor = LocalExecutor(self.machine, self.now_ms, self._emit, self._read,
+                                      gear=profile.tiles)
+        if model is None:
+            self._start_ticker()
+
+    def _add(self, dev: Any) -> Any:
+        self._devices.append(dev)
+        return dev
+
+    def _read(self, sensor: int, side: int) -> int:
+        return int(self.inputs[(sensor, side)].value)
+
+    def _input(self, sensor: int, side: int, value: int) -> None:
+        with self.lock:
+            if self.executor is not None and not self._closed:
+                self.executor.on_sensor(sensor, side, value)
+
+    def _sync(self) -> None:
+        if self.bridge is not None:
+            self.bridge.sync()
+
+    def sensors(self) -> SensorSnapshot:
+        with self.lock:
+            return SensorSnapshot(self.now(), {
+                (s, side): self._read(int(s), C.SIDE_NONE if side is None else int(side))
+                for s, side in all_sensor_keys()})
+
+    def _release(self) -> None:
+        if self.executor is not None:
+            self.machine.stop_all()
+        self._sync()
+        for d in reversed(self._devices):
+            try:
+                d.close()
+            except Exception:
+                pass
+        self._devices = []

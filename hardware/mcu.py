@@ -1,0 +1,195 @@
+"""The ``mcu`` backend: the table's microcontroller over :mod:`firmware_bridge`.
+
+Commands go through :class:`firmware_bridge.host.HostLink` (reliable frames, heartbeat,
+reset detection); the device's events come back through its event queue. With a
+simulated microcontroller (:class:`hardware.sim.mcu_device.SimulatedMcu`) the machine
+runs ``speed`` times faster than real time and this backend converts: deadlines sent are
+divided by ``speed``, elapsed times and timestamps received are multiplied by it, so the
+controller sees machine time, as on the other backends.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from typing import Any, Callable
+
+from firmware_bridge import catalogue as C
+from firmware_bridge.errors import LinkError
+from firmware_bridge.host import CommandFailed, HostLink, PendingCommand
+from firmware_bridge.messages import (Command, Fault, FeedStacks, GetStatus, Lift,
+                                      MotionDone, Reply, RollDice, SelfTestStep, Sensor,
+                                      SensorChanged, Side, StacksCounted, StartShuffle,
+                                      Status, StopAll)
+
+from .errors import BackendError, HardwareTimeout
+from .interface import Event, SensorSnapshot, all_sensor_keys
+from .profile import Profile
+
+_U32 = 0xFFFFFFFF
+
+
+class McuBackend:
+    """:class:`~hardware.interface.TableBackend` over a :class:`HostLink`.
+
+    Args:
+        profile: machine profile.
+        link: a started HostLink (``HostLink.open("/dev/serial0")`` on the Pi).
+        speed: machine-time speed-up of a simulated device (1 on real hardware).
+        device_t0_ms: the device's ms clock at machine time 0 (simulated device only;
+            None: timestamps are passed through as the MCU's own ms clock).
+        device: the simulated microcontroller, closed with the backend (or None).
+        model: the machine model behind it (tests), or None.
+    """
+
+    kind = "mcu"
+
+    def __init__(self, profile: Profile, link: HostLink, speed: float = 1.0,
+                 device_t0_ms: int | None = None, device: Any = None,
+                 model: Any = None) -> None:
+        self.profile = profile
+        self.link = link
+        self.speed = float(speed)
+        self.device = device
+        self.model = model
+        self._t0 = time.monotonic()
+        self._dev_t0 = device_t0_ms
+        self._pending: dict[int, PendingCommand] = {}
+        self._events: list[Event] = []
+        self._mirror: dict[tuple[int, int], int] = {}
+        self._closed = False
+
+    # ------------------------------------------------------------------ setup
+    def connect(self, timeout: float = 3.0) -> None:
+        """Handshake and read every sensor once (GetStatus). Raises BackendError."""
+        try:
+            self.link.connect(timeout)
+            st = self.link.call(GetStatus(), timeout)
+        except LinkError as exc:
+            raise BackendError(f"microcontroller not reachable: {exc}") from None
+        self._load_mask(st.sensors_mask)
+
+    def _load_mask(self, mask: int) -> None:
+        for sensor, side in all_sensor_keys():
+            s = C.SIDE_NONE if side is None else int(side)
+            self._mirror[(int(sensor), s)] = 1 if mask >> C.sensor_bit(int(sensor), s) & 1 else 0
+
+    # ----------------------------------------------------------------- clock
+    def now(self) -> float:
+        return (time.monotonic() - self._t0) * self.speed
+
+    def _ms_out(self, ms: int) -> int:
+        return max(1, int(round(ms / self.speed)))
+
+    def _t(self, t_ms: int) -> int:
+        if self._dev_t0 is None:
+            return t_ms
+        return int(((t_ms - self._dev_t0) & _U32) * self.speed)
+
+    def _scale(self, c: Command) -> Command:
+        if self.speed == 1.0:
+            return c
+        if isinstance(c, (StartShuffle, FeedStacks, Lift)):
+            return dataclasses.replace(c, deadline_ms=self._ms_out(c.deadline_ms))
+        if isinstance(c, RollDice):
+            return dataclasses.replace(c, spin_ms=self._ms_out(c.spin_ms),
+                                       deadline_ms=self._ms_out(c.deadline_ms))
+        if isinstance(c, SelfTestStep):
+            return dataclasses.replace(c, jog_ms=self._ms_out(c.jog_ms),
+                                       deadline_ms=self._ms_out(c.deadline_ms))
+        return c
+
+    def _convert(self, ev: Event) -> Event:
+        if isinstance(ev, SensorChanged):
+            s = C.SIDE_NONE if ev.side is None else int(ev.side)
+            self._mirror[(int(ev.sensor), s)] = ev.value
+            return dataclasses.replace(ev, t_ms=self._t(ev.t_ms))
+        if isinstance(ev, (StacksCounted, Fault)):
+            return dataclasses.replace(ev, t_ms=self._t(ev.t_ms))
+        if isinstance(ev, MotionDone):
+            return dataclasses.replace(ev, elapsed_ms=int(ev.elapsed_ms * self.speed))
+        return ev
+
+    # ------------------------------------------------------------- interface
+    def submit(self, command: Command) -> int:
+        if self._closed:
+            raise BackendError("mcu backend is closed")
+        try:
+            call = self.link.submit(self._scale(command))
+        except LinkError as exc:
+            raise BackendError(f"cannot send {type(command).__name__}: {exc}") from None
+        self._pending[call.cmd_id] = call
+        return call.cmd_id
+
+    def _collect(self) -> None:
+        for cmd_id, call in list(self._pending.items()):
+            if call.done():
+                del self._pending[cmd_id]
+                if call._error is not None:
+                    self._events.append(CommandFailed(cmd_id, call._error))
+                else:
+                    v = call._value
+                    if isinstance(v, Status):
+                        self._load_mask(v.sensors_mask)
+                    self._events.append(v)
+        while True:
+            ev = self.link.get_event(timeout=0)
+            if ev is None:
+                break
+            self._events.append(self._convert(ev))
+
+    def events(self) -> list[Event]:
+        self._collect()
+        out, self._events = self._events, []
+        return out
+
+    def advance(self, dt: float) -> list[Event]:
+        time.sleep(max(0.0, dt) / self.speed)
+        return self.events()
+
+    def run_until(self, predicate: Callable[[Event], bool], timeout: float) -> list[Event]:
+        seen: list[Event] = []
+        end = time.monotonic() + timeout / self.speed
+        while True:
+            self._collect()
+            batch, self._events = self._events, []
+            for i, ev in enumerate(batch):
+                seen.append(ev)
+                if predicate(ev):
+                    self._events[:0] = batch[i + 1:]
+                    return seen
+            if time.monotonic() >= end:
+                raise HardwareTimeout(f"condition not met within {timeout} s of machine time "
+                                      f"({len(seen)} events seen)")
+            time.sleep(0.002)
+
+    def sensors(self) -> SensorSnapshot:
+        self._collect()
+        return SensorSnapshot(self.now(), {
+            (s, side): self._mirror.get((int(s), C.SIDE_NONE if side is None else int(side)), 0)
+            for s, side in all_sensor_keys()})
+
+    def stop_all(self, timeout: float = 1.0) -> None:
+        """StopAll, waiting up to ``timeout`` s (real) for the reply. When the link is
+        down the microcontroller stops every motor by itself (heartbeat rule)."""
+        try:
+            self.link.call(StopAll(), timeout)
+        except LinkError:
+            pass
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        try:
+            self.stop_all()
+        finally:
+            self._closed = True
+            self.link.close()
+            if self.device is not None:
+                self.device.close()
+
+    def __enter__(self) -> "McuBackend":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()

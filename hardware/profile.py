@@ -1,0 +1,291 @@
+"""Machine profiles: pin map, active levels, nominal timings and tile-count gears.
+
+Profiles are TOML files (stdlib ``tomllib``); ``hardware/profiles/default.toml`` is the
+four-port table. :func:`load_profile` checks every value and raises :class:`ProfileError`
+naming the key, e.g. ``timing.lift_up_s must be a positive number, got -1``.
+
+Tile-count gears (档位, seed 002: "打136个牌 ... 面板的反面有一张档位表 ... 一定先关掉电再调档位"):
+136 tiles = 17 stacks a side, 144 = 18, 152 = 19, 108 = 14, 13, 14, 13.
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from firmware_bridge import catalogue as C
+
+from .errors import ProfileError
+
+PROFILE_DIR = Path(__file__).with_name("profiles")
+
+TIMING_KEYS = (
+    "shuffle_s", "shuffle_deadline_s", "tile_interval_s", "disc_revolution_s",
+    "tile_present_s", "push_s", "feed_stack_s", "feed_margin", "feed_grace_s", "lift_up_s",
+    "lift_down_s", "lift_deadline_s", "dice_spin_s", "dice_deadline_s", "disc_pulse_s",
+    "feeder_pulse_s", "dice_pulse_s", "late_lift_factor", "short_lift_reach",
+    "capacitor_wear")
+FRACTION_KEYS = ("face_up_fraction",)
+
+#: per-side outputs and inputs of the GPIO pin map, and the side-less ones
+PER_SIDE_OUTPUTS = ("feeder", "lift_up", "lift_down")
+SINGLE_OUTPUTS = ("shuffle", "dice")
+PER_SIDE_INPUTS = {"lift_top": C.SENSOR_LIFT_TOP, "lift_bottom": C.SENSOR_LIFT_BOTTOM,
+                   "stack": C.SENSOR_STACK, "tile_present": C.SENSOR_TILE_PRESENT,
+                   "feeder_motion": C.SENSOR_FEEDER_MOTION}
+SINGLE_INPUTS = {"disc_pulse": C.SENSOR_DISC_PULSE, "dice_pulse": C.SENSOR_DICE_PULSE,
+                 "lid": C.SENSOR_LID, "estop": C.SENSOR_ESTOP}
+PIN_FACTORIES = ("rpigpio", "lgpio", "mock", "native", "pigpio")
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Nominal timings in seconds of machine time (see default.toml for each meaning)."""
+
+    shuffle_s: float
+    shuffle_deadline_s: float
+    tile_interval_s: float
+    face_up_fraction: float
+    disc_revolution_s: float
+    tile_present_s: float
+    push_s: float
+    feed_stack_s: float
+    feed_margin: float
+    feed_grace_s: float
+    lift_up_s: float
+    lift_down_s: float
+    lift_deadline_s: float
+    dice_spin_s: float
+    dice_deadline_s: float
+    disc_pulse_s: float
+    feeder_pulse_s: float
+    dice_pulse_s: float
+    late_lift_factor: float
+    short_lift_reach: float
+    capacitor_wear: float
+
+
+@dataclass(frozen=True)
+class InputPin:
+    """One input: BCM pin, active level (True = high means on) and pull resistor
+    (``"up"``, ``"down"`` or ``"none"``: an external resistor)."""
+
+    pin: int
+    active_high: bool
+    pull: str
+
+
+@dataclass(frozen=True)
+class GpioMap:
+    """Pin map of the GPIO backend. ``outputs[name]`` is a tuple of BCM pins (one, or
+    four for E, S, W, N); ``inputs[name]`` a tuple of :class:`InputPin`."""
+
+    board: str
+    mock_revision: str
+    pin_factory: str
+    outputs_active_high: bool
+    outputs: dict[str, tuple[int, ...]]
+    inputs: dict[str, tuple[InputPin, ...]]
+
+
+@dataclass(frozen=True)
+class Profile:
+    """A machine profile. ``gears[tiles]`` = stacks per side (E, S, W, N)."""
+
+    name: str
+    profile_id: int
+    tiles: int
+    timing: Timing
+    gears: dict[int, tuple[int, int, int, int]]
+    gpio: GpioMap
+    source: str
+
+    def stacks(self, gear: int) -> tuple[int, int, int, int]:
+        """Stacks per side for ``gear`` (tiles). Raises ProfileError for an unknown gear."""
+        try:
+            return self.gears[gear]
+        except KeyError:
+            raise ProfileError(f"gear {gear!r} is not in profile {self.name!r}; gears: "
+                               f"{', '.join(map(str, self.gears))}") from None
+
+    # deadlines the controller gives its motion commands (ms of machine time)
+    def feed_deadline_ms(self, stacks: int) -> int:
+        """Deadline of FeedStacks for ``stacks`` stacks: stacks x feed_stack_s x
+        feed_margin + feed_grace_s, in ms."""
+        t = self.timing
+        return int(1000 * (stacks * t.feed_stack_s * t.feed_margin + t.feed_grace_s))
+
+    def lift_deadline_ms(self) -> int:
+        return int(1000 * self.timing.lift_deadline_s)
+
+    def dice_ms(self) -> tuple[int, int]:
+        """(spin_ms, deadline_ms) for RollDice."""
+        return int(1000 * self.timing.dice_spin_s), int(1000 * self.timing.dice_deadline_s)
+
+    def shuffle_deadline_ms(self) -> int:
+        return int(1000 * self.timing.shuffle_deadline_s)
+
+
+def _num(d: dict, key: str, path: str, positive: bool = True) -> float:
+    v = d.get(key)
+    full = f"{path}.{key}"
+    if v is None:
+        raise ProfileError(f"{full} is missing")
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) \
+            or (positive and v <= 0):
+        raise ProfileError(f"{full} must be a positive number, got {v!r}")
+    return float(v)
+
+
+def _int(v: Any, full: str, lo: int, hi: int) -> int:
+    if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+        raise ProfileError(f"{full} must be an integer {lo}..{hi}, got {v!r}")
+    return v
+
+
+def _table(d: dict, key: str, path: str = "") -> dict:
+    full = f"{path}.{key}" if path else key
+    v = d.get(key)
+    if not isinstance(v, dict):
+        raise ProfileError(f"[{full}] table is missing" if v is None
+                           else f"{full} must be a table, got {v!r}")
+    return v
+
+
+def _unknown(d: dict, allowed, path: str) -> None:
+    extra = sorted(set(d) - set(allowed))
+    if extra:
+        raise ProfileError(f"{path}.{extra[0]} is not a known key; allowed: "
+                           f"{', '.join(allowed)}")
+
+
+def _pins(v: Any, full: str, count: int) -> tuple[int, ...]:
+    if count == 1:
+        return (_int(v, full, 0, 53),)
+    if not isinstance(v, list) or len(v) != 4:
+        raise ProfileError(f"{full} must be a list of 4 pins (E, S, W, N), got {v!r}")
+    return tuple(_int(p, f"{full}[{i}]", 0, 53) for i, p in enumerate(v))
+
+
+def parse_profile(data: dict, source: str = "<dict>") -> Profile:
+    """Validate a profile already read from TOML. Raises ProfileError naming the key."""
+    m = _table(data, "machine")
+    name = m.get("name")
+    if not isinstance(name, str) or not name:
+        raise ProfileError(f"machine.name must be a non-empty string, got {name!r}")
+    pid = _int(m.get("profile_id"), "machine.profile_id", 0, 0xFFFF)
+    tiles = m.get("tiles")
+    if tiles not in C.GEARS:
+        raise ProfileError(f"machine.tiles must be one of {', '.join(map(str, C.GEARS))}, "
+                           f"got {tiles!r}")
+    t = _table(data, "timing")
+    _unknown(t, TIMING_KEYS + FRACTION_KEYS, "timing")
+    values = {k: _num(t, k, "timing") for k in TIMING_KEYS}
+    f = t.get("face_up_fraction")
+    if isinstance(f, bool) or not isinstance(f, (int, float)) or not 0 <= f < 1:
+        raise ProfileError(f"timing.face_up_fraction must be a number 0 <= x < 1, got {f!r}")
+    values["face_up_fraction"] = float(f)
+    if values["short_lift_reach"] >= 1:
+        raise ProfileError("timing.short_lift_reach must be below 1 (a fraction of the "
+                           f"travel), got {values['short_lift_reach']!r}")
+    for k in ("lift_up_s", "lift_down_s"):
+        if values[k] >= values["lift_deadline_s"]:
+            raise ProfileError(f"timing.{k} must be below timing.lift_deadline_s "
+                               f"({values['lift_deadline_s']}), got {values[k]!r}")
+    if values["dice_spin_s"] > values["dice_deadline_s"]:
+        raise ProfileError("timing.dice_spin_s must not exceed timing.dice_deadline_s, got "
+                           f"{values['dice_spin_s']!r}")
+    timing = Timing(**values)
+    g = _table(data, "gears")
+    gears: dict[int, tuple[int, int, int, int]] = {}
+    for key, v in g.items():
+        full = f"gears.{key}"
+        if not key.isdigit() or int(key) not in C.GEARS:
+            raise ProfileError(f"{full}: gear must be one of "
+                               f"{', '.join(map(str, C.GEARS))}, got {key!r}")
+        if not isinstance(v, list) or len(v) != 4:
+            raise ProfileError(f"{full} must be a list of 4 stack counts (E, S, W, N), got {v!r}")
+        stacks = tuple(_int(s, f"{full}[{i}]", 1, 40) for i, s in enumerate(v))
+        if 2 * sum(stacks) != int(key):
+            raise ProfileError(f"{full} must hold {key} tiles (2 per stack), got "
+                               f"{2 * sum(stacks)} in {list(stacks)}")
+        gears[int(key)] = stacks  # type: ignore[assignment]
+    if tiles not in gears:
+        raise ProfileError(f"gears.{tiles} is missing (machine.tiles = {tiles})")
+    gp = _table(data, "gpio")
+    _unknown(gp, ("board", "mock_revision", "pin_factory", "outputs_active_high", "outputs",
+                  "inputs"), "gpio")
+    factory = gp.get("pin_factory")
+    if factory not in PIN_FACTORIES:
+        raise ProfileError(f"gpio.pin_factory must be one of {', '.join(PIN_FACTORIES)}, "
+                           f"got {factory!r}")
+    rev = gp.get("mock_revision")
+    try:
+        int(str(rev), 16)
+    except ValueError:
+        raise ProfileError(f"gpio.mock_revision must be a hex board revision, got {rev!r}") \
+            from None
+    oah = gp.get("outputs_active_high")
+    if not isinstance(oah, bool):
+        raise ProfileError(f"gpio.outputs_active_high must be true or false, got {oah!r}")
+    outs_t = _table(gp, "outputs", "gpio")
+    _unknown(outs_t, SINGLE_OUTPUTS + PER_SIDE_OUTPUTS, "gpio.outputs")
+    outputs: dict[str, tuple[int, ...]] = {}
+    for k in SINGLE_OUTPUTS + PER_SIDE_OUTPUTS:
+        outputs[k] = _pins(outs_t.get(k), f"gpio.outputs.{k}", 1 if k in SINGLE_OUTPUTS else 4)
+    ins_t = _table(gp, "inputs", "gpio")
+    _unknown(ins_t, tuple(PER_SIDE_INPUTS) + tuple(SINGLE_INPUTS), "gpio.inputs")
+    inputs: dict[str, tuple[InputPin, ...]] = {}
+    for k in tuple(PER_SIDE_INPUTS) + tuple(SINGLE_INPUTS):
+        full = f"gpio.inputs.{k}"
+        spec = _table(ins_t, k, "gpio.inputs")
+        per_side = k in PER_SIDE_INPUTS
+        pins = _pins(spec.get("pins" if per_side else "pin"),
+                     f"{full}.{'pins' if per_side else 'pin'}", 4 if per_side else 1)
+        active = spec.get("active")
+        if active not in ("high", "low"):
+            raise ProfileError(f"{full}.active must be \"high\" or \"low\", got {active!r}")
+        pull = spec.get("pull", "none")
+        if pull not in ("up", "down", "none"):
+            raise ProfileError(f"{full}.pull must be \"up\", \"down\" or \"none\", got {pull!r}")
+        # gpiozero derives the active level from an internal pull: up = active low
+        if (pull == "up" and active == "high") or (pull == "down" and active == "low"):
+            raise ProfileError(f"{full}: pull \"{pull}\" with active \"{active}\" reads the "
+                               "idle input as on; use pull = \"none\" (external resistor) or "
+                               "the opposite active level")
+        inputs[k] = tuple(InputPin(p, active == "high", pull) for p in pins)
+    seen: dict[int, str] = {}
+    for k, pins in outputs.items():
+        for i, p in enumerate(pins):
+            _claim(seen, p, f"gpio.outputs.{k}" + (f"[{i}]" if len(pins) > 1 else ""))
+    for k, ips in inputs.items():
+        for i, ip in enumerate(ips):
+            _claim(seen, ip.pin, f"gpio.inputs.{k}" + (f"[{i}]" if len(ips) > 1 else ""))
+    gpio = GpioMap(str(gp.get("board", "")), str(rev), factory, oah, outputs, inputs)
+    return Profile(name, pid, tiles, timing, gears, gpio, source)
+
+
+def _claim(seen: dict[int, str], pin: int, key: str) -> None:
+    if pin in seen:
+        raise ProfileError(f"{key}: GPIO{pin} is already used by {seen[pin]}")
+    seen[pin] = key
+
+
+def load_profile(name_or_path: str | Path = "default") -> Profile:
+    """Load and validate a profile: a name in ``hardware/profiles`` (``"default"``) or a
+    path to a ``.toml`` file. Raises ProfileError (unreadable file, bad TOML, bad value)."""
+    p = Path(name_or_path)
+    if p.suffix != ".toml":
+        p = PROFILE_DIR / f"{name_or_path}.toml"
+    try:
+        data = tomllib.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        known = sorted(x.stem for x in PROFILE_DIR.glob("*.toml"))
+        raise ProfileError(f"profile {str(name_or_path)!r} not found ({p}); known profiles: "
+                           f"{', '.join(known)}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ProfileError(f"profile {p}: not valid TOML: {exc}") from None
+    return parse_profile(data, str(p))

@@ -1,0 +1,121 @@
+"""The simulated microcontroller: the machine model runs the device side of the link
+(:class:`firmware_bridge.device.DeviceEngine` in a :class:`DeviceRunner`) over a
+pseudo-terminal, so the MCU backend is real down to the bytes.
+
+Time: the engine and the host keep real time (the 500 ms heartbeat rule is untouched);
+the machine model runs ``speed`` times faster (machine time = real time x speed).
+The MCU backend scales the deadlines it sends by 1/speed and the times it receives by
+speed, so the controller sees machine time on every backend.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from firmware_bridge import catalogue as C
+from firmware_bridge.device import DeviceEngine
+from firmware_bridge.noise import ByteNoise
+from firmware_bridge.transport import DeviceRunner, PacedPort, pty_pair
+
+from .backend import ModelMachine
+from .model import TableModel
+
+_U32 = 0xFFFFFFFF
+DEFAULT_ONSET_S = 5.0  # machine time of mcu-reset / link-broken when no at_s is given
+
+
+class LineFault:
+    """The line between Pi and MCU as :class:`PacedPort` sees it (its ``noise``):
+    optional byte noise, and ``broken`` (everything written is lost)."""
+
+    def __init__(self, noise: ByteNoise | None = None) -> None:
+        self.noise = noise
+        self.broken = False
+
+    def apply(self, data: bytes) -> bytes:
+        if self.broken:
+            return b""
+        return self.noise.apply(data) if self.noise is not None else data
+
+
+class SimulatedMcu:
+    """Runs ``model`` behind a device engine on the device end of a pty.
+
+    Args:
+        model: the machine model; profile_id/gear are reported in the handshake.
+        speed: machine-time speed-up (>= 1 in tests; 1 = real time).
+        boot: the boot counter of the first boot.
+        seed: seed of the line noise.
+    ``host_port`` is the pyserial port (paced at 115200 baud) the MCU backend opens.
+    """
+
+    def __init__(self, model: TableModel, speed: float = 1.0, boot: int = 1,
+                 seed: int = 0) -> None:
+        self.model = model
+        self.speed = speed
+        self.boot = boot
+        noise = 0.01 if model.has("link-noise") else 0.0
+        self.line_h2d = LineFault(ByteNoise(noise, seed + 11) if noise else None)
+        self.line_d2h = LineFault(ByteNoise(noise, seed + 12) if noise else None)
+        host_raw, self._dev_raw = pty_pair()
+        self.host_port = PacedPort(host_raw, noise=self.line_h2d)
+        self._dev_port = PacedPort(self._dev_raw, noise=self.line_d2h)
+        self.t0 = time.monotonic()
+        self.t0_ms = int(self.t0 * 1000) & _U32
+        self.resets = 0
+        self._onsets = [(f.at_s if f.at_s is not None else DEFAULT_ONSET_S, f.kind)
+                        for f in model.faults if f.kind in ("mcu-reset", "link-broken")]
+        self.runner = DeviceRunner(self._engine(boot), self._dev_port, on_tick=self._on_tick)
+        model.sink = self._sink
+        self.runner.start()
+
+    def _engine(self, boot: int) -> DeviceEngine:
+        eng = DeviceEngine(ModelMachine(self.model), boot_counter=boot,
+                           now_ms=int(time.monotonic() * 1000),
+                           profile_id=self.model.profile.profile_id,
+                           gear_tiles=self.model.gear)
+        for (sensor, side), v in self.model.reading.items():  # inputs read at boot
+            if v:
+                eng.sensor_changed(sensor, side, v, int(time.monotonic() * 1000))
+        return eng
+
+    def model_time(self, now_ms: int) -> float:
+        return ((now_ms - self.t0_ms) & _U32) / 1000.0 * self.speed
+
+    def _sink(self, sensor: int, side: int, value: int) -> None:
+        ms = int(self.t0_ms + self.model.now / self.speed * 1000)
+        self.runner.engine.sensor_changed(sensor, side, value, ms)
+
+    def _on_tick(self, engine: Any, now_ms: int) -> None:
+        t = self.model_time(now_ms)
+        self.model.run_to(t)
+        for onset in list(self._onsets):
+            at, kind = onset
+            if t >= at:
+                self._onsets.remove(onset)
+                if kind == "mcu-reset":
+                    self.reset()
+                else:
+                    self.line_h2d.broken = self.line_d2h.broken = True
+
+    def reset(self) -> None:
+        """The microcontroller reboots: a fresh engine, boot counter + 1 (call from the
+        runner thread, or with ``runner.lock`` held)."""
+        self.boot += 1
+        self.resets += 1
+        self.runner.engine = self._engine(self.boot)
+
+    def close(self, settle_s: float = 1.5) -> None:
+        """Stop the device thread. If motors still run (the host could not reach the
+        device), keep the device ticking up to ``settle_s`` so that its own safety
+        rule stops them, as a real MCU would."""
+        end = time.monotonic() + settle_s
+        while self.model.motors and time.monotonic() < end:
+            time.sleep(0.01)
+        self.runner.stop()
+        for p in (self.host_port, self._dev_port):
+            try:
+                p.close()
+            except Exception:
+                pass

@@ -1,0 +1,400 @@
+"""The machine model: a four-port automatic table on a virtual clock (seconds).
+
+Not a mock: motors take time and sensors follow the machine's state.
+
+* **Disc and tiles.** Two tile sets: one is in the machine being shuffled and built while
+  the other is played. The set in the disc is spread over the four ports (a port's
+  magnet conveyor picks the tiles that pass it; the model gives each side a quarter of
+  the set, the remainder to E, S, ...). While the shuffle disc turns and a side's feeder
+  runs, tiles reach that side's push head at random intervals (exponential, mean
+  ``tile_interval_s``; a fraction ``face_up_fraction`` arrive face up and go round once
+  more, ``disc_revolution_s``). Each tile pulses the tile-present sensor; every second
+  tile the push head pushes a stack two-high (a STACK sensor pulse) into the wall.
+  A feeder stopped while its quarter still holds tiles leaves one tile at the throat
+  (tile-present stays 1).
+* **Lifts** travel between their bottom and top limit sensors in ``lift_up_s`` /
+  ``lift_down_s``; a lift can be stopped anywhere and restarted. When all four lifts
+  went up and came back to the bottom the played set has dropped into the disc: the
+  disc is refilled for the next cycle.
+* **Pulse sensors**: the disc, each feeder's conveyor wheel and the dice cup toggle a
+  sensor every half period while they turn.
+
+Readings: ``physical`` is the truth (magnet at the sensor, tile at the throat ...);
+``reading`` is what the input gives after the injected faults (stuck, reversed, dirty).
+Every change of a reading goes to ``sink(sensor, side, value)`` (the backend's input
+side). Motors are switched through :meth:`set_motor` (the backend's output side).
+Deterministic for a seed.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import random
+import weakref
+from typing import Callable, Iterable
+
+from firmware_bridge import catalogue as C
+
+from ..profile import Profile
+from .faults import FaultSpec, parse_fault
+
+_SIDES = C.SIDES
+NONE = C.SIDE_NONE
+#: every model created, so that a test fixture can check that no motor was left running
+LIVE_MODELS: "weakref.WeakSet[TableModel]" = weakref.WeakSet()
+# wrong-gear: the set that is in the machine instead of the gear's own
+WRONG_SET = {136: 144, 144: 136, 152: 144, 108: 136}
+_PER_SIDE_SENSORS = (C.SENSOR_LIFT_TOP, C.SENSOR_LIFT_BOTTOM, C.SENSOR_STACK,
+                     C.SENSOR_TILE_PRESENT, C.SENSOR_FEEDER_MOTION)
+
+
+class TableModel:
+    """The simulated machine.
+
+    Args:
+        profile: machine profile (timings, gears).
+        seed: seed of the model's random generator (tile arrival, missing tile, dice).
+        faults: FaultSpec or ``KIND[:SIDE]`` strings.
+    Attributes (read by tests and the demo): ``now`` (s), ``motors``
+    (``{(motor, side): direction}`` energised), ``walls`` (stacks per side), ``half``
+    (a half stack per side), ``quadrant`` (tiles left in the disc per side),
+    ``lift_times`` (list of ``(side, up, seconds)`` of completed lift strokes),
+    ``changes`` (``{(sensor, side): number of reading changes}``), ``dice`` (last throw).
+    """
+
+    def __init__(self, profile: Profile, seed: int = 0,
+                 faults: Iterable[FaultSpec | str] = ()) -> None:
+        self.profile = profile
+        self.t = profile.timing
+        self.rng = random.Random(seed)
+        self.now = 0.0
+        self._q: list = []
+        self._seq = 0
+        self.faults: list[FaultSpec] = [parse_fault(f) for f in faults]
+        self.motors: dict[tuple[int, int], int] = {}
+        self.gear = profile.tiles
+        self.sink: Callable[[int, int, int], None] | None = None
+        self.after_event: Callable[[], None] | None = None
+        self.physical: dict[tuple[int, int], int] = {}
+        self.reading: dict[tuple[int, int], int] = {}
+        self.changes: dict[tuple[int, int], int] = {}
+        for s in _SIDES:
+            for sensor in _PER_SIDE_SENSORS:
+                self.physical[(sensor, s)] = 1 if sensor == C.SENSOR_LIFT_BOTTOM else 0
+        for sensor in (C.SENSOR_DISC_PULSE, C.SENSOR_DICE_PULSE, C.SENSOR_ESTOP):
+            self.physical[(sensor, NONE)] = 0
+        self.physical[(C.SENSOR_LID, NONE)] = 1
+        for key, v in self.physical.items():
+            self.reading[key] = self._read(key[0], key[1], v)
+            self.changes[key] = 0
+        # tiles
+        self.quadrant = [0, 0, 0, 0]
+        self.held = [0, 0, 0, 0]
+        self.throat = [False] * 4
+        self.walls = [0, 0, 0, 0]
+        self.half = [False] * 4
+        self.tiles_fed = [0, 0, 0, 0]
+        self.cycles = 0
+        self.missing_side: int | None = None
+        self._flow = [False] * 4
+        self._feed_gen = [0, 0, 0, 0]
+        # lifts
+        self.lift_pos = [0.0] * 4
+        self.lift_vel = [0.0] * 4
+        self.lift_t0 = [0.0] * 4
+        self._lift_gen = [0, 0, 0, 0]
+        self._stroke_start: list[tuple[float, int] | None] = [None] * 4
+        self.up_strokes = [0, 0, 0, 0]
+        self.raised = [False] * 4
+        self.lift_times: list[tuple[int, bool, float]] = []
+        # pulses
+        self._pulse_gen: dict[tuple[int, int], int] = {}
+        self._pulsing: dict[tuple[int, int], bool] = {}
+        self.dice: tuple[int, int] | None = None
+        self._dice_pulses_at_start = 0
+        self.fill_disc()
+        LIVE_MODELS.add(self)
+
+    # ------------------------------------------------------------------ faults
+    def has(self, kind: str, side: int | None = None) -> bool:
+        """True if fault ``kind`` is injected (for ``side``, when the kind takes one)."""
+        return any(f.kind == kind and (f.side is None or side is None or int(f.side) == side)
+                   for f in self.faults)
+
+    def inject(self, fault: FaultSpec | str) -> FaultSpec:
+        """Inject a fault now (it acts from the next change it affects; sensor faults
+        change the reading at once)."""
+        spec = parse_fault(fault)
+        self.faults.append(spec)
+        for key, v in self.physical.items():
+            self._publish(key, v)
+        self._update()
+        return spec
+
+    def _read(self, sensor: int, side: int, p: int) -> int:
+        if sensor in (C.SENSOR_LIFT_TOP, C.SENSOR_LIFT_BOTTOM):
+            which = "top" if sensor == C.SENSOR_LIFT_TOP else "bottom"
+            if self.has(f"lift-{which}-stuck-on", side):
+                return 1
+            if self.has(f"lift-{which}-stuck-off", side):
+                return 0
+            if self.has("lift-sensor-reversed", side):
+                return 1 - p
+        if sensor == C.SENSOR_TILE_PRESENT and self.has("tile-sensor-dirty", side):
+            return 1
+        return p
+
+    # -------------------------------------------------------------- the clock
+    def schedule(self, t: float, fn: Callable, *args) -> None:
+        self._seq += 1
+        heapq.heappush(self._q, (t, self._seq, fn, args))
+
+    def next_event_time(self) -> float:
+        """Machine time (s) of the next scheduled physical event, or +inf."""
+        return self._q[0][0] if self._q else math.inf
+
+    def run_to(self, t: float) -> None:
+        """Process every physical event up to machine time ``t`` (s), in order."""
+        q = self._q
+        while q and q[0][0] <= t:
+            et, _, fn, args = heapq.heappop(q)
+            self.now = max(self.now, et)
+            fn(*args)
+            if self.after_event is not None:
+                self.after_event()
+        self.now = max(self.now, t)
+
+    # ----------------------------------------------------------------- sensors
+    def _phys(self, sensor: int, side: int, v: int) -> None:
+        key = (sensor, side)
+        if self.physical.get(key) == v:
+            return
+        self.physical[key] = v
+        self._publish(key, v)
+
+    def _publish(self, key: tuple[int, int], p: int) -> None:
+        r = self._read(key[0], key[1], p)
+        if self.reading.get(key) != r:
+            self.reading[key] = r
+            self.changes[key] = self.changes.get(key, 0) + 1
+            if self.sink is not None:
+                self.sink(key[0], key[1], r)
+
+    def press_estop(self, pressed: bool) -> None:
+        """Press (True) or release the emergency stop button."""
+        self._phys(C.SENSOR_ESTOP, NONE, 1 if pressed else 0)
+
+    # -------------------------------------------------------------- actuators
+    def set_motor(self, motor: int, side: int, on: bool, direction: int = 1) -> None:
+        """Energise (``on``) or de-energise one motor; ``direction`` 1 = forward / up."""
+        key = (motor, side)
+        if on:
+            if self.motors.get(key) == direction:
+                return
+            self.motors[key] = direction
+        else:
+            if key not in self.motors:
+                return
+            del self.motors[key]
+        self._update()
+
+    def stop_all(self) -> None:
+        """De-energise every motor."""
+        if self.motors:
+            self.motors.clear()
+            self._update()
+
+    def set_gear(self, tiles: int) -> None:
+        """The gear dial. Without a wrong-gear fault the operator loaded the matching set."""
+        self.gear = tiles
+        if not any(self.tiles_fed) and not any(self.throat):
+            self.fill_disc()  # nothing built yet from this set: the set matches the gear
+
+    def running(self) -> dict[tuple[int, int], int]:
+        """Energised motors ``{(motor, side): direction}`` (empty when all stopped)."""
+        return dict(self.motors)
+
+    # --------------------------------------------------------------- the disc
+    def tiles_in_set(self) -> int:
+        return WRONG_SET[self.gear] if self.has("wrong-gear") else self.gear
+
+    def _share(self, side: int) -> int:
+        n = self.tiles_in_set()
+        return n // 4 + (1 if side < n % 4 else 0)
+
+    def fill_disc(self) -> None:
+        """A full set drops into the disc (start of a cycle); walls are cleared."""
+        self.quadrant = [self._share(s) for s in _SIDES]
+        if self.profile.gears.get(self.gear) and not self.has("wrong-gear"):
+            # the gear's own split (108 = 14, 13, 14, 13 stacks)
+            self.quadrant = [2 * n for n in self.profile.gears[self.gear]]
+        if self.has("missing-tile"):
+            if self.missing_side is None:
+                self.missing_side = self.rng.randrange(4)
+            self.quadrant[self.missing_side] -= 1
+        self.walls = [0, 0, 0, 0]
+        self.half = [False] * 4
+        self.held = [0, 0, 0, 0]
+        self.tiles_fed = [0, 0, 0, 0]
+        self.throat = [False] * 4
+        for s in _SIDES:
+            self._phys(C.SENSOR_TILE_PRESENT, s, 0)
+
+    def disc_turning(self) -> bool:
+        return (C.MOTOR_SHUFFLE, NONE) in self.motors and not self.has("disc-stall")
+
+    # ---------------------------------------------------------- state changes
+    def _update(self) -> None:
+        disc = self.disc_turning()
+        self._pulse(C.SENSOR_DISC_PULSE, NONE, disc, self.t.disc_pulse_s)
+        for s in _SIDES:
+            on = (C.MOTOR_FEEDER, s) in self.motors
+            moving = on and not self.has("feeder-wire-loose", s)
+            self._pulse(C.SENSOR_FEEDER_MOTION, s, moving, self.t.feeder_pulse_s)
+            flow = moving and disc and not self.has("feeder-jammed", s)
+            if flow and not self._flow[s]:
+                self._flow[s] = True
+                self._feed_gen[s] += 1
+                if self.throat[s]:
+                    self.throat[s] = False
+                    self.schedule(self.now + self.t.tile_present_s, self._tile, s,
+                                  self._feed_gen[s], True)
+                else:
+                    self._schedule_tile(s)
+            elif not flow and self._flow[s]:
+                self._flow[s] = False
+                self._feed_gen[s] += 1
+                if not on and self.quadrant[s] > 0 and not self.throat[s]:
+                    # the conveyor coasts: the next tile ends up waiting at the throat
+                    self.quadrant[s] -= 1
+                    self.throat[s] = True
+                    self._phys(C.SENSOR_TILE_PRESENT, s, 1)
+            self._lift(s)
+        dice = (C.MOTOR_DICE, NONE) in self.motors
+        spinning = dice and not self.has("dice-stuck")
+        was = self._pulsing.get((C.SENSOR_DICE_PULSE, NONE), False)
+        self._pulse(C.SENSOR_DICE_PULSE, NONE, spinning, self.t.dice_pulse_s)
+        if was and not spinning:
+            self.dice = (self.rng.randint(1, 6), self.rng.randint(1, 6))
+
+    def _pulse(self, sensor: int, side: int, on: bool, half: float) -> None:
+        key = (sensor, side)
+        if self._pulsing.get(key, False) == on:
+            return
+        self._pulsing[key] = on
+        gen = self._pulse_gen.get(key, 0) + 1
+        self._pulse_gen[key] = gen
+        if on:
+            self.schedule(self.now + half, self._toggle, key, gen, half)
+
+    def _toggle(self, key: tuple[int, int], gen: int, half: float) -> None:
+        if self._pulse_gen.get(key) != gen:
+            return
+        self._phys(key[0], key[1], 1 - self.physical[key])
+        self.schedule(self.now + half, self._toggle, key, gen, half)
+
+    # ----------------------------------------------------------------- tiles
+    def _schedule_tile(self, s: int) -> None:
+        t = self.t
+        delay = 2 * t.tile_present_s + self.rng.expovariate(1.0 / t.tile_interval_s)
+        if self.rng.random() < t.face_up_fraction:
+            delay += t.disc_revolution_s  # face up: goes round until flipped
+        self.schedule(self.now + delay, self._tile, s, self._feed_gen[s], False)
+
+    def _tile(self, s: int, gen: int, taken: bool) -> None:
+        if gen != self._feed_gen[s]:
+            return
+        if not taken:
+            if self.quadrant[s] <= 0:
+                return  # nothing left on this side's share of the disc
+            self.quadrant[s] -= 1
+        self.tiles_fed[s] += 1
+        self._phys(C.SENSOR_TILE_PRESENT, s, 1)
+        self.schedule(self.now + self.t.tile_present_s, self._tile_gone, s)
+        self.held[s] += 1
+        self.half[s] = self.held[s] == 1
+        if self.held[s] == 2:
+            self.held[s] = 0
+            self.schedule(self.now + self.t.tile_present_s, self._push, s)
+        if self.quadrant[s] > 0:
+            self._schedule_tile(s)
+
+    def _tile_gone(self, s: int) -> None:
+        if not self.throat[s]:
+            self._phys(C.SENSOR_TILE_PRESENT, s, 0)
+
+    def _push(self, s: int) -> None:
+        self.walls[s] += 1
+        self.half[s] = False
+        self._phys(C.SENSOR_STACK, s, 1)
+        self.schedule(self.now + self.t.push_s, self._phys, C.SENSOR_STACK, s, 0)
+
+    # ----------------------------------------------------------------- lifts
+    def travel_time(self, s: int, up: bool) -> float:
+        """Bottom-to-top (``up``) or top-to-bottom travel time of side ``s`` now (s)."""
+        t = self.t
+        if not up:
+            return t.lift_down_s
+        T = t.lift_up_s
+        if self.has("lift-late", s):
+            T *= t.late_lift_factor
+        if self.has("lift-slow", s):
+            T *= 1 + t.capacitor_wear * self.up_strokes[s]
+        return T
+
+    def _lift_pos(self, s: int) -> float:
+        reach = self.t.short_lift_reach if self.has("lift-short", s) else 1.0
+        p = self.lift_pos[s] + self.lift_vel[s] * (self.now - self.lift_t0[s])
+        return min(max(p, 0.0), reach)
+
+    def _lift(self, s: int) -> None:
+        key = (C.MOTOR_LIFT, s)
+        d = self.motors.get(key)
+        vel = 0.0
+        if d is not None:
+            vel = 1.0 / self.travel_time(s, d == 1) * (1 if d == 1 else -1)
+        if vel == self.lift_vel[s]:
+            return
+        pos = self._lift_pos(s)
+        self.lift_pos[s], self.lift_vel[s], self.lift_t0[s] = pos, vel, self.now
+        self._lift_gen[s] += 1
+        gen = self._lift_gen[s]
+        if vel > 0:
+            if pos < 1.0:
+                self.up_strokes[s] += 1 if pos <= 0.0 else 0
+                self._stroke_start[s] = (self.now, 1)
+            if pos <= 0.0:
+                self.schedule(self.now + 0.02, self._lift_leaves, s, gen, C.SENSOR_LIFT_BOTTOM)
+            reach = self.t.short_lift_reach if self.has("lift-short", s) else 1.0
+            if reach >= 1.0 and pos < 1.0:
+                self.schedule(self.now + (1.0 - pos) / vel, self._lift_arrives, s, gen, True)
+        elif vel < 0:
+            if pos > 0.0:
+                self._stroke_start[s] = (self.now, 0)
+            if pos >= 1.0:
+                self.schedule(self.now + 0.02, self._lift_leaves, s, gen, C.SENSOR_LIFT_TOP)
+            if pos > 0.0:
+                self.schedule(self.now + pos / -vel, self._lift_arrives, s, gen, False)
+
+    def _lift_leaves(self, s: int, gen: int, sensor: int) -> None:
+        if gen == self._lift_gen[s]:
+            self._phys(sensor, s, 0)
+            if sensor == C.SENSOR_LIFT_BOTTOM:
+                self.raised[s] = True
+
+    def _lift_arrives(self, s: int, gen: int, up: bool) -> None:
+        if gen != self._lift_gen[s]:
+            return
+        self.lift_pos[s], self.lift_t0[s] = (1.0 if up else 0.0), self.now
+        start = self._stroke_start[s]
+        if start is not None:
+            self.lift_times.append((s, up, self.now - start[0]))
+            self._stroke_start[s] = None
+        self._phys(C.SENSOR_LIFT_TOP if up else C.SENSOR_LIFT_BOTTOM, s, 1)
+        if not up and all(self.raised) and all(
+                self.physical[(C.SENSOR_LIFT_BOTTOM, x)] for x in _SIDES):
+            # end of a cycle: the played set has dropped into the disc
+            self.raised = [False] * 4
+            self.cycles += 1
+            self.fill_disc()

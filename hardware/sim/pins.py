@@ -1,0 +1,71 @@
+"""The simulated machine behind gpiozero's MockFactory pins.
+
+The :class:`PinBridge` reads the mock *output* pins (motor drivers) into the machine
+model and drives the mock *input* pins from the model's sensor readings, at the
+electrical level the profile configures (active low inputs are driven low when on).
+So the real GPIO backend code - gpiozero devices, active levels, pulls, edge callbacks -
+runs against the simulated machine.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from firmware_bridge import catalogue as C
+
+from ..profile import PER_SIDE_INPUTS, SINGLE_INPUTS, GpioMap
+from .model import TableModel
+
+
+class PinBridge:
+    """Wires ``model`` to the pins of ``factory`` (a gpiozero MockFactory) per ``gpio``.
+
+    Create it after the GPIO backend has claimed the pins (inputs must be inputs)."""
+
+    def __init__(self, model: TableModel, factory: Any, gpio: GpioMap) -> None:
+        self.model = model
+        self.active_high = gpio.outputs_active_high
+        self.out: list[tuple[Any, str, int]] = []
+        for name, pins in gpio.outputs.items():
+            for i, p in enumerate(pins):
+                self.out.append((factory.pin(f"GPIO{p}"), name, i))
+        self.inp: dict[tuple[int, int], tuple[Any, bool]] = {}
+        for name, ips in gpio.inputs.items():
+            sensor = PER_SIDE_INPUTS.get(name, SINGLE_INPUTS.get(name))
+            for i, ip in enumerate(ips):
+                side = i if name in PER_SIDE_INPUTS else C.SIDE_NONE
+                self.inp[(sensor, side)] = (factory.pin(f"GPIO{ip.pin}"), ip.active_high)
+        model.sink = self.drive
+        model.after_event = self.sync
+        for (sensor, side), v in model.reading.items():
+            if (sensor, side) in self.inp:
+                self.drive(sensor, side, v)
+
+    def drive(self, sensor: int, side: int, value: int) -> None:
+        """Set the electrical level of an input pin for a sensor reading (0/1)."""
+        entry = self.inp.get((sensor, side))
+        if entry is None:
+            return
+        pin, active_high = entry
+        if bool(value) == active_high:
+            pin.drive_high()
+        else:
+            pin.drive_low()
+
+    def sync(self) -> None:
+        """Read the motor output pins into the model."""
+        on: dict[tuple[str, int], bool] = {}
+        for pin, name, i in self.out:
+            on[(name, i)] = bool(pin.state) == self.active_high
+        m = self.model
+        m.set_motor(C.MOTOR_SHUFFLE, C.SIDE_NONE, on[("shuffle", 0)])
+        m.set_motor(C.MOTOR_DICE, C.SIDE_NONE, on[("dice", 0)])
+        for s in C.SIDES:
+            m.set_motor(C.MOTOR_FEEDER, s, on[("feeder", s)])
+            up, down = on[("lift_up", s)], on[("lift_down", s)]
+            if up and not down:
+                m.set_motor(C.MOTOR_LIFT, s, True, 1)
+            elif down and not up:
+                m.set_motor(C.MOTOR_LIFT, s, True, 0)
+            else:  # off, or both relays closed (the motor does not turn)
+                m.set_motor(C.MOTOR_LIFT, s, False)
