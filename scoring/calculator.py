@@ -74,8 +74,10 @@ class RuleProfile:
             ``"mcr-1998"`` (the 1998 text taken literally).
         mixed_kongs_fan: one melded and one concealed kong score 明暗杠 5 points (practice) instead
             of 明杠 1 + 暗杠 2 (the table of 1998 has no 明暗杠).
-        knitted_straight_waits: a wait on a tile of the knitted straight 组合龙 itself may score
-            edge/closed/single wait (practice); in 1998 only a wait outside the knitted straight can.
+        knitted_straight_all_chows: a knitted straight 组合龙 with a chow and a pair of a numbered
+            tile also scores All Chows 平和 (practice). The 1998 text defines 平和 as four chows
+            (由4副顺子及序数牌作将组成) and a chow 顺子 as three consecutive tiles of one suit
+            (第五条 12), which the knitted straight's nine tiles are not.
         seven_pairs_set_fans: seven pairs may also score All Green, All Honors, All Terminals, All
             Terminals and Honors and the rank-range fans (Upper/Middle/Lower Tiles, Upper/Lower
             Four) (practice). The 1998 text defines those fans by sets and pair (由…顺子、刻子、将牌
@@ -88,13 +90,15 @@ class RuleProfile:
 
     name: str
     mixed_kongs_fan: bool
-    knitted_straight_waits: bool
+    knitted_straight_all_chows: bool
     seven_pairs_set_fans: bool
     strict_no_repetition: bool
 
 
-MCR = RuleProfile("mcr", True, True, True, False)
-MCR_1998 = RuleProfile("mcr-1998", False, False, False, True)
+MCR = RuleProfile("mcr", mixed_kongs_fan=True, knitted_straight_all_chows=True, seven_pairs_set_fans=True,
+                  strict_no_repetition=False)
+MCR_1998 = RuleProfile("mcr-1998", mixed_kongs_fan=False, knitted_straight_all_chows=False,
+                       seven_pairs_set_fans=False, strict_no_repetition=True)
 PROFILES = {p.name: p for p in (MCR, MCR_1998)}
 
 
@@ -790,7 +794,7 @@ def _knitted_straight_reading(s: _Situation) -> Reading | None:
     ctx = s.ctx
     ft[KNITTED_STRAIGHT] = 1
     if kind == CHOW:
-        if pair < 30:
+        if pair < 30 and s.rules.knitted_straight_all_chows:
             ft[ALL_CHOWS] = 1
         if s.merged[pair] == 4:
             ft[TILE_HOG] = 1
@@ -823,20 +827,21 @@ def _knitted_straight_reading(s: _Situation) -> Reading | None:
             ft[SELF_DRAWN] = 0
         else:
             ft[CONCEALED_HAND] = 1
+    # Wait fans: a winning tile that can be read either as completing the knitted straight or as
+    # an edge/closed/single wait counts the wait (就高不就低).
     win = s.win
-    in_body = win in seq
     if not s.fixed:
-        # A wait fan needs the winning tile inside the fourth set or the pair: not the case when
+        # The wait fan needs the winning tile in the fourth set or the pair: not the case when
         # its only copy completes the knitted straight itself.
-        if (s.rules.knitted_straight_waits or not in_body) and rest[win]:
+        if rest[win]:
             rest[win] -= 1
             unique = len(waiting_tiles(rest, False)) == 1
             rest[win] += 1
             if unique:
                 _wait_fan((sets[0], (PAIR, pair, False)), win, ft)
-    elif not in_body:
-        ft[SINGLE_WAIT] = 1  # with a declared set, a wait outside the knitted straight is on the pair
-    elif s.rules.knitted_straight_waits and st[win] == 3:
+    elif win not in seq or st[win] == 3:
+        # With one declared set the concealed part is the knitted straight and a pair: a winning
+        # tile outside the knitted straight, or a third copy of a knitted tile, waited on the pair.
         ft[SINGLE_WAIT] = 1
     _exclusions(ft, s.rules)
     packs = tuple(s.fixed) + tuple(sets) + ((PAIR, pair, False),)

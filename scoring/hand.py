@@ -289,12 +289,12 @@ def _parse_meld(text: str, start: int) -> tuple[Meld, int]:
     comma = body.rfind(",")
     if comma >= 0:
         digit = body[comma + 1:].strip()
-        if len(digit) != 1 or not digit.isdigit():
+        if len(digit) != 1 or digit not in "0123456789":
             raise ScoringError("syntax", f"after the comma at position {start + 1 + comma} an offer digit is expected "
                                "(1-3, or 5-7 for a promoted kong)", start + 1 + comma)
         offer = int(digit)
         inner_end = start + 1 + comma
-    elif len(body) >= 2 and body[-1].isdigit() and (body[-2] in "mspz" or body[-2] in HONOR_LETTERS):
+    elif len(body) >= 2 and body[-1] in "0123456789" and (body[-2] in "mspz" or body[-2] in HONOR_LETTERS):
         offer = int(body[-1])
         inner_end = close - 1
     tiles_pos, _ = _read_tiles(text[:inner_end], start + 1, "[]")

@@ -1,10 +1,12 @@
 """Build PyMahjongGB with its own 1998 switches, as an oracle for the ``mcr-1998`` profile.
 
-The reference calculator's C++ source carries three compile-time switches for the 1998 text:
-``STRICT_98_RULE`` (seven pairs without the set-defined fans; One Voided Suit not counted with
-fans that necessarily void a suit; All Terminals excluding Triple Pung),
-``SUPPORT_CONCEALED_KONG_AND_MELDED_KONG 0`` (明杠 + 暗杠 instead of 明暗杠) and
-``KNITTED_STRAIGHT_BODY_WITH_ECS 0`` (no wait fan on the knitted straight itself). This module
+The reference calculator's C++ source carries compile-time switches for the 1998 text. Two of
+them are what ``mcr-1998`` does: ``STRICT_98_RULE`` (seven pairs without the set-defined fans;
+One Voided Suit not counted with fans that necessarily void a suit; All Terminals excluding
+Triple Pung) and ``SUPPORT_CONCEALED_KONG_AND_MELDED_KONG 0`` (明杠 + 暗杠 instead of 明暗杠).
+The third, ``KNITTED_STRAIGHT_BODY_WITH_ECS 0`` (no wait fan when the winning tile is also a
+knitted-straight tile), has no basis in the 1998 text, whose wait fans (77-79) do not mention
+组合龙 and whose 就高不就低 takes the reading with the wait: it stays at 1. This module
 downloads the same sdist as the dev dependency (PyMahjongGB 1.4.0) from PyPI, flips the switches,
 compiles it into ``build/pymahjonggb-1998/`` (once; reused afterwards) and runs a comparison in a
 child process, since the patched module has the same name as the installed one.
@@ -27,9 +29,6 @@ PATCHES = (
     ("MahjongGB/mahjong-algorithm/fan_calculator.h",
      "#define SUPPORT_CONCEALED_KONG_AND_MELDED_KONG      1",
      "#define SUPPORT_CONCEALED_KONG_AND_MELDED_KONG      0"),
-    ("MahjongGB/mahjong-algorithm/fan_calculator.h",
-     "#define KNITTED_STRAIGHT_BODY_WITH_ECS              1",
-     "#define KNITTED_STRAIGHT_BODY_WITH_ECS              0"),
     ("MahjongGB/mahjong-algorithm/fan_calculator.cpp", "//#define STRICT_98_RULE", "#define STRICT_98_RULE"),
 )
 

@@ -167,12 +167,17 @@ def test_1998_all_terminals_excludes_triple_pung() -> None:
     assert 32 not in fans(hand, rules="mcr-1998")
 
 
-def test_1998_knitted_straight_body_wait() -> None:
-    # 3p completes the knitted straight's 369p and, read with 12p, an edge wait: practice counts the
-    # edge wait, the 1998 text only a wait outside the knitted straight
+def test_knitted_straight_body_wait_counts_in_both_profiles() -> None:
+    # 3p completes the knitted straight's 369p and, read with 12p, an edge wait: 就高不就低 takes
+    # the wait in both profiles (the 1998 wait fans do not mention 组合龙)
     hand = "147m258s369p12p55m3p"
-    assert {35, 77} <= set(fans(hand))
-    old = fans(hand, rules="mcr-1998")
-    assert 35 in old and 77 not in old
-    # a wait outside the knitted straight counts in both
-    assert 79 in fans("147m258s369p123p9s9s", rules="mcr-1998")
+    for rules in ("mcr", "mcr-1998"):
+        assert {35, 77} <= set(fans(hand, rules=rules))
+    # the only wait is 3m: single wait on the pair, whether 3m also completes the knitted straight
+    assert 79 in fans("3369m147s111258p3m", rules="mcr-1998")
+
+
+def test_1998_no_all_chows_with_a_knitted_straight() -> None:
+    hand = "147m258s369p123m55p"
+    assert 63 in fans(hand)
+    assert 63 not in fans(hand, rules="mcr-1998")
