@@ -57,6 +57,7 @@ def open_backend(kind: str, profile: Profile | str = "default", seed: int = 0,
         factory = make_pin_factory(prof, "mock")
         backend = GpioBackend(prof, factory, model)
         backend.bridge = PinBridge(model, factory, prof.gpio)
+        backend.machine.on_gear = model.set_gear  # the operator loads the matching set
         backend.events()  # the initial input levels are state, not changes
         return backend
     if not 1.0 <= speed <= 50.0:

@@ -62,6 +62,8 @@ class GpioMachine:
     def __init__(self, outputs: dict[str, list[Any]]) -> None:
         self.o = outputs
         self.gear = 0
+        #: called with the new gear; the simulator uses it to load the matching tile set
+        self.on_gear: Any = None
 
     def _dev(self, motor: int, side: int, direction: int = 1) -> Any:
         if motor == C.MOTOR_SHUFFLE:
@@ -91,6 +93,8 @@ class GpioMachine:
 
     def set_gear(self, tiles: int) -> None:
         self.gear = tiles  # the gear is the controller's stack count; no pin
+        if self.on_gear is not None:
+            self.on_gear(tiles)
 
 
 class GpioBackend(LocalBackend):

@@ -184,6 +184,8 @@ class TableModel:
     def press_estop(self, pressed: bool) -> None:
         """Press (True) or release the emergency stop button."""
         self._phys(C.SENSOR_ESTOP, NONE, 1 if pressed else 0)
+        if self.after_event is not None:
+            self.after_event()
 
     # -------------------------------------------------------------- actuators
     def set_motor(self, motor: int, side: int, on: bool, direction: int = 1) -> None:

@@ -1,0 +1,98 @@
+"""Profiles (validation names the key) and the fault catalogue and parser."""
+
+from __future__ import annotations
+
+import copy
+import tomllib
+
+import pytest
+
+from firmware_bridge.messages import Side
+from hardware import FaultSpecError, ProfileError, load_profile, open_backend
+from hardware.profile import PROFILE_DIR, parse_profile
+from hardware.sim.faults import INJECTABLE, FaultSpec, parse_fault
+
+RAW = tomllib.loads((PROFILE_DIR / "default.toml").read_text())
+
+
+def test_default_profile_gears_and_deadlines():
+    p = load_profile()
+    assert p.gears == {136: (17,) * 4, 144: (18,) * 4, 152: (19,) * 4, 108: (14, 13, 14, 13)}
+    assert p.tiles == 136 and p.gpio.inputs["lift_top"][0].active_high is False
+    assert p.feed_deadline_ms(17) == int(1000 * (17 * 1.2 * 1.3 + 2.0))
+    assert p.timing.lift_up_s < p.timing.lift_deadline_s
+
+
+def _bad(path, value):
+    d = copy.deepcopy(RAW)
+    node = d
+    for k in path[:-1]:
+        node = node[k]
+    if value is KeyError:
+        del node[path[-1]]
+    else:
+        node[path[-1]] = value
+    return d
+
+
+@pytest.mark.parametrize("path,value,message", [
+    (("timing", "lift_up_s"), -1, "timing.lift_up_s must be a positive number, got -1"),
+    (("timing", "dice_spin_s"), "1", "timing.dice_spin_s must be a positive number"),
+    (("timing", "lift_up_s"), 5.0, "timing.lift_up_s must be below timing.lift_deadline_s"),
+    (("timing", "face_up_fraction"), 1.5, "timing.face_up_fraction must be a number"),
+    (("timing", "shuffle_speed"), 3, "timing.shuffle_speed is not a known key"),
+    (("machine", "tiles"), 140, "machine.tiles must be one of 136, 144, 152, 108"),
+    (("gears", "136"), [17, 17, 17, 16], "gears.136 must hold 136 tiles"),
+    (("gears", "136"), [17, 17], "gears.136 must be a list of 4 stack counts"),
+    (("gpio", "outputs", "dice"), 4, "gpio.outputs.dice: GPIO4 is already used by "
+                                     "gpio.outputs.shuffle"),
+    (("gpio", "outputs", "feeder"), [6, 7, 8], "gpio.outputs.feeder must be a list of 4"),
+    (("gpio", "inputs", "estop", "active"), "on", "gpio.inputs.estop.active must be"),
+    (("gpio", "inputs", "lid", "pull"), "down", "gpio.inputs.lid: pull \"down\" with active"),
+    (("gpio", "pin_factory"), "wiringpi", "gpio.pin_factory must be one of"),
+    (("timing", "lift_down_s"), KeyError, "timing.lift_down_s is missing"),
+])
+def test_profile_errors_name_the_key(path, value, message):
+    with pytest.raises(ProfileError) as exc:
+        parse_profile(_bad(path, value))
+    assert message in str(exc.value)
+
+
+def test_unknown_profile_lists_known_ones():
+    with pytest.raises(ProfileError, match="known profiles: default"):
+        load_profile("nosuch")
+
+
+CONTRACT = {
+    "lift-top-stuck-on": True, "lift-top-stuck-off": True, "lift-bottom-stuck-on": True,
+    "lift-bottom-stuck-off": True, "lift-sensor-reversed": True, "lift-short": True,
+    "lift-late": True, "lift-slow": True, "feeder-wire-loose": True, "feeder-jammed": True,
+    "tile-sensor-dirty": True, "wrong-gear": False, "missing-tile": False,
+    "disc-stall": False, "dice-stuck": False, "mcu-reset": False, "link-noise": False,
+    "link-broken": False}
+
+
+def test_injectable_list_is_the_contract():
+    assert {k: v.sides for k, v in INJECTABLE.items()} == CONTRACT
+    assert [k for k, v in INJECTABLE.items() if v.backends == ("mcu",)] == [
+        "mcu-reset", "link-noise", "link-broken"]
+    assert all(v.symptom for v in INJECTABLE.values())
+
+
+def test_parse_fault():
+    assert parse_fault("lift-short:e") == FaultSpec("lift-short", Side.E)
+    assert parse_fault(" disc-stall ") == FaultSpec("disc-stall", None)
+    assert str(parse_fault("feeder-jammed:N")) == "feeder-jammed:N"
+    with pytest.raises(FaultSpecError, match="unknown fault kind 'lift-broken'; allowed: "
+                                             "lift-top-stuck-on"):
+        parse_fault("lift-broken:E")
+    with pytest.raises(FaultSpecError, match="side must be E, S, W or N, got 'X'"):
+        parse_fault("lift-short:X")
+    with pytest.raises(FaultSpecError, match="needs a side"):
+        parse_fault("lift-short")
+    with pytest.raises(FaultSpecError, match="takes no side"):
+        parse_fault("disc-stall:E")
+    with pytest.raises(FaultSpecError, match="applies only to the mcu backend, not sim"):
+        parse_fault("mcu-reset", "sim")
+    with pytest.raises(FaultSpecError, match="applies only to the mcu backend, not gpio"):
+        open_backend("gpio", faults=["link-noise"])
