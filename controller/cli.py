@@ -75,18 +75,32 @@ def format_result(result: ScoreResult) -> str:
     return "\n".join(lines)
 
 
+def _no_constants(name: str):
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _unique_keys(pairs: list) -> dict:
+    keys = [k for k, _ in pairs]
+    dupes = sorted({k for k in keys if keys.count(k) > 1})
+    if dupes:
+        raise ValueError(f"key {dupes[0]!r} appears twice")
+    return dict(pairs)
+
+
 def _batch_line(line: str) -> dict:
-    """Score one batch line; never raises (errors become an error object)."""
-    ident = None
+    """Score one batch line; never raises (every problem becomes an error object)."""
     try:
-        data = json.loads(line)
+        data = json.loads(line, parse_constant=_no_constants, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as e:
-        return {"id": None, "ok": False, "error": {"code": "bad-json", "message": f"not a JSON object: {e.msg} "
-                                                   f"at column {e.colno}"}}
+        return _error(None, "bad-json", f"not a JSON object: {e.msg} at column {e.colno}")
+    except (ValueError, RecursionError) as e:
+        msg = "nested too deeply" if isinstance(e, RecursionError) else str(e)
+        return _error(None, "bad-json", f"not a usable JSON object: {msg}")
     if not isinstance(data, dict):
-        return {"id": None, "ok": False, "error": {"code": "bad-json",
-                                                   "message": "each line must be a JSON object"}}
+        return _error(None, "bad-json", "each line must be a JSON object, e.g. {\"hand\": \"123m456m789m234p5s5s\"}")
     ident = data.get("id")
+    if not (ident is None or isinstance(ident, (str, int, float))):
+        return _error(None, "bad-value", "id must be a string or a number")
     unknown = [k for k in data if k not in BATCH_KEYS and k not in BATCH_ANNOTATIONS]
     try:
         if unknown:
@@ -99,20 +113,41 @@ def _batch_line(line: str) -> dict:
             raise ScoringError("bad-value", f"rules must be a string, got {kwargs['rules']!r}")
         result = score_hand(data["hand"], **kwargs)
     except ScoringError as e:
-        return {"id": ident, "ok": False, "error": {"code": e.code, "message": e.message}}
+        return _error(ident, e.code, e.message)
+    except Exception as e:  # noqa: BLE001 - the batch goes on; the line says what failed
+        return _error(ident, "internal-error", f"{type(e).__name__}: {e} (please report this hand)")
     return {"id": ident, "ok": True, "legal": result.legal, "total": result.total,
-            "fans": [{k: v for k, v in f.to_dict().items()} for f in result.fans],
+            "fans": [f.to_dict() for f in result.fans],
             "payments": result.payments.to_dict() if result.payments else None}
 
 
-def run_batch(lines: Iterable[str], out: IO[str]) -> int:
+def _error(ident, code: str, message: str) -> dict:
+    return {"id": ident, "ok": False, "error": {"code": code, "message": message}}
+
+
+def run_batch(lines: Iterable[bytes | str], out: IO[str]) -> int:
     """Score JSON lines; write one JSON line per non-blank input line, in order.
+
+    Lines may be bytes (each decoded as UTF-8 on its own, so one bad byte spoils only its line)
+    or text. A UTF-8 byte-order mark at the start is ignored.
 
     Returns:
         The number of lines that gave an error object.
     """
     failed = 0
-    for line in lines:
+    for number, raw in enumerate(lines, 1):
+        if isinstance(raw, bytes):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as e:
+                res = _error(None, "bad-json", f"line {number} is not UTF-8 text (byte {e.start + 1})")
+                failed += 1
+                out.write(json.dumps(res, ensure_ascii=False) + "\n")
+                continue
+        else:
+            line = raw
+        if number == 1:
+            line = line.lstrip("\ufeff")
         if not line.strip():
             continue
         res = _batch_line(line)
@@ -123,10 +158,17 @@ def run_batch(lines: Iterable[str], out: IO[str]) -> int:
 
 
 def _wind(value: str) -> str:
-    v = value.strip().upper()
-    if v not in ("E", "S", "W", "N"):
-        raise argparse.ArgumentTypeError(f"{value!r} is not a wind: use E, S, W or N")
-    return v
+    try:
+        return scoring.Wind.parse(value.strip()).value
+    except ScoringError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a wind: use E, S, W or N") from None
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors (the usage is one ``--help`` away)."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
 
 
 def _flowers(value: str) -> int:
@@ -140,7 +182,7 @@ def _flowers(value: str) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="mjtable", description="Runs an automatic mahjong table (自动麻将机) and "
+    p = _Parser(prog="mjtable", description="Runs an automatic mahjong table (自动麻将机) and "
                                 "scores hands by the Chinese Official rules (MCR).")
     p.add_argument("--version", action="version", version="mjtable 0.1.0")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
@@ -169,20 +211,28 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+_SCORE_DEFAULTS = {"self_drawn": False, "seat_wind": "E", "prevalent_wind": "E", "flowers": 0, "last_tile": False,
+                   "kong_replacement": False, "robbing_kong": False, "fourth_tile": False, "rules": "mcr",
+                   "json": False}
+
+
 def _cmd_score(args: argparse.Namespace, out: IO[str]) -> int:
     if args.batch is not None:
         if args.hand is not None:
             raise _UsageError("give either a HAND or --batch FILE, not both")
+        given = [f"--{k.replace('_', '-')}" for k, default in _SCORE_DEFAULTS.items() if getattr(args, k) != default]
+        if given:
+            raise _UsageError(f"score options ({', '.join(given)}) apply only to a single HAND; with --batch give them per line "
+                              "(keys self_drawn, seat_wind, prevalent_wind, flowers, last_tile, kong_replacement, "
+                              "robbing_kong, fourth_tile, rules)")
         if args.batch == "-":
-            failed = run_batch(sys.stdin, out)
+            failed = run_batch(sys.stdin.buffer, out)
         else:
             try:
-                with open(args.batch, encoding="utf-8") as fh:
+                with open(args.batch, "rb") as fh:
                     failed = run_batch(fh, out)
             except OSError as e:
                 raise _InputError(f"cannot read batch file {args.batch!r}: {e.strerror}") from None
-            except UnicodeDecodeError:
-                raise _InputError(f"batch file {args.batch!r} is not UTF-8 text") from None
         return 1 if failed else 0
     if args.hand is None:
         raise _UsageError("give a HAND to score (e.g. mjtable score 123m456m789m234p55s) or --batch FILE")

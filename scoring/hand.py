@@ -180,8 +180,8 @@ class WinContext:
             count = len(flower_tiles)
         else:
             raise ScoringError("bad-value", f"flowers must be a count 0-8 or a list of flowers, got {flowers!r}")
-        return cls(self_drawn=self_drawn, seat_wind=Wind.parse(seat_wind),
-                   prevalent_wind=Wind.parse(prevalent_wind), flowers=count, flower_tiles=flower_tiles,
+        return cls(self_drawn=self_drawn, seat_wind=Wind.parse(seat_wind, "seat_wind"),
+                   prevalent_wind=Wind.parse(prevalent_wind, "prevalent_wind"), flowers=count, flower_tiles=flower_tiles,
                    last_tile=last_tile, kong_replacement=kong_replacement, robbing_kong=robbing_kong,
                    fourth_tile=fourth_tile)
 

@@ -22,7 +22,7 @@ from .calculator import PROFILES, Reading, RuleProfile, best_reading
 from .decompose import CHOW, KONG, PAIR, PUNG, Pack
 from .errors import ScoringError
 from .fans import FANS, MELDED_AND_CONCEALED_KONG, Fan
-from .hand import Hand, MeldKind, WinContext, check_hand, parse_hand
+from .hand import Hand, MeldKind, WinContext, check_hand, format_tiles, parse_hand
 from .tiles import (DRAGONS, KNITTED_STRAIGHTS, TABLE_SIZE, TERMINALS, WINDS, Flower, tile_name,
                     tiles_to_string)
 
@@ -144,6 +144,10 @@ def _check_flags(ctx: WinContext, hand: Hand, fixed_table: list[int], standing: 
     if ctx.robbing_kong and ctx.self_drawn:
         raise ScoringError("contradictory-flags", "robbing the kong (抢杠和) is a win on another player's tile; "
                            "it cannot be self-drawn")
+    if ctx.robbing_kong and ctx.last_tile:
+        raise ScoringError("contradictory-flags", "robbing the kong (抢杠和) cannot be a win on the last tile: "
+                           "海底捞月 is a win on the last discard, and a kong is never declared on the last tile "
+                           "(it needs a replacement tile)")
     if ctx.kong_replacement and not ctx.self_drawn:
         raise ScoringError("contradictory-flags", "a win on a kong replacement tile (杠上开花) is self-drawn: "
                            "set self-drawn too")
@@ -201,22 +205,25 @@ class _Evidence:
         self._split = False
 
     def _split_packs(self) -> None:
-        packs = self.reading.packs
-        self.sets = [p for p in packs if p[0] != PAIR]
-        self.chows = [p for p in self.sets if p[0] == CHOW]
-        self.pungs = [p for p in self.sets if p[0] != CHOW]
-        self.pair = [p for p in packs if p[0] == PAIR]
+        # (index in the reading, pack): evidence names sets by position, so two identical sets
+        # (two 123m chows) are both shown
+        packs = list(enumerate(self.reading.packs))
+        self.sets = [(i, p) for i, p in packs if p[0] != PAIR]
+        self.chows = [(i, p) for i, p in self.sets if p[0] == CHOW]
+        self.pungs = [(i, p) for i, p in self.sets if p[0] != CHOW]
+        self.pair = [(i, p) for i, p in packs if p[0] == PAIR]
         self._split = True
 
     def _texts(self, packs) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(_pack_text(p) for p in packs))
+        """Texts of sets given as indices into the reading's packs (each set once, in reading order)."""
+        return tuple(_pack_text(self.reading.packs[i]) for i in sorted(set(packs)))
 
     def whole_hand(self) -> tuple[str, ...]:
         if self._all is None:
             if self.reading.packs:
-                self._all = tuple(dict.fromkeys(map(_pack_text, self.reading.packs)))
+                self._all = tuple(map(_pack_text, self.reading.packs))
             else:
-                self._all = (tiles_to_string(sorted(self.hand.concealed + (self.hand.win_tile,))),)
+                self._all = (format_tiles(self.hand.concealed + (self.hand.win_tile,)),)
         return self._all
 
     def of(self, n: int) -> tuple[str, ...]:
@@ -238,48 +245,50 @@ class _Evidence:
             return tuple(f"{tile_name(t)}x4" for t in range(TABLE_SIZE) if counts[t] == 4 and t not in kongs)
         if not self.reading.packs:
             return self.whole_hand()
-        chows, pungs = self.chows, self.pungs
+        chows, pungs = self.chows, self.pungs   # lists of (index, pack); pack = (kind, tile, melded)
         if n in _TWO_CHOW_FANS:
-            return self._texts(p for a, b in combinations(chows, 2) if C._two_chows(a[1], b[1]) == n for p in (a, b))
+            return self._texts(i for a, b in combinations(chows, 2) if C._two_chows(a[1][1], b[1][1]) == n
+                               for i in (a[0], b[0]))
         if n in _THREE_CHOW_FANS:
             for trio in combinations(chows, 3):
-                if C._three_chows(*sorted(p[1] for p in trio)) == n:
-                    return self._texts(trio)
+                if C._three_chows(*sorted(p[1] for _, p in trio)) == n:
+                    return self._texts(i for i, _ in trio)
         if n in _TWO_PUNG_FANS:
-            return self._texts(p for a, b in combinations(pungs, 2) if C._two_pungs(a[1], b[1]) == n for p in (a, b))
+            return self._texts(i for a, b in combinations(pungs, 2) if C._two_pungs(a[1][1], b[1][1]) == n
+                               for i in (a[0], b[0]))
         if n in _THREE_PUNG_FANS:
             for trio in combinations(pungs, 3):
-                if C._three_pungs(*sorted(p[1] for p in trio)) == n:
-                    return self._texts(trio)
+                if C._three_pungs(*sorted(p[1] for _, p in trio)) == n:
+                    return self._texts(i for i, _ in trio)
         if n in (C.LITTLE_FOUR_WINDS, C.BIG_FOUR_WINDS):
-            return self._texts(p for p in pungs + self.pair if p[1] in WINDS)
+            return self._texts(i for i, p in pungs + self.pair if p[1] in WINDS)
         if n == C.LITTLE_THREE_DRAGONS:
-            return self._texts(p for p in pungs + self.pair if p[1] in DRAGONS)
+            return self._texts(i for i, p in pungs + self.pair if p[1] in DRAGONS)
         if n in (C.FOUR_PURE_SHIFTED_PUNGS, C.ALL_PUNGS):
-            return self._texts(pungs)
+            return self._texts(i for i, _ in pungs)
         if n in _ALL_CHOW_FANS:
-            return self._texts(chows + self.pair)
+            return self._texts(i for i, _ in chows + self.pair)
         if n == C.DRAGON_PUNG:
-            return self._texts(p for p in pungs if p[1] in DRAGONS)
+            return self._texts(i for i, p in pungs if p[1] in DRAGONS)
         if n == C.PREVALENT_WIND:
-            return self._texts(p for p in pungs if p[1] == ctx.prevalent_wind.tile)
+            return self._texts(i for i, p in pungs if p[1] == ctx.prevalent_wind.tile)
         if n == C.SEAT_WIND:
-            return self._texts(p for p in pungs if p[1] == ctx.seat_wind.tile)
+            return self._texts(i for i, p in pungs if p[1] == ctx.seat_wind.tile)
         if n == C.PUNG_OF_TERMINALS_OR_HONORS:
             scoring_winds = (ctx.prevalent_wind.tile, ctx.seat_wind.tile)
-            return self._texts(p for p in pungs
+            return self._texts(i for i, p in pungs
                                if p[1] in TERMINALS or (p[1] in WINDS and p[1] not in scoring_winds))
         if n in _KONG_FANS:
             want = _KONG_FANS[n]
-            return self._texts(p for p in pungs if p[0] == KONG and p[2] in want)
+            return self._texts(i for i, p in pungs if p[0] == KONG and p[2] in want)
         if n in (C.FOUR_CONCEALED_PUNGS, C.THREE_CONCEALED_PUNGS, C.TWO_CONCEALED_PUNGS):
             # a pung completed by a discard is exposed, unless the tile may sit in a concealed chow
             exposed_by_discard = not ctx.self_drawn and not any(
-                not p[2] and p[1] - 1 <= win <= p[1] + 1 for p in chows)
-            return self._texts(p for p in pungs
+                not p[2] and p[1] - 1 <= win <= p[1] + 1 for _, p in chows)
+            return self._texts(i for i, p in pungs
                                if not p[2] and not (exposed_by_discard and p[0] == PUNG and p[1] == win))
         if n == C.MELDED_HAND:
-            return self._texts(self.sets) + (tile_name(win),)
+            return self._texts(i for i, _ in self.sets) + (tile_name(win),)
         return self.whole_hand()
 
 

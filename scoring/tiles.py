@@ -130,8 +130,9 @@ class Wind(enum.Enum):
         return EAST + "ESWN".index(self.value)
 
     @classmethod
-    def parse(cls, value: "Wind | str | int") -> "Wind":
-        """Accept a Wind, ``'E'``/``'east'``/``'东'`` or 0-3; raise ScoringError ``bad-value`` otherwise."""
+    def parse(cls, value: "Wind | str | int", name: str = "wind") -> "Wind":
+        """Accept a Wind, ``'E'``/``'east'``/``'东'`` or 0-3 (E, S, W, N); raise ScoringError
+        ``bad-value`` otherwise, naming ``name`` (the option or key that held the value)."""
         if isinstance(value, Wind):
             return value
         hit = _WIND_BY_LETTER.get(value) if isinstance(value, str) else None
@@ -147,7 +148,7 @@ class Wind(enum.Enum):
                        "W": "W", "WEST": "W", "西": "W", "N": "N", "NORTH": "N", "北": "N"}
             if v.upper() in aliases:
                 return cls(aliases[v.upper()])
-        raise ScoringError("bad-value", f"wind {value!r} is not one of E, S, W, N")
+        raise ScoringError("bad-value", f"{name} {value!r} is not a wind: use E, S, W or N")
 
 
 _WIND_BY_LETTER = {w.value: w for w in Wind}

@@ -812,7 +812,7 @@ def _finish(rng: random.Random, shape: _Regular | _Special, family: str) -> Situ
     standing_win = part.count(win)
 
     # Flag rates: self-drawn 45 %; among the eligible hands kong replacement 40 %, robbing the
-    # kong 30 %, fourth tile 30 %; last tile 12 %; flowers 0 half the time, else 1..8.
+    # kong 30 %, fourth tile 30 %; last tile 12 % (never with robbing the kong); flowers 0 half the time, else 1..8.
     quiet = 0.25 if isinstance(shape, _Regular) and shape.quiet else 1.0
     self_drawn = rng.random() < 0.45 * quiet
     has_kong = any(m.kind == "kong" for m in melds)
@@ -824,7 +824,8 @@ def _finish(rng: random.Random, shape: _Regular | _Special, family: str) -> Situ
         and rng.random() < 0.3 * quiet
     )
     fourth_tile = standing_win == 0 and rng.random() < 0.3 * quiet
-    last_tile = rng.random() < 0.12 * quiet
+    # robbing the kong is never on the last tile (海底捞月 is a discard; a kong needs a replacement)
+    last_tile = not robbing_kong and rng.random() < 0.12 * quiet
     flowers = 0 if rng.random() < 0.5 else rng.randint(1, 8)
     return Situation(
         melds=tuple(melds),
