@@ -18,7 +18,7 @@ from hardware.interface import TableBackend
 
 from hw_driver import Table
 
-TOL_MS = 120  # the mcu backend runs 16x real time: ~1 ms of jitter = 16 ms of machine time
+TOL_MS = 120  # mcu backend at 8x real time: a few ms of thread jitter = tens of ms of machine time
 
 
 def lifts(t: Table, up: bool, sides=tuple(Side)) -> dict:
