@@ -6,8 +6,8 @@ the group telling whom it came from (left, middle, right = the player on the lef
 对家, on the right 下家); a concealed kong (暗杠) as a group of four with face-down tiles; flowers
 anywhere apart; the winning tile laid apart from the rest (单放).
 
-Geometry: rows are found from the tiles' vertical centres, groups from horizontal gaps wider than
-a third of a tile. All sizes are in pixels of the picture.
+Geometry: rows are found from the tiles' vertical centres, groups from horizontal gaps wider
+than ``GROUP_GAP`` tile widths. All sizes are in pixels of the picture.
 """
 
 from __future__ import annotations
@@ -25,6 +25,8 @@ from .tiles import BACK, UNKNOWN, is_flower, is_hand_tile
 _CODE = {tile_name(c): c for c in ALL_TILES}
 #: Tiles whose confidence is below this are reported for the player to confirm.
 MIN_CONFIDENCE = 0.6
+#: A gap wider than this many tile widths separates two groups (players leave about half a tile).
+GROUP_GAP = 0.45
 
 
 @dataclasses.dataclass(frozen=True)
@@ -84,7 +86,8 @@ def rows_and_groups(tiles: Sequence[DetectedTile]) -> list[list[list[DetectedTil
     """Rows (top to bottom) of groups (left to right) of tiles (left to right).
 
     A new row starts when a tile's centre is more than 0.6 tile heights below the row's; a new
-    group when the gap to the previous tile is wider than a third of a tile's width.
+    group when the gap to the previous tile, reckoned from their centres and the usual tile size
+    (width upright, height sideways), is wider than ``GROUP_GAP`` tile widths.
     """
     if not tiles:
         return []
@@ -99,9 +102,13 @@ def rows_and_groups(tiles: Sequence[DetectedTile]) -> list[list[list[DetectedTil
     out = []
     for row in rows:
         row.sort(key=lambda t: t.box[0])
+        row.sort(key=lambda t: t.centre[0])
         groups = [[row[0]]]
         for prev, t in zip(row, row[1:]):
-            if t.box[0] - prev.box[2] > short_side / 3:
+            # the gap between the two, from their centres and a tile's usual size (the boxes'
+            # own widths are less sure than their centres)
+            half = ((long_side if prev.sideways else short_side) + (long_side if t.sideways else short_side)) / 2
+            if t.centre[0] - prev.centre[0] - half > GROUP_GAP * short_side:
                 groups.append([t])
             else:
                 groups[-1].append(t)

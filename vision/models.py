@@ -82,8 +82,6 @@ def _load(name: str, model_dir: Path):
         net = cv2.dnn.readNetFromONNX(str(path))
     except cv2.error as e:
         raise VisionError("model", f"cannot load {path}: {str(e).strip().splitlines()[-1]}") from None
-    net.setPreferableBackend(cv2.dnn.DNN_BACKEND_OPENCV)
-    net.setPreferableTarget(cv2.dnn.DNN_TARGET_CPU)
     return net
 
 
@@ -110,15 +108,18 @@ class TileClassifier:
         self.net = _load("classifier.onnx", model_dir)
 
     @staticmethod
-    def crop(image: np.ndarray, box: tuple[float, float, float, float]) -> np.ndarray:
-        """The 64x48x3 portrait crop of ``box`` (pixels) from ``image`` (HxWx3 BGR uint8)."""
+    def crop(image: np.ndarray, box: tuple[float, float, float, float], quarter_turn: bool | None = None) -> np.ndarray:
+        """The 64x48x3 crop of ``box`` (pixels) from ``image`` (HxWx3 BGR uint8), turned upright:
+        by a quarter turn when ``quarter_turn`` is True, not at all when False, and when None if
+        the box is landscape (``to_portrait``)."""
         H, W = image.shape[:2]
         x1, y1 = int(max(0, round(box[0]))), int(max(0, round(box[1])))
         x2, y2 = int(min(W, round(box[2]))), int(min(H, round(box[3])))
         if x2 - x1 < 4 or y2 - y1 < 4:
             return np.zeros((CLS_H, CLS_W, 3), np.uint8)
-        c = np.ascontiguousarray(to_portrait(image[y1:y2, x1:x2]))
-        return cv2.resize(c, (CLS_W, CLS_H), interpolation=cv2.INTER_AREA)
+        c = image[y1:y2, x1:x2]
+        c = to_portrait(c) if quarter_turn is None else (np.rot90(c) if quarter_turn else c)
+        return cv2.resize(np.ascontiguousarray(c), (CLS_W, CLS_H), interpolation=cv2.INTER_AREA)
 
     def classify(self, crops: list[np.ndarray]) -> np.ndarray:
         """Probabilities (N x 44) for N crops of 64x48x3 BGR uint8; each crop is also read turned

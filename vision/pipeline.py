@@ -17,8 +17,11 @@ from .tiles import LABELS, UNKNOWN
 
 #: A box whose crop the classifier calls ``unknown`` with at least this probability is not a tile.
 NOT_A_TILE = 0.5
-#: A landscape box wider than this times its height is a sideways tile.
+#: A box wider than this times its height is a sideways tile ...
 SIDEWAYS_RATIO = 1.15
+#: ... and so is one whose width/height is this many times the picture's median (tiles upright);
+#: between 1.15 times the median and these, the box is read both ways and the surer reading wins.
+SIDEWAYS_RELATIVE = 1.8
 
 
 @dataclasses.dataclass(frozen=True)
@@ -58,15 +61,26 @@ class Recognizer:
         boxes = self.detector.detect(image)
         if not boxes:
             return []
-        probs = self.classifier.classify([TileClassifier.crop(image, b[:4]) for b in boxes])
-        out = []
+        aspects = np.array([(b[2] - b[0]) / max(1e-6, b[3] - b[1]) for b in boxes])
+        ref = float(np.clip(np.median(aspects), 0.5, 1.0))
+        sure = [bool(a > max(SIDEWAYS_RATIO, SIDEWAYS_RELATIVE * ref)) for a in aspects]
+        unsure = [i for i, a in enumerate(aspects) if not sure[i] and a > 1.15 * ref]
+        crops = [TileClassifier.crop(image, b[:4], s) for b, s in zip(boxes, sure)]
+        crops += [TileClassifier.crop(image, boxes[i][:4], True) for i in unsure]
+        probs = self.classifier.classify(crops)
         unk = LABELS.index(UNKNOWN)
-        for b, p in zip(boxes, probs):
+        sideways = list(sure)
+        for j, i in enumerate(unsure):  # read both ways: the surer reading tells the orientation
+            q = probs[len(boxes) + j]
+            if np.delete(q, unk).max() > np.delete(probs[i], unk).max():
+                probs[i] = q
+                sideways[i] = True
+        out = []
+        for b, p, sw in zip(boxes, probs[:len(boxes)], sideways):
             if p[unk] >= NOT_A_TILE:
                 continue
             k = int(np.argmax(p))
-            w, h = b[2] - b[0], b[3] - b[1]
-            out.append(DetectedTile(LABELS[k], tuple(b[:4]), float(p[k]), bool(w > SIDEWAYS_RATIO * h)))
+            out.append(DetectedTile(LABELS[k], tuple(b[:4]), float(p[k]), sw))
         out.sort(key=lambda t: (round(t.centre[1] / max(1.0, t.box[3] - t.box[1])), t.box[0]))
         return out
 

@@ -1,0 +1,164 @@
+"""Accuracy and speed of mjtable's camera pipeline against the ``mahjong-detector`` package (PyPI,
+a YOLOv8 model trained on Japanese tile art), on the real photos of
+``../shared/data/tiles/chinese-mahjong-detection`` ``test`` and ``valid`` (never used in training).
+
+Usage: ``python benchmarks/vision_eval.py [--splits test valid] [--no-peer] [--limit N]``
+(the peer needs the ``bench`` extra: ``pip install -e '.[bench]'``).
+
+Figures, per system and split:
+
+* per-tile accuracy: a labelled tile counts when a predicted box overlaps it with IoU > 0.5 and
+  has its class (one prediction per label, best overlap first);
+* detection recall (IoU > 0.5, any class) and precision (predictions that overlap a label);
+* exact-hand rate: photos whose every labelled tile is right; "strict" also allows no extra box
+  (some photos have unlabelled tiles, so strict is a lower bound);
+* flower recall: labelled flowers and seasons (``1f``-``8f``) read right (the peer has no such class);
+* median latency per image (picture already decoded) on one core: the process is pinned to one
+  CPU, OpenCV and onnxruntime are given one thread.
+
+Then the peak resident memory (ru_maxrss) of ``mjtable recognize`` on one photo, in a child
+process. The last line is a JSON object with every figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+if hasattr(os, "sched_setaffinity"):
+    os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
+
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
+
+from vision.data import iou, load_split  # noqa: E402
+from vision.pipeline import Recognizer  # noqa: E402
+
+cv2.setNumThreads(1)
+
+PEER_NAMES = {"chun": "C", "haku": "P", "hatsu": "F", "tou": "E", "nan": "S", "sha": "W", "pe": "N"}
+
+
+def mjtable_predict():
+    rec = Recognizer()
+
+    def run(img: np.ndarray) -> list[tuple[str, tuple]]:
+        return [(t.tile, t.box) for t in rec.find_tiles(img)]
+    return run
+
+
+def peer_predict():
+    import onnxruntime as rt
+    from PIL import Image
+    import importlib
+
+    mp = importlib.import_module("mahjong_detector.predict")  # the package re-exports a function of that name
+    from mahjong_detector.preprocess import preprocess_image
+
+    opts = rt.SessionOptions()
+    opts.intra_op_num_threads = 1
+    opts.inter_op_num_threads = 1
+    mp.threadlocal.session = rt.InferenceSession(str(mp.model_path), opts, providers=["CPUExecutionProvider"])
+
+    def run(img: np.ndarray) -> list[tuple[str, tuple]]:
+        pil = Image.fromarray(cv2.cvtColor(img, cv2.COLOR_BGR2RGB))
+        pimg, pad = preprocess_image(pil)
+        dets = mp.predict(pimg, pad)
+        return [(PEER_NAMES.get(mp.CLASS_NAMES[d.class_id], mp.CLASS_NAMES[d.class_id]), (d.x1, d.y1, d.x2, d.y2))
+                for d in dets]
+    return run
+
+
+def evaluate(predict, items, warmup: int = 2) -> dict:
+    for it in items[:warmup]:
+        predict(cv2.imread(str(it.path)))
+    n_lab = n_ok = n_det = n_pred = n_pred_hit = 0
+    flowers = flowers_ok = exact = strict = 0
+    times = []
+    for it in items:
+        img = cv2.imread(str(it.path))
+        t0 = time.perf_counter()
+        preds = predict(img)
+        times.append(time.perf_counter() - t0)
+        pairs = sorted(((iou(p[1], g.box), pi, gi) for pi, p in enumerate(preds) for gi, g in enumerate(it.boxes)),
+                       reverse=True)
+        used_p: set[int] = set(); used_g: set[int] = set(); ok_g: set[int] = set()
+        for v, pi, gi in pairs:  # one prediction per label: best overlap first
+            if v <= 0.5:
+                break
+            if pi in used_p or gi in used_g:
+                continue
+            used_p.add(pi); used_g.add(gi)
+            if preds[pi][0] == it.boxes[gi].tile:
+                ok_g.add(gi)
+        n_lab += len(it.boxes); n_ok += len(ok_g); n_det += len(used_g)
+        n_pred += len(preds); n_pred_hit += len(used_p)
+        fl = [gi for gi, g in enumerate(it.boxes) if g.tile.endswith("f")]
+        flowers += len(fl); flowers_ok += sum(gi in ok_g for gi in fl)
+        if it.boxes and len(ok_g) == len(it.boxes):
+            exact += 1
+            strict += len(preds) == len(it.boxes)
+    return {"photos": len(items), "tiles": n_lab, "tile_accuracy": n_ok / max(1, n_lab),
+            "detection_recall": n_det / max(1, n_lab), "detection_precision": n_pred_hit / max(1, n_pred),
+            "exact_hand_rate": exact / max(1, len(items)), "exact_hand_rate_strict": strict / max(1, len(items)),
+            "flowers": flowers, "flower_recall": flowers_ok / max(1, flowers) if flowers else None,
+            "median_latency_ms": 1000 * statistics.median(times) if times else None}
+
+
+def peak_rss_recognize(image: Path) -> float:
+    """Peak resident memory in MB of ``mjtable recognize IMAGE`` run as a child process."""
+    code = ("import sys; from controller.vision_cli import main; sys.exit(main(['recognize', sys.argv[1]]))")
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    subprocess.run([sys.executable, "-c", code, str(image)], cwd=ROOT, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": str(ROOT)}, check=False)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return max(before, after) / 1024
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--splits", nargs="+", default=["test", "valid"], choices=["test", "valid", "train"])
+    ap.add_argument("--no-peer", action="store_true", help="skip mahjong-detector")
+    ap.add_argument("--limit", type=int, default=0, help="first N photos of each split (0 = all)")
+    args = ap.parse_args(argv)
+    systems = {"mjtable": mjtable_predict()}
+    if not args.no_peer:
+        try:
+            systems["mahjong-detector"] = peer_predict()
+        except ImportError as e:
+            print(f"mahjong-detector not installed ({e}); install the bench extra: pip install -e '.[bench]'")
+    results: dict = {}
+    print(f"{'split':<6} {'system':<17} {'photos':>6} {'tiles':>5} {'tile acc':>8} {'det rec':>7} {'det prec':>8} "
+          f"{'exact':>6} {'strict':>6} {'flowers':>8} {'ms/img':>7}")
+    for split in args.splits:
+        items = load_split(split)
+        if args.limit:
+            items = items[:args.limit]
+        for name, fn in systems.items():
+            r = evaluate(fn, items)
+            results[f"{split}/{name}"] = r
+            fr = "n/a" if r["flower_recall"] is None else f"{100 * r['flower_recall']:.1f}%"
+            print(f"{split:<6} {name:<17} {r['photos']:>6} {r['tiles']:>5} {100 * r['tile_accuracy']:>7.1f}% "
+                  f"{100 * r['detection_recall']:>6.1f}% {100 * r['detection_precision']:>7.1f}% "
+                  f"{100 * r['exact_hand_rate']:>5.1f}% {100 * r['exact_hand_rate_strict']:>5.1f}% "
+                  f"{fr:>8} {r['median_latency_ms']:>7.1f}", flush=True)
+    probe = load_split(args.splits[0])[0].path
+    rss = peak_rss_recognize(probe)
+    results["peak_rss_mb_mjtable_recognize"] = round(rss, 1)
+    print(f"peak resident memory of `mjtable recognize` on one photo: {rss:.0f} MB")
+    print(json.dumps(results))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

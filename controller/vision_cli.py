@@ -1,0 +1,181 @@
+"""The camera commands of the ``mjtable`` command line (wired in by ``controller/cli.py``).
+
+* ``mjtable recognize IMAGE [--json] [--annotate OUT.png]``: the tiles found and the assembled hand.
+* ``mjtable score-photo IMAGE [--self-drawn] [--seat-wind E] [--prevalent-wind E] [--flowers N]
+  [--last-tile] [--kong-replacement] [--robbing-kong] [--fourth-tile] [--rules mcr|mcr-1998]
+  [--json] [--annotate OUT.png] [--accept-uncertain]``: recognise, then score.
+
+Wiring: ``add_parsers(sub)`` in ``_parser()``; in ``main``, ``if args.command in HANDLERS: return
+HANDLERS[args.command](args, out)``. The handlers print their own one-line error on standard error
+and return 1 for an unreadable or empty image, a picture with no tiles, a hand that does not add
+up or uncertain tiles (score-photo), never raising (OpenCV is imported only when they run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import IO, Callable
+
+WINDS = ("E", "S", "W", "N")
+
+
+def _wind(value: str) -> str:
+    v = value.strip().upper()
+    if v not in WINDS:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a wind: use E, S, W or N")
+    return v
+
+
+def _flowers(value: str) -> int:
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number of flowers (0-8)") from None
+    if not 0 <= n <= 8:
+        raise argparse.ArgumentTypeError(f"{n} flowers: there are 8 flower tiles, give 0-8")
+    return n
+
+
+def add_parsers(subparsers: "argparse._SubParsersAction") -> None:
+    """Add ``recognize`` and ``score-photo`` to the ``mjtable`` sub-command parsers."""
+    r = subparsers.add_parser("recognize", help="read the revealed tiles from a photo of the table",
+                              description="Find and name the tiles in a photo of a revealed hand and assemble "
+                              "the hand in MCR notation (melds set apart, the winning tile laid apart).")
+    r.add_argument("image", help="image file (JPEG, PNG, ...)")
+    r.add_argument("--json", action="store_true", help="print the tiles and the hand as JSON")
+    r.add_argument("--annotate", metavar="OUT.png", help="write the photo with each tile's box, name, confidence")
+
+    s = subparsers.add_parser("score-photo", help="recognise the hand in a photo and score it (MCR)",
+                              description="Recognise the hand in a photo, then score it as `mjtable score` does. "
+                              "Flowers are counted from the photo unless --flowers is given.")
+    s.add_argument("image", help="image file (JPEG, PNG, ...)")
+    s.add_argument("--self-drawn", action="store_true", help="won on a self-drawn tile (自摸)")
+    s.add_argument("--seat-wind", type=_wind, default="E", help="seat wind E/S/W/N (门风; default E)")
+    s.add_argument("--prevalent-wind", type=_wind, default="E", help="prevalent wind E/S/W/N (圈风; default E)")
+    s.add_argument("--flowers", type=_flowers, default=None, help="number of flowers 0-8 (default: those in the photo)")
+    s.add_argument("--last-tile", action="store_true", help="last tile of the wall (妙手回春 / 海底捞月)")
+    s.add_argument("--kong-replacement", action="store_true", help="won on a kong replacement tile (杠上开花)")
+    s.add_argument("--robbing-kong", action="store_true", help="robbing the kong (抢杠和)")
+    s.add_argument("--fourth-tile", action="store_true", help="the last tile of its kind (和绝张)")
+    s.add_argument("--rules", choices=("mcr", "mcr-1998"), default="mcr", help="rule profile (default mcr)")
+    s.add_argument("--json", action="store_true", help="print the recognition and the result as JSON")
+    s.add_argument("--annotate", metavar="OUT.png", help="write the annotated photo as well")
+    s.add_argument("--accept-uncertain", action="store_true",
+                   help="score even when some tiles were read with low confidence (they are still listed)")
+
+
+def _fail(err: IO[str], message: str) -> int:
+    print(f"mjtable: {message}", file=err)
+    return 1
+
+
+def _tile_line(t) -> str:
+    x1, y1, x2, y2 = (int(round(v)) for v in t.box)
+    return f"  {t.tile:<8}{t.confidence:5.2f}  {'sideways' if t.sideways else '        '}  [{x1}, {y1}, {x2}, {y2}]"
+
+
+def _recognise(args: argparse.Namespace):
+    """Read, recognise, annotate. Returns (recognition, None) or (None, error message)."""
+    from vision import VisionError, read_image, recognize, write_annotated
+
+    try:
+        image = read_image(args.image)
+        rec = recognize(image)
+        if args.annotate:
+            write_annotated(args.annotate, image, rec)
+    except VisionError as e:
+        return None, f"{e.code}: {e.message}"
+    if not rec.tiles:
+        return None, f"no-tiles: no mahjong tiles found in {args.image}: photograph the revealed hand from above"
+    return rec, None
+
+
+def _describe(rec) -> str:
+    a = rec.assembly
+    lines = [f"{len(rec.tiles)} tiles found ({rec.seconds * 1000:.0f} ms):",
+             "  tile    conf.  layout    box"]
+    lines += [_tile_line(t) for t in rec.tiles]
+    lines.append(f"Hand     {a.hand if a.hand else '(does not add up)'}")
+    if a.melds:
+        lines.append(f"Melds    {' '.join(a.melds)}")
+    lines.append(f"Winning  {a.win_tile or '-'}    Flowers  {' '.join(a.flowers) if a.flowers else '-'}")
+    if a.uncertain:
+        lines.append("Please confirm (low confidence): " + ", ".join(
+            f"{t.tile} ({t.confidence:.2f}) at [{', '.join(str(int(round(v))) for v in t.box)}]" for t in a.uncertain))
+    for n in a.notes:
+        lines.append(f"Note: {n}")
+    return "\n".join(lines)
+
+
+def cmd_recognize(args: argparse.Namespace, out: IO[str] = sys.stdout, err: IO[str] = sys.stderr) -> int:
+    """``mjtable recognize``: 0 when a hand was assembled, 1 otherwise (message on ``err``)."""
+    rec, problem = _recognise(args)
+    if rec is None:
+        return _fail(err, problem)
+    if args.json:
+        out.write(json.dumps(rec.to_dict(), ensure_ascii=False) + "\n")
+    else:
+        out.write(_describe(rec) + "\n")
+    if rec.assembly.hand is None:
+        return _fail(err, "layout: the tiles do not add up to a hand: " + "; ".join(rec.assembly.problems))
+    return 0
+
+
+def cmd_score_photo(args: argparse.Namespace, out: IO[str] = sys.stdout, err: IO[str] = sys.stderr) -> int:
+    """``mjtable score-photo``: 0 when the hand was recognised and scored, 1 otherwise."""
+    rec, problem = _recognise(args)
+    if rec is None:
+        return _fail(err, problem)
+    a = rec.assembly
+    if a.hand is None:
+        if not args.json:
+            out.write(_describe(rec) + "\n")
+        return _fail(err, "layout: the tiles do not add up to a hand: " + "; ".join(a.problems))
+    if a.uncertain and not args.accept_uncertain:
+        if not args.json:
+            out.write(_describe(rec) + "\n")
+        names = ", ".join(f"{t.tile} ({t.confidence:.2f})" for t in a.uncertain)
+        return _fail(err, f"uncertain: {len(a.uncertain)} tile(s) read with low confidence ({names}): check them, "
+                     f"then run `mjtable score '{a.hand}'` with the corrected hand, or add --accept-uncertain")
+    from scoring import ScoringError, score_hand
+
+    flowers = args.flowers if args.flowers is not None else list(a.flowers)
+    try:
+        result = score_hand(a.hand, self_drawn=args.self_drawn, seat_wind=args.seat_wind,
+                            prevalent_wind=args.prevalent_wind, flowers=flowers, last_tile=args.last_tile,
+                            kong_replacement=args.kong_replacement, robbing_kong=args.robbing_kong,
+                            fourth_tile=args.fourth_tile, rules=args.rules)
+    except ScoringError as e:
+        if not args.json:
+            out.write(_describe(rec) + "\n")
+        return _fail(err, f"{e.code}: {e.message} (hand read from the photo: {a.hand})")
+    if args.json:
+        out.write(json.dumps({"recognition": rec.to_dict(), "score": result.to_dict()}, ensure_ascii=False) + "\n")
+    else:
+        from controller.cli import format_result
+
+        out.write(_describe(rec) + "\n\n" + format_result(result) + "\n")
+    return 0
+
+
+HANDLERS: dict[str, Callable[..., int]] = {"recognize": cmd_recognize, "score-photo": cmd_score_photo}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the two commands on their own (``python -m controller.vision_cli recognize IMAGE``)."""
+    p = argparse.ArgumentParser(prog="mjtable")
+    add_parsers(p.add_subparsers(dest="command", metavar="COMMAND", required=True))
+    args = p.parse_args(argv)
+    try:
+        return HANDLERS[args.command](args, sys.stdout, sys.stderr)
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        print("mjtable: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
