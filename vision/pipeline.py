@@ -9,7 +9,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from .assemble import MIN_CONFIDENCE, Assembly, DetectedTile, assemble
+from .assemble import MIN_CONFIDENCE, Assembly, DetectedTile, assemble, rows_and_groups
 from .capture import check_image
 from .errors import VisionError
 from .models import MODEL_DIR, TileClassifier, TileDetector
@@ -81,8 +81,7 @@ class Recognizer:
                 continue
             k = int(np.argmax(p))
             out.append(DetectedTile(LABELS[k], tuple(b[:4]), float(p[k]), sw))
-        out.sort(key=lambda t: (round(t.centre[1] / max(1.0, t.box[3] - t.box[1])), t.box[0]))
-        return out
+        return [t for row in rows_and_groups(out) for g in row for t in g]
 
     def recognize(self, image: np.ndarray) -> Recognition:
         """Detect, classify and assemble.

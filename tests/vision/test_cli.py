@@ -55,3 +55,77 @@ def test_parser_rejects_bad_options():
 def test_annotate_to_an_unwritable_place(tmp_path, scene_file):
     code, out, err = run(["recognize", str(scene_file), "--annotate", str(tmp_path / "no" / "such" / "dir.png")])
     assert code == 1 and "cannot write the annotated picture" in err and err.count("\n") == 1
+
+
+def test_recognize_json_and_annotation(tmp_path, scene_file):
+    ann = tmp_path / "out.png"
+    code, out, err = run(["recognize", str(scene_file), "--json", "--annotate", str(ann)])
+    data = json.loads(out)
+    assert set(data) >= {"tiles", "hand", "uncertain"}
+    assert len(data["tiles"]) == 14
+    t = data["tiles"][0]
+    assert set(t) == {"tile", "box", "confidence", "sideways"}
+    assert len(t["box"]) == 4 and all(isinstance(v, int) for v in t["box"]) and 0 <= t["confidence"] <= 1
+    assert cv2.imread(str(ann)) is not None
+    if data["hand"] is not None:
+        assert code == 0 and err == ""
+    else:
+        assert code == 1 and err.startswith("mjtable: layout:")
+
+
+def _fake_recognition(monkeypatch, tiles):
+    """Make the handlers see ``tiles`` (DetectedTile list) as what the picture shows."""
+    from vision import pipeline
+    from vision.assemble import assemble
+
+    class Stub:
+        def recognize(self, image):
+            return pipeline.Recognition(tuple(tiles), assemble(tiles), 0.01)
+
+    monkeypatch.setattr(pipeline, "_DEFAULT", Stub())
+
+
+def _laid(*rows, confidence=0.99):
+    from vision.synth import compose_scene
+    from vision_scenes import as_detected, parse_row
+
+    faces = {n: [np.full((80, 60, 3), 230, np.uint8)] for n in
+             [f"{r}{s}" for s in "mps" for r in range(1, 10)] + list("ESWNCFP") + [f"{i}f" for i in range(1, 9)]}
+    _, placed = compose_scene([parse_row(r) for r in rows], faces, np.random.default_rng(0))
+    return as_detected(placed, confidence)
+
+
+def test_score_photo_scores_the_recognised_hand(monkeypatch, scene_file):
+    _fake_recognition(monkeypatch, _laid("3f", "1m 2m 3m 4m 5m 6m 7m 8m 9m E E E N | N"))
+    code, out, err = run(["score-photo", str(scene_file), "--self-drawn", "--json"])
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["recognition"]["hand"] == "123456789mEEEN" + "N"
+    assert data["score"]["total"] >= 16 + 1  # Pure Straight 16 + flower
+    assert "Pure Straight" in {f["name_en"] for f in data["score"]["fans"]}
+    code, out, _ = run(["score-photo", str(scene_file), "--self-drawn", "--flowers", "0"])
+    assert code == 0 and "Pure Straight" in out and "0 from flowers" in out
+
+
+def test_score_photo_refuses_uncertain_tiles_unless_asked(monkeypatch, scene_file):
+    tiles = _laid("1m 2m 3m 4m 5m 6m 7m 8m 9m E E E N | N")
+    tiles[3] = tiles[3].__class__(tiles[3].tile, tiles[3].box, 0.42, False)
+    _fake_recognition(monkeypatch, tiles)
+    code, out, err = run(["score-photo", str(scene_file)])
+    assert code == 1 and err.startswith("mjtable: uncertain:") and "4m (0.42)" in err and err.count("\n") == 1
+    assert "Please confirm" in out
+    code, out, err = run(["score-photo", str(scene_file), "--accept-uncertain"])
+    assert code == 0 and "Please confirm" in out
+
+
+def test_a_hand_that_does_not_add_up(monkeypatch, scene_file):
+    _fake_recognition(monkeypatch, _laid("1m 2m 3m 4m 5m 6m 7m 8m 9m E E E N N"))
+    for command in ("recognize", "score-photo"):
+        code, out, err = run([command, str(scene_file)])
+        assert code == 1 and err.startswith("mjtable: layout:") and "单放" in err and err.count("\n") == 1
+
+
+def test_a_hand_that_is_no_win(monkeypatch, scene_file):
+    _fake_recognition(monkeypatch, _laid("1m 2m 3m 4m 5m 6m 7m 8m 9m E S W N | P"))
+    code, out, err = run(["score-photo", str(scene_file)])
+    assert code == 1 and err.startswith("mjtable: not-winning:") and err.count("\n") == 1
