@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import cv2
@@ -19,9 +20,20 @@ MODEL_DIR = Path(__file__).resolve().parent / "models"
 DET_SIZE = 320
 DET_STRIDE = 4
 CLS_H, CLS_W = 64, 48
-#: Detection threshold on the heat of a centre, and the box overlap at which the weaker is dropped.
-DET_THRESHOLD = 0.3
+#: Box overlap at which the weaker of two detections is dropped.
 NMS_IOU = 0.45
+
+
+def _threshold(model_dir: Path) -> float:
+    """The detection threshold on a centre's heat (0-1) that training chose on its held-out photos
+    (``metrics.json``: detector.calibration.threshold); 0.3 when not recorded."""
+    try:
+        return float(json.loads((model_dir / "metrics.json").read_text())["detector"]["calibration"]["threshold"])
+    except (OSError, KeyError, TypeError, ValueError):
+        return 0.3
+
+
+DET_THRESHOLD = _threshold(MODEL_DIR)
 
 
 def to_portrait(crop: np.ndarray) -> np.ndarray:
@@ -90,15 +102,17 @@ class TileDetector:
 
     def __init__(self, model_dir: Path = MODEL_DIR) -> None:
         self.net = _load("detector.onnx", model_dir)
+        self.threshold = _threshold(model_dir)
 
-    def detect(self, image: np.ndarray, threshold: float = DET_THRESHOLD) -> list[tuple[float, float, float, float, float]]:
-        """Boxes of the tiles in ``image`` (HxWx3 BGR uint8), as ``(x1, y1, x2, y2, score)`` in pixels."""
+    def detect(self, image: np.ndarray, threshold: float | None = None) -> list[tuple[float, float, float, float, float]]:
+        """Boxes of the tiles in ``image`` (HxWx3 BGR uint8), as ``(x1, y1, x2, y2, score)`` in pixels;
+        ``threshold`` on the centre score (0-1) defaults to the calibrated one."""
         H, W = image.shape[:2]
         blob = cv2.resize(image, (DET_SIZE, DET_SIZE), interpolation=cv2.INTER_AREA)
         blob = blob.transpose(2, 0, 1)[None].astype(np.float32)
         self.net.setInput(blob)
         out = self.net.forward()[0]
-        return decode_heatmap(out, W / DET_SIZE, H / DET_SIZE, threshold)
+        return decode_heatmap(out, W / DET_SIZE, H / DET_SIZE, self.threshold if threshold is None else threshold)
 
 
 class TileClassifier:

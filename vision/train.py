@@ -415,6 +415,35 @@ def train_classifier(pools: Pools, epochs: int, seed: int, log) -> tuple[nn.Modu
     return model, {"holdout_accuracy": best, "holdout_tiles": len(hold), "fit_tiles": len(fit)}
 
 
+def calibrate_threshold(pools: Pools, model_dir: Path) -> dict:
+    """Choose the detector's centre threshold on the held-out photos (best F1 at IoU > 0.5), with
+    the exported ONNX model as it runs at run time (OpenCV DNN)."""
+    from .models import TileDetector
+
+    det = TileDetector(model_dir)
+    raw = []
+    for it in pools.hold:
+        raw.append((det.detect(pools.images[it.path], threshold=0.05), [b.box for b in it.boxes]))
+    best: dict = {}
+    for thr in (0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5):
+        tp = fp = n = 0
+        for dets, gts in raw:
+            used: set[int] = set()
+            for d in (d for d in dets if d[4] >= thr):
+                cand = [(D.iou(d[:4], g), j) for j, g in enumerate(gts) if j not in used]
+                v, j = max(cand, default=(0.0, -1))
+                if v > 0.5:
+                    used.add(j); tp += 1
+                else:
+                    fp += 1
+            n += len(gts)
+        r, p = tp / max(1, n), tp / max(1, tp + fp)
+        f1 = 2 * r * p / max(1e-9, r + p)
+        if f1 > best.get("f1", -1):
+            best = {"threshold": thr, "recall": r, "precision": p, "f1": f1}
+    return best
+
+
 def export(model: nn.Module, shape: tuple[int, ...], path: Path) -> None:
     torch.onnx.export(model, torch.zeros(shape), str(path), input_names=["image"], output_names=["out"],
                       opset_version=13, dynamo=False,
@@ -423,10 +452,10 @@ def export(model: nn.Module, shape: tuple[int, ...], path: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--det-epochs", type=int, default=25)
-    ap.add_argument("--cls-epochs", type=int, default=30)
+    ap.add_argument("--det-epochs", type=int, default=55)
+    ap.add_argument("--cls-epochs", type=int, default=45)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--only", choices=["det", "cls"], default=None)
+    ap.add_argument("--only", choices=["det", "cls", "calibrate"], default=None)
     ap.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args(argv)
     torch.set_num_threads(1)
@@ -447,6 +476,11 @@ def main(argv: list[str] | None = None) -> int:
         det, m = train_detector(pools, args.det_epochs, args.seed, log)
         export(det, (1, 3, DET_SIZE, DET_SIZE), args.out / "detector.onnx")
         metrics["detector"] = {**m, "epochs": args.det_epochs, "seconds": round(time.time() - t)}
+    if args.only in (None, "det", "calibrate"):
+        cal = calibrate_threshold(pools, args.out)
+        log(f"detector threshold chosen on the held-out photos: {cal}")
+        latest = json.loads(metrics_path.read_text()) if metrics_path.exists() else {}
+        metrics["detector"] = {**latest.get("detector", {}), **metrics.get("detector", {}), "calibration": cal}
     if args.only in (None, "cls"):
         t = time.time()
         cls, m = train_classifier(pools, args.cls_epochs, args.seed, log)

@@ -1,0 +1,52 @@
+"""Decoding the detector's output, and the crops given to the classifier."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from vision.models import CLS_H, CLS_W, DET_STRIDE, TileClassifier, decode_heatmap, to_portrait
+
+
+def heat_output(centres: list[tuple[int, int, float, float, float]]) -> np.ndarray:
+    """A 5x80x80 detector output with peaks at (cell x, cell y, score, width px, height px)."""
+    out = np.full((5, 80, 80), -8.0, np.float32)
+    out[3:] = 0.5
+    for x, y, s, w, h in centres:
+        out[0, y, x] = math.log(s / (1 - s))
+        out[1, y, x] = math.log(w / DET_STRIDE)
+        out[2, y, x] = math.log(h / DET_STRIDE)
+    return out
+
+
+def test_decode_finds_peaks_with_their_size_in_image_pixels():
+    out = heat_output([(10, 20, 0.9, 30, 40), (50, 20, 0.6, 40, 30)])
+    boxes = decode_heatmap(out, sx=2.0, sy=1.5, threshold=0.3)
+    assert len(boxes) == 2
+    x1, y1, x2, y2, s = boxes[0]
+    assert s > 0.89
+    assert abs((x1 + x2) / 2 - 2.0 * (10.5 * DET_STRIDE)) < 1e-3
+    assert abs((y1 + y2) / 2 - 1.5 * (20.5 * DET_STRIDE)) < 1e-3
+    assert abs((x2 - x1) - 2.0 * 30) < 1e-3 and abs((y2 - y1) - 1.5 * 40) < 1e-3
+
+
+def test_decode_threshold_and_overlap():
+    out = heat_output([(10, 20, 0.25, 30, 40)])
+    assert decode_heatmap(out, 1, 1, threshold=0.3) == []
+    # two peaks a cell apart with big boxes overlap: the weaker goes
+    out = heat_output([(10, 20, 0.9, 60, 80), (12, 20, 0.8, 60, 80)])
+    assert len(decode_heatmap(out, 1, 1, threshold=0.3)) == 1
+
+
+def test_crops_are_turned_upright():
+    img = np.zeros((100, 200, 3), np.uint8)
+    img[:, :100] = 255  # left half white
+    assert to_portrait(img).shape == (200, 100, 3)
+    assert to_portrait(img[:, :80]).shape == (100, 80, 3)
+    c = TileClassifier.crop(img, (0, 0, 200, 100))
+    assert c.shape == (CLS_H, CLS_W, 3)
+    # a quarter turn counter-clockwise puts the left half at the bottom
+    assert c[-5:].mean() > 200 and c[:5].mean() < 50
+    assert TileClassifier.crop(img, (0, 0, 200, 100), quarter_turn=False).shape == (CLS_H, CLS_W, 3)
+    assert TileClassifier.crop(img, (300, 300, 400, 400)).sum() == 0  # outside the picture
