@@ -23,6 +23,8 @@ from typing import IO, Iterable, Sequence
 import scoring
 from scoring import FANS, MELDED_AND_CONCEALED_KONG, ScoreResult, ScoringError, score_hand
 
+from . import table_cli
+
 #: Keys a batch line may carry as input (see ``mjtable score --batch``).
 BATCH_KEYS = ("id", "hand", "self_drawn", "seat_wind", "prevalent_wind", "flowers", "last_tile",
               "kong_replacement", "robbing_kong", "fourth_tile", "rules")
@@ -207,7 +209,8 @@ def _parser() -> argparse.ArgumentParser:
     f = sub.add_parser("fans", help="list the 81 fans of the MCR table")
     f.add_argument("--json", action="store_true", help="print as JSON")
 
-    sub.add_parser("demo", help="score example hands (the simulated table cycle joins in a later issue)")
+    table_cli.add_parsers(sub)
+    sub.add_parser("demo", help="one simulated table cycle you can watch, the dice, then example hands scored")
     return p
 
 
@@ -274,6 +277,18 @@ class _UsageError(Exception):
     pass
 
 
+def _table_errors() -> tuple[type[BaseException], ...]:
+    from firmware_bridge.errors import LinkError
+    from hardware import HardwareError
+
+    from .dice import DiceError
+    from .settings import SettingsError
+    return (table_cli.TableCliError, SettingsError, DiceError, HardwareError, LinkError)
+
+
+_TABLE_ERRORS = _table_errors()
+
+
 class _InputError(Exception):
     pass
 
@@ -290,10 +305,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_fans(args, out)
         if args.command == "demo":
             return _cmd_demo(args, out)
+        if args.command in table_cli.COMMANDS:
+            return table_cli.COMMANDS[args.command](args, out)
         parser.print_help()
         return 2
     except ScoringError as e:
         print(f"mjtable: {e.code}: {e.message}", file=sys.stderr)
+        return 1
+    except _TABLE_ERRORS as e:
+        print(f"mjtable: {e}", file=sys.stderr)
         return 1
     except _InputError as e:
         print(f"mjtable: {e}", file=sys.stderr)

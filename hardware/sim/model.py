@@ -342,7 +342,9 @@ class TableModel:
         if self.has("lift-late", s):
             T *= t.late_lift_factor
         if self.has("lift-slow", s):
-            T *= 1 + t.capacitor_wear * self.up_strokes[s]
+            # wear from the strokes before this one (a stroke in progress is already counted)
+            before = self.up_strokes[s] - (1 if self.lift_vel[s] > 0 else 0)
+            T *= 1 + t.capacitor_wear * before
         return T
 
     def _lift_pos(self, s: int) -> float:

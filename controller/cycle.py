@@ -1,0 +1,404 @@
+"""The table's cycle as a pure state machine: ``step(table, event, now) -> (table, commands)``.
+
+No I/O, no clock, no randomness: the runtime (``controller.runtime``) feeds in the hardware
+events (``firmware_bridge.messages``: MotionDone, StacksCounted, SensorChanged, Fault, Reply …)
+and controller events (``StartCycle``, ``Tick``, ``ClearFault``, ``RefillButtons`` …), sends the
+commands out, and injects the time (seconds of machine time) and the dice values.
+
+One cycle::
+
+    [CLEARING (lifts up: only after a build was interrupted)] -> HOMING (lifts down: the played set
+    drops into the disc)  -> SHUFFLING (disc turns)  -> BUILDING (four feeders
+    stack the walls)  -> LIFTING (four lifts up)  -> DICE  -> WALLS_UP (cycle done; the hand is played)
+
+and FAULT (latched until ``ClearFault``, then re-homing), SAFE_STOP (the microcontroller stopped
+every motor: host timeout, emergency stop, link lost), REFILL_PAUSE (both lift buttons, 补牌:
+feeders stopped until the buttons are pressed again).
+
+Every motion command carries its deadline (from the machine profile); the hardware stops a motor
+that misses it and reports MotionDone(DEADLINE). The controller also keeps its own deadline per
+phase (``Tick``), for an answer that never comes. Entering FAULT or SAFE_STOP always sends StopAll.
+
+Diagnosis (``controller.diagnosis``) turns what was observed during the phase into a catalogue
+fault (``controller.faults``); the observations are kept in ``Observations``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from typing import Iterable, Mapping
+
+from firmware_bridge.host import CommandFailed, LinkLost, McuReset
+from firmware_bridge.messages import (ClearSafeStop, Command, Fault, FaultCode, FeedStacks, Lift,
+                                      MotionDone, Outcome, RollDice, Sensor, SensorChanged, SetGear,
+                                      Side, StacksCounted, StartShuffle, StopAll, StopShuffle)
+
+from . import diagnosis as D
+from .dice import Method, WallBreak, wall_break
+from .faults import Diagnosis
+
+SIDES = ("E", "S", "W", "N")
+
+
+class Phase(enum.Enum):
+    IDLE = "idle"
+    CLEARING = "clearing"        # before re-homing after an interrupted build: lifts up, then down
+    HOMING = "homing"
+    SHUFFLING = "shuffling"
+    BUILDING = "building"
+    REFILL_PAUSE = "refill-pause"
+    LIFTING = "lifting"
+    PROBING = "probing"          # a lift missed the top: lower it and time the way down
+    DICE = "dice"
+    WALLS_UP = "walls-up"
+    FAULT = "fault"
+    SAFE_STOP = "safe-stop"
+
+
+_PULSES = frozenset({Sensor.DISC_PULSE, Sensor.DICE_PULSE, Sensor.FEEDER_MOTION, Sensor.STACK})
+MOVING_PHASES = {Phase.CLEARING, Phase.HOMING, Phase.SHUFFLING, Phase.BUILDING, Phase.LIFTING, Phase.PROBING, Phase.DICE}
+
+
+# --- controller events ---------------------------------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class StartCycle:
+    """Run one cycle. ``dice`` are the values the dice show (drawn by the runtime: electronic
+    dice from ``secrets``, or read off motor dice); ``sensors`` the readings at the start
+    (``{(Sensor, Side | None): 0 | 1}``)."""
+
+    dice: tuple[int, ...]
+    sensors: Mapping
+
+
+@dataclasses.dataclass(frozen=True)
+class Tick:
+    """Time passed (the runtime sends one now and then); used for the controller's own deadlines."""
+
+
+@dataclasses.dataclass(frozen=True)
+class ClearFault:
+    """The technician cleared the latched fault: re-home."""
+
+
+@dataclasses.dataclass(frozen=True)
+class RefillButtons:
+    """Both lift buttons pressed (补牌): pause the build, or resume it."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Rejected:
+    """The hardware refused a command (Reply with a code other than OK), or it got no reply."""
+
+    command: str
+    side: str | None
+    reason: str
+
+
+@dataclasses.dataclass(frozen=True)
+class LinkQuality:
+    """The serial link's error counters since the cycle started (MCU backend only)."""
+
+    frames_rejected: int
+    retransmitted: int
+
+
+# --- settings and the table ---------------------------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class Settings:
+    """What a cycle needs from the machine profile and the settings.
+
+    Attributes:
+        gear: tile count 136/144/152/108.
+        stacks: stacks per side for the gear (E, S, W, N).
+        shuffle_s: shuffle time before the walls are built (s).
+        shuffle_deadline_ms, lift_deadline_ms, dice_spin_ms, dice_deadline_ms: motion deadlines.
+        feed_deadline_ms: per side, for its stacks.
+        lift_up_s, lift_down_s: nominal lift travel times (s).
+        dice_method: how the dice give the wall break.
+        dealer: the dealer's side.
+    """
+
+    gear: int
+    stacks: tuple[int, int, int, int]
+    shuffle_s: float
+    shuffle_deadline_ms: int
+    feed_deadline_ms: tuple[int, int, int, int]
+    lift_deadline_ms: int
+    lift_up_s: float
+    lift_down_s: float
+    dice_spin_ms: int
+    dice_deadline_ms: int
+    dice_method: Method = Method.TWO_THROW
+    dealer: str = "E"
+
+    @classmethod
+    def from_profile(cls, profile, gear: int, dice_method: "Method | str" = Method.TWO_THROW,
+                     dealer: str = "E") -> "Settings":
+        """Settings for ``gear`` from a ``hardware.Profile``. Raises ProfileError for a gear the
+        profile does not have."""
+        stacks = profile.stacks(gear)
+        t = profile.timing
+        spin, dice_deadline = profile.dice_ms()
+        return cls(gear, tuple(stacks), t.shuffle_s, profile.shuffle_deadline_ms(),
+                   tuple(profile.feed_deadline_ms(n) for n in stacks), profile.lift_deadline_ms(),
+                   t.lift_up_s, t.lift_down_s, spin, dice_deadline, Method.parse(dice_method), dealer)
+
+
+@dataclasses.dataclass(frozen=True)
+class Table:
+    """The controller's whole state (immutable; ``step`` returns a new one).
+
+    Attributes:
+        phase: where the cycle is.
+        settings: the settings of the running cycle.
+        pending_gear: a tile count accepted during a cycle, applied at the next one.
+        phase_t: machine time (s) the phase began.
+        sensors: the latest reading of every sensor ``{(Sensor, Side | None): 0 | 1}``.
+        obs: what was observed in the current cycle (counts, edges, timings).
+        trend: per side, the lift-up travel times (s) of recent cycles, oldest first.
+        fault: the latched fault, if any.
+        warnings: diagnoses that did not stop the cycle (late lift, slowing lift, noisy link, dice).
+        wall: the wall break of the last dice throw.
+        dice: the dice values of this cycle.
+        cycles: cycles completed.
+        paused_from: the phase a refill pause interrupted.
+        raise_first: stacks were built since the walls were last raised; before the next build
+            the lifts must go up and down once to drop them into the disc (a set that has not
+            been lifted cannot be reshuffled: the technician's answer in 002_4c2a73aa42bc09ab.txt).
+    """
+
+    phase: Phase
+    settings: Settings
+    pending_gear: int | None = None
+    phase_t: float = 0.0
+    sensors: Mapping = dataclasses.field(default_factory=dict)
+    obs: D.Observations = dataclasses.field(default_factory=D.Observations)
+    trend: tuple[tuple[float, ...], ...] = ((), (), (), ())
+    fault: Diagnosis | None = None
+    warnings: tuple[Diagnosis, ...] = ()
+    wall: WallBreak | None = None
+    dice: tuple[int, ...] = ()
+    cycles: int = 0
+    paused_from: Phase | None = None
+    raise_first: bool = False
+
+    @property
+    def stacks(self) -> tuple[int, int, int, int]:
+        return self.obs.stacks
+
+    @property
+    def busy(self) -> bool:
+        """The machine is in the middle of a cycle (a tile-count change waits for the next one)."""
+        return self.phase in MOVING_PHASES or self.phase is Phase.REFILL_PAUSE
+
+
+def initial(settings: Settings) -> Table:
+    """The state at power-on: idle, nothing known about the sensors yet."""
+    return Table(Phase.IDLE, settings)
+
+
+def request_gear(table: Table, settings: Settings) -> tuple[Table, str | None]:
+    """Change the tile count. While the machine moves the change waits for the next cycle
+    (the technician's answer in 002_4c2a73aa42bc09ab.txt: the gear is changed with the power off,
+    never mid-cycle). Returns the new state and a warning text (or None)."""
+    if table.busy:
+        return dataclasses.replace(table, pending_gear=settings.gear), (
+            f"the machine is {table.phase.value}: tile count {settings.gear} will apply from the next cycle")
+    return dataclasses.replace(table, settings=settings, pending_gear=None), None
+
+
+# --- the step function --------------------------------------------------------------------------
+
+def _side(s: Side | None) -> str | None:
+    return None if s is None else SIDES[int(s)]
+
+
+def _enter(table: Table, phase: Phase, now: float, **changes) -> Table:
+    return dataclasses.replace(table, phase=phase, phase_t=now, **changes)
+
+
+def _fault(table: Table, diag: Diagnosis, now: float, safe_stop: bool = False) -> tuple[Table, list[Command]]:
+    phase = Phase.SAFE_STOP if safe_stop else Phase.FAULT
+    return _enter(table, phase, now, fault=diag), [StopAll()]
+
+
+def _lift_all(up: bool, s: Settings) -> list[Command]:
+    return [Lift(Side(i), up, s.lift_deadline_ms) for i in range(4)]
+
+
+def _start_homing(table: Table, now: float, settings: Settings | None = None) -> tuple[Table, list[Command]]:
+    s = settings or table.settings
+    if table.raise_first:
+        obs = D.Observations().lifts_commanded(down=False)
+        t = _enter(table, Phase.CLEARING, now, settings=s, obs=obs, fault=None, wall=None)
+        return t, [ClearSafeStop(), SetGear(s.gear)] + _lift_all(True, s)
+    obs = D.Observations().lifts_commanded(down=True)
+    t = _enter(table, Phase.HOMING, now, settings=s, obs=obs, fault=None, wall=None)
+    return t, [ClearSafeStop(), SetGear(s.gear)] + _lift_all(False, s)
+
+
+def phase_deadline_s(table: Table) -> float:
+    """The controller's own limit for the current phase (s): the motion deadlines plus a margin."""
+    s = table.settings
+    margin = 5.0
+    if table.phase in (Phase.CLEARING, Phase.HOMING, Phase.LIFTING, Phase.PROBING):
+        return s.lift_deadline_ms / 1000 + margin
+    if table.phase is Phase.SHUFFLING:
+        return s.shuffle_s + margin
+    if table.phase is Phase.BUILDING:
+        return max(s.feed_deadline_ms) / 1000 + margin
+    if table.phase is Phase.DICE:
+        return s.dice_deadline_ms / 1000 + margin
+    return float("inf")
+
+
+def step(table: Table, event, now: float) -> tuple[Table, list[Command]]:
+    """Advance the state machine by one event at machine time ``now`` (s).
+
+    Returns:
+        The new state and the commands to send, in order.
+    """
+    # --- events that count in every phase --------------------------------------------------------
+    if isinstance(event, SensorChanged):
+        obs = table.obs.sensor(event, table.phase.value)
+        if event.sensor in _PULSES:  # counted in the observations only; their level means nothing
+            return (table if obs is table.obs else dataclasses.replace(table, obs=obs)), []
+        sensors = dict(table.sensors)
+        sensors[(event.sensor, event.side)] = event.value
+        return dataclasses.replace(table, sensors=sensors, obs=obs), []
+    if isinstance(event, StacksCounted):
+        return dataclasses.replace(table, obs=table.obs.stack(_side(event.side))), []
+    if isinstance(event, Fault) and event.code in (FaultCode.HOST_TIMEOUT, FaultCode.ESTOP):
+        diag = D.safety_stop(event)
+        return _fault(table, diag, now, safe_stop=True)
+    if isinstance(event, LinkLost):
+        return _fault(table, D.link_lost(event), now, safe_stop=True)
+    if isinstance(event, McuReset):
+        warn = table.warnings + (D.mcu_reset(event, table.phase.value),)
+        if table.phase in (Phase.FAULT, Phase.SAFE_STOP, Phase.IDLE, Phase.WALLS_UP):
+            return dataclasses.replace(table, warnings=warn), []  # a latched fault stays latched
+        # mid-cycle the machine may have stopped anywhere: re-home and start the cycle again
+        t, cmds = _start_homing(dataclasses.replace(table, warnings=warn), now)
+        return t, [StopAll()] + cmds
+    if isinstance(event, LinkQuality):
+        w = D.link_noise(event)
+        return (dataclasses.replace(table, warnings=table.warnings + (w,)) if w else table), []
+    if isinstance(event, (Rejected, CommandFailed)) and table.phase in MOVING_PHASES:
+        return _fault(table, D.rejected(event, table.phase.value), now)
+
+    ph = table.phase
+    s = table.settings
+
+    if isinstance(event, StartCycle):
+        if ph in MOVING_PHASES or ph is Phase.REFILL_PAUSE:
+            return table, []
+        if ph in (Phase.FAULT, Phase.SAFE_STOP):
+            return table, []  # latched: ClearFault first
+        settings = s
+        if table.pending_gear is not None and table.pending_gear != s.gear:
+            settings = dataclasses.replace(s, gear=table.pending_gear)
+        t = dataclasses.replace(table, sensors=dict(event.sensors) or table.sensors, dice=tuple(event.dice),
+                                warnings=(), pending_gear=None)
+        return _start_homing(t, now, settings)
+
+    if isinstance(event, ClearFault):
+        if ph in (Phase.FAULT, Phase.SAFE_STOP):
+            return _start_homing(dataclasses.replace(table, warnings=()), now)
+        return table, []
+
+    if isinstance(event, Tick):
+        if ph in MOVING_PHASES and now - table.phase_t > phase_deadline_s(table):
+            return _fault(table, D.no_answer(ph.value, now - table.phase_t), now)
+        if ph is Phase.SHUFFLING and now - table.phase_t >= s.shuffle_s:
+            diag = D.after_shuffle(table.obs)
+            if diag:
+                return _fault(table, diag, now)
+            obs = table.obs.start_feeding()
+            return _enter(table, Phase.BUILDING, now, obs=obs, raise_first=True), [
+                FeedStacks(Side(i), s.stacks[i], s.feed_deadline_ms[i]) for i in range(4)]
+        return table, []
+
+    if isinstance(event, RefillButtons):
+        if ph is Phase.BUILDING:
+            return _enter(table, Phase.REFILL_PAUSE, now, paused_from=ph), [StopAll()]
+        if ph is Phase.REFILL_PAUSE:
+            remaining = [max(0, s.stacks[i] - table.obs.stacks[i]) for i in range(4)]
+            obs = table.obs.start_feeding(resume=True, sides=[i for i in range(4) if remaining[i]])
+            cmds: list[Command] = [StartShuffle(s.shuffle_deadline_ms)]
+            cmds += [FeedStacks(Side(i), remaining[i], s.feed_deadline_ms[i]) for i in range(4) if remaining[i]]
+            return _enter(table, Phase.BUILDING, now, obs=obs, paused_from=None), cmds
+        return table, []
+
+    if not isinstance(event, MotionDone):
+        return table, []
+
+    # --- motions ending ----------------------------------------------------------------------------
+    side = _side(event.side)
+    obs = table.obs.motion_done(event)
+    table = dataclasses.replace(table, obs=obs)
+
+    if ph is Phase.CLEARING and event.command == "Lift":
+        if not obs.all_lifts_done():
+            return table, []
+        t = _enter(table, Phase.HOMING, now, obs=D.Observations().lifts_commanded(down=True), raise_first=False)
+        return t, _lift_all(False, s)
+
+    if ph is Phase.HOMING and event.command == "Lift":
+        if not obs.all_lifts_done():
+            return table, []
+        diag = D.after_homing(obs, table.sensors, s)
+        if diag:
+            return _fault(table, diag, now)
+        t = _enter(table, Phase.SHUFFLING, now, obs=obs.start_shuffle())
+        return t, [StartShuffle(s.shuffle_deadline_ms)]
+
+    if ph is Phase.BUILDING and event.command == "FeedStacks":
+        if not obs.all_feeders_done():
+            return table, []
+        diag = D.after_build(obs, table.sensors, s)
+        if diag:
+            t, cmds = _fault(table, diag, now)
+            return t, [StopShuffle()] + cmds
+        t = _enter(table, Phase.LIFTING, now, obs=obs.lifts_commanded(down=False))
+        return t, [StopShuffle()] + _lift_all(True, s)
+
+    if ph is Phase.LIFTING and event.command == "Lift":
+        if event.outcome is Outcome.DEADLINE:
+            # lower that lift and time the way down: a bar that stopped part-way comes down sooner
+            # (the hardware already stopped its motor at the deadline; the other lifts go on)
+            t = _enter(table, Phase.PROBING, now, obs=obs.probe(side))
+            return t, [Lift(event.side, False, s.lift_deadline_ms)]
+        if not obs.all_lifts_done():
+            return table, []
+        diag = D.after_lift(obs, table.sensors, s)
+        if diag:
+            return _fault(table, diag, now)
+        warns = D.lift_warnings(obs, table.trend, s)
+        trend = D.update_trend(table.trend, obs)
+        t = _enter(table, Phase.DICE, now, warnings=table.warnings + warns, trend=trend, raise_first=False)
+        return t, [RollDice(s.dice_spin_ms, s.dice_deadline_ms)]
+
+    if ph is Phase.PROBING and event.command == "Lift" and side == obs.probing:
+        return _fault(table, D.after_probe(obs, table.trend, s), now)
+
+    if ph is Phase.DICE and event.command == "RollDice":
+        warns = table.warnings
+        w = D.after_dice(obs, event)
+        if w:
+            warns = warns + (w,)
+        wall = wall_break(s.dice_method, table.dice, dict(zip(SIDES, s.stacks)), s.dealer)
+        return _enter(table, Phase.WALLS_UP, now, warnings=warns, wall=wall, cycles=table.cycles + 1), []
+
+    return table, []
+
+
+def run_events(table: Table, events: Iterable, now: float) -> tuple[Table, list[Command]]:
+    """``step`` over several events at the same time; the commands concatenated."""
+    out: list[Command] = []
+    for ev in events:
+        table, cmds = step(table, ev, now)
+        out.extend(cmds)
+    return table, out

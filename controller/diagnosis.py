@@ -1,0 +1,365 @@
+"""Diagnosis: what was observed during a cycle, and which catalogue fault it points to.
+
+Pure functions over ``Observations`` (an immutable record the state machine updates from the
+hardware events). Each returns a ``controller.faults.Diagnosis`` with the observed facts (which
+sensor or motor, which side, expected vs seen, timings) or None.
+
+How faults are told apart (the technician's answers, ../shared/seeds/002_4c2a73aa42bc09ab.txt,
+and the machine's sensors):
+
+* Lift limit sensors, read at rest after homing (lift down): top and bottom both active: the top
+  sensor is stuck active (E11); top active and bottom inactive: both read inverted, polarity
+  reversed (E15); neither active after a full down travel: the bottom sensor gives no signal (E14).
+  At the top: bottom still active: the bottom sensor is stuck (E13).
+* A lift that misses the top: it is lowered again and the way down is timed. A full-length way
+  down (>= 95 % of nominal) means the lift did reach the top and the top sensor never said so
+  (E12); a shorter one means the bar stopped part-way, 升牌杆不到位 (E21); a side whose travel time
+  has been growing cycle after cycle is a failing lift-motor capacitor (E23). A lift whose bottom
+  limit never released did not move at all (E71).
+* A lift that reaches the top but late: uneven walls (E22, a warning); growing over cycles: E23.
+* A feeder that missed its deadline: no motion pulses at all: the motor's wire (E31); motion
+  pulses but no tile passing: the wheel is jammed (E32). Stacks counted with no tile-present edge:
+  the tile-present sensor is dirty (E33).
+* Stack counts against the gear: every side short by the same number, or every side complete with
+  a tile left at the throat: the gear does not match the tiles (E41); one side one tile short: a
+  tile is missing (E42); anything else: E43.
+* No disc pulse while shuffling: the disc stalls (E51); no dice pulse while the dice motor ran:
+  the dice did not spin (E52, a warning: the break is still computed).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import statistics
+
+from firmware_bridge.messages import MotionDone, Outcome, Sensor, Side
+
+from .faults import BY_CODE, Diagnosis
+
+SIDES = ("E", "S", "W", "N")
+SIDES_ZH = {"E": "东", "S": "南", "W": "西", "N": "北"}
+#: a way down at least this share of nominal means the lift had reached the top
+FULL_TRAVEL = 0.95
+#: a lift up slower than this share of nominal is late (uneven walls)
+LATE = 1.25
+#: growth over the side's first recorded travel that counts as a trend
+GROWTH = 1.10
+TREND_KEEP = 20
+
+
+def _i(side: str | None) -> int:
+    return SIDES.index(side) if side else -1
+
+
+def _set(t: tuple, i: int, v) -> tuple:
+    return t[:i] + (v,) + t[i + 1:]
+
+
+@dataclasses.dataclass(frozen=True)
+class Observations:
+    """What the controller saw during the current cycle. Per-side tuples are in E, S, W, N order.
+
+    Attributes:
+        stacks: stacks counted per side in this build.
+        feeding: sides with a FeedStacks running.
+        feed_outcome: per side, the outcome of the last FeedStacks (None while running).
+        feeder_edges, tile_edges: per side, changes of the feeder-motion and tile-present inputs
+            while building.
+        disc_edges: disc rotation pulses (edges) while shuffling and building.
+        dice_edges: dice rotation pulses while the dice motor ran.
+        lift_dir: per side, the direction last commanded (True up, False down, None none).
+        lift_outcome, lift_ms: per side, outcome and travel time (ms) of the last lift motion.
+        bottom_left: per side, whether the bottom limit released during the up motion.
+        probing: the side being lowered after missing the top; probe_ms: its way down (ms).
+    """
+
+    stacks: tuple = (0, 0, 0, 0)
+    feeding: tuple = (False, False, False, False)
+    feed_outcome: tuple = (None, None, None, None)
+    feeder_edges: tuple = (0, 0, 0, 0)
+    tile_edges: tuple = (0, 0, 0, 0)
+    disc_edges: int = 0
+    dice_edges: int = 0
+    lift_dir: tuple = (None, None, None, None)
+    lift_outcome: tuple = (None, None, None, None)
+    lift_ms: tuple = (None, None, None, None)
+    bottom_left: tuple = (False, False, False, False)
+    probing: str | None = None
+    probe_ms: int | None = None
+    probe_outcome: Outcome | None = None
+
+    # -- updates (each returns a new record) --
+    def lifts_commanded(self, down: bool) -> "Observations":
+        return dataclasses.replace(self, lift_dir=(not down,) * 4, lift_outcome=(None,) * 4, lift_ms=(None,) * 4,
+                                   bottom_left=(False,) * 4, probing=None, probe_ms=None, probe_outcome=None)
+
+    def start_shuffle(self) -> "Observations":
+        return dataclasses.replace(self, disc_edges=0)
+
+    def start_feeding(self, resume: bool = False, sides: list[int] | None = None) -> "Observations":
+        which = tuple(i in (sides if sides is not None else range(4)) for i in range(4))
+        if resume:
+            return dataclasses.replace(self, feeding=which, feed_outcome=(None,) * 4)
+        return dataclasses.replace(self, feeding=which, feed_outcome=(None,) * 4, stacks=(0,) * 4,
+                                   feeder_edges=(0,) * 4, tile_edges=(0,) * 4)
+
+    def stack(self, side: str | None) -> "Observations":
+        i = _i(side)
+        return dataclasses.replace(self, stacks=_set(self.stacks, i, self.stacks[i] + 1)) if i >= 0 else self
+
+    def probe(self, side: str) -> "Observations":
+        return dataclasses.replace(self, probing=side)
+
+    def sensor(self, ev, phase: str) -> "Observations":
+        s = ev.sensor
+        if s is Sensor.DISC_PULSE:
+            return dataclasses.replace(self, disc_edges=self.disc_edges + 1) if phase in ("shuffling", "building") \
+                else self
+        if s is Sensor.DICE_PULSE:
+            return dataclasses.replace(self, dice_edges=self.dice_edges + 1) if phase == "dice" else self
+        i = _i(None if ev.side is None else SIDES[int(ev.side)])
+        if i < 0:
+            return self
+        if s is Sensor.FEEDER_MOTION and phase == "building":
+            return dataclasses.replace(self, feeder_edges=_set(self.feeder_edges, i, self.feeder_edges[i] + 1))
+        if s is Sensor.TILE_PRESENT and phase == "building":
+            return dataclasses.replace(self, tile_edges=_set(self.tile_edges, i, self.tile_edges[i] + 1))
+        if s is Sensor.LIFT_BOTTOM and ev.value == 0 and self.lift_dir[i] is True:
+            return dataclasses.replace(self, bottom_left=_set(self.bottom_left, i, True))
+        return self
+
+    def motion_done(self, ev: MotionDone) -> "Observations":
+        i = _i(None if ev.side is None else SIDES[int(ev.side)])
+        if ev.command == "FeedStacks" and i >= 0:
+            return dataclasses.replace(self, feed_outcome=_set(self.feed_outcome, i, ev.outcome))
+        if ev.command == "Lift" and i >= 0:
+            if self.probing == SIDES[i] and self.lift_outcome[i] is not None:
+                return dataclasses.replace(self, probe_ms=ev.elapsed_ms, probe_outcome=ev.outcome)
+            return dataclasses.replace(self, lift_outcome=_set(self.lift_outcome, i, ev.outcome),
+                                       lift_ms=_set(self.lift_ms, i, ev.elapsed_ms))
+        return self
+
+    # -- queries --
+    def all_lifts_done(self) -> bool:
+        return all(o is not None for o in self.lift_outcome)
+
+    def all_feeders_done(self) -> bool:
+        return all(o is not None for o, f in zip(self.feed_outcome, self.feeding) if f)
+
+
+def _diag(code: str, side: str | None, en: str, zh: str, **evidence) -> Diagnosis:
+    return Diagnosis(BY_CODE[code], side, en, zh, evidence)
+
+
+def _level(sensors, sensor: Sensor, i: int) -> int | None:
+    return sensors.get((sensor, Side(i)))
+
+
+# --- lifts ------------------------------------------------------------------------------------
+
+def after_homing(obs: Observations, sensors, s) -> Diagnosis | None:
+    """Lifts down at rest: both limit sensors of each side must read bottom active, top inactive."""
+    for i, side in enumerate(SIDES):
+        top, bottom = _level(sensors, Sensor.LIFT_TOP, i), _level(sensors, Sensor.LIFT_BOTTOM, i)
+        out = obs.lift_outcome[i]
+        ms = obs.lift_ms[i] or 0
+        if top == 1 and bottom == 1:
+            return _diag("E11", side, f"Lift {side} at rest (down): top limit reads active, bottom limit active too; "
+                         f"expected top inactive.",
+                         f"{SIDES_ZH[side]}边升牌在下位：上限位显示到位，下限位也到位；上限位应无信号。", top=top, bottom=bottom)
+        if top == 1 and bottom == 0:
+            return _diag("E15", side, f"Lift {side} at rest (down): top limit reads active and bottom limit inactive, "
+                         f"the reverse of what it should be; lowering it ran {ms / 1000:.1f} s "
+                         f"({out.name.lower() if out is not None else 'no answer'}) without the bottom limit.",
+                         f"{SIDES_ZH[side]}边升牌在下位：上限位有信号、下限位无信号，与正常相反；下降 {ms / 1000:.1f} 秒未见下限位。",
+                         top=top, bottom=bottom, down_ms=ms)
+        if bottom == 0 and out is Outcome.DEADLINE:
+            return _diag("E14", side, f"Lift {side} lowered for {ms / 1000:.1f} s (deadline {s.lift_deadline_ms / 1000:.1f} s, "
+                         f"nominal travel {s.lift_down_s:.1f} s) and the bottom limit never read active.",
+                         f"{SIDES_ZH[side]}边升牌下降 {ms / 1000:.1f} 秒（时限 {s.lift_deadline_ms / 1000:.1f} 秒，"
+                         f"正常 {s.lift_down_s:.1f} 秒），下限位始终无信号。", top=top, bottom=bottom, down_ms=ms)
+    return None
+
+
+def after_lift(obs: Observations, sensors, s) -> Diagnosis | None:
+    """All lifts reached the top: the bottom limits must have released."""
+    for i, side in enumerate(SIDES):
+        if _level(sensors, Sensor.LIFT_BOTTOM, i) == 1 and _level(sensors, Sensor.LIFT_TOP, i) == 1:
+            return _diag("E13", side, f"Lift {side} at the top (top limit active after {obs.lift_ms[i] / 1000:.1f} s): "
+                         "the bottom limit still reads active; expected inactive.",
+                         f"{SIDES_ZH[side]}边升牌已到顶：下限位仍显示到位，应无信号。", up_ms=obs.lift_ms[i])
+    return None
+
+
+def _growing(history: tuple[float, ...], latest: float) -> bool:
+    """A side's travel time is growing: above its earlier times, and by GROWTH over the first."""
+    return bool(history) and latest > max(history) * 1.02 and latest >= history[0] * GROWTH
+
+
+def after_probe(obs: Observations, trend: tuple, s) -> Diagnosis:
+    """A lift missed the top and was lowered again: tell sensor, short travel and slow motor apart."""
+    side = obs.probing
+    i = _i(side)
+    up_ms = obs.lift_ms[i] or 0
+    hist = trend[i]
+    deadline = s.lift_deadline_ms / 1000
+    if not obs.bottom_left[i]:
+        return _diag("E71", side, f"Lift {side} was driven up for {up_ms / 1000:.1f} s and its bottom limit never "
+                     "released: the lift did not move.",
+                     f"{SIDES_ZH[side]}边升牌上升指令 {up_ms / 1000:.1f} 秒，下限位始终未离开：升牌没有动。", up_ms=up_ms)
+    down = (obs.probe_ms or 0) / 1000
+    if hist and _growing(hist, up_ms / 1000 if up_ms else deadline):
+        times = ", ".join(f"{t:.2f}" for t in hist[-5:])
+        return _diag("E23", side, f"Lift {side} missed the top within {deadline:.1f} s; its travel time has been growing "
+                     f"over the last cycles ({times} s, nominal {s.lift_up_s:.1f} s).",
+                     f"{SIDES_ZH[side]}边升牌 {deadline:.1f} 秒内未到顶；近几次升牌时间逐次变长（{times} 秒，正常 {s.lift_up_s:.1f} 秒）。",
+                     up_ms=up_ms, trend_s=list(hist))
+    if obs.probe_outcome is Outcome.COMPLETED and down >= FULL_TRAVEL * s.lift_down_s:
+        return _diag("E12", side, f"Lift {side}: up for {up_ms / 1000:.1f} s (deadline {deadline:.1f} s), the top limit never "
+                     f"read active; lowered again it took {down:.2f} s, a full travel (nominal {s.lift_down_s:.2f} s): "
+                     "the lift reached the top, its sensor did not signal.",
+                     f"{SIDES_ZH[side]}边升牌上升 {up_ms / 1000:.1f} 秒（时限 {deadline:.1f} 秒）上限位无信号；回落用时 {down:.2f} 秒，"
+                     f"为完整行程（正常 {s.lift_down_s:.2f} 秒）：已到顶，是传感器没有信号。", up_ms=up_ms, down_ms=obs.probe_ms)
+    return _diag("E21", side, f"Lift {side}: up for {up_ms / 1000:.1f} s (deadline {deadline:.1f} s), the top limit never read "
+                 f"active; lowered again it took only {down:.2f} s (full travel {s.lift_down_s:.2f} s): it stopped "
+                 f"part-way, at about {min(100, round(100 * down / s.lift_down_s))} % of its travel.",
+                 f"{SIDES_ZH[side]}边升牌上升 {up_ms / 1000:.1f} 秒（时限 {deadline:.1f} 秒）上限位无信号；回落仅用 {down:.2f} 秒"
+                 f"（完整行程 {s.lift_down_s:.2f} 秒）：升牌杆不到位，约停在行程的 {min(100, round(100 * down / s.lift_down_s))}%。",
+                 up_ms=up_ms, down_ms=obs.probe_ms)
+
+
+def lift_warnings(obs: Observations, trend: tuple, s) -> tuple[Diagnosis, ...]:
+    """Late or slowing lifts (warnings: the walls rose, unevenly)."""
+    out = []
+    times = [(obs.lift_ms[i] or 0) / 1000 for i in range(4)]
+    for i, side in enumerate(SIDES):
+        t = times[i]
+        others = statistics.median(times[:i] + times[i + 1:])
+        if _growing(trend[i], t):
+            hist = ", ".join(f"{x:.2f}" for x in trend[i][-5:])
+            out.append(_diag("E23", side, f"Lift {side} took {t:.2f} s to rise, up from {hist} s in earlier cycles "
+                             f"(nominal {s.lift_up_s:.2f} s, deadline {s.lift_deadline_ms / 1000:.1f} s).",
+                             f"{SIDES_ZH[side]}边升牌用时 {t:.2f} 秒，之前几次为 {hist} 秒（正常 {s.lift_up_s:.2f} 秒），逐次变长。",
+                             up_s=t, trend_s=list(trend[i])))
+        elif t > LATE * s.lift_up_s:
+            out.append(_diag("E22", side, f"Lift {side} took {t:.2f} s to rise (nominal {s.lift_up_s:.2f} s, the other sides "
+                             f"{others:.2f} s): its wall came up late.",
+                             f"{SIDES_ZH[side]}边升牌用时 {t:.2f} 秒（正常 {s.lift_up_s:.2f} 秒，其他边 {others:.2f} 秒），升起偏慢。",
+                             up_s=t, others_s=others))
+    return tuple(out)
+
+
+def update_trend(trend: tuple, obs: Observations) -> tuple:
+    """Append this cycle's lift-up times (s) per side, keeping the last TREND_KEEP."""
+    return tuple((trend[i] + ((obs.lift_ms[i] or 0) / 1000,))[-TREND_KEEP:] for i in range(4))
+
+
+# --- shuffle, feeders, counts -----------------------------------------------------------------
+
+def after_shuffle(obs: Observations) -> Diagnosis | None:
+    if obs.disc_edges == 0:
+        return _diag("E51", None, "The shuffle motor was switched on and no disc rotation pulse came during the shuffle.",
+                     "洗牌电机通电后，洗牌期间没有收到大盘转动信号。", disc_pulses=0)
+    return None
+
+
+def after_build(obs: Observations, sensors, s) -> Diagnosis | None:
+    """The four feeders are done: feeders, tile sensors, then the stack counts against the gear."""
+    exp, got = s.stacks, obs.stacks
+    for i, side in enumerate(SIDES):
+        if obs.feed_outcome[i] is Outcome.DEADLINE and obs.feeder_edges[i] == 0:
+            return _diag("E31", side, f"Feeder {side} was switched on for {s.feed_deadline_ms[i] / 1000:.0f} s: no motion "
+                         f"pulse at all, {got[i]} of {exp[i]} stacks.",
+                         f"{SIDES_ZH[side]}边输送带电机通电 {s.feed_deadline_ms[i] / 1000:.0f} 秒：没有任何转动信号，码了 "
+                         f"{got[i]}/{exp[i]} 墩。", feeder_pulses=0, stacks=got[i], expected=exp[i])
+    for i, side in enumerate(SIDES):
+        if obs.feed_outcome[i] is Outcome.DEADLINE and obs.tile_edges[i] == 0 and got[i] == 0:
+            return _diag("E32", side, f"Feeder {side} turned ({obs.feeder_edges[i]} motion pulses) for "
+                         f"{s.feed_deadline_ms[i] / 1000:.0f} s but no tile passed its tile sensor: 0 of {exp[i]} stacks.",
+                         f"{SIDES_ZH[side]}边输送带在转（{obs.feeder_edges[i]} 个转动信号）{s.feed_deadline_ms[i] / 1000:.0f} 秒，"
+                         f"但没有牌经过有牌传感器：0/{exp[i]} 墩。", feeder_pulses=obs.feeder_edges[i], stacks=0)
+    for i, side in enumerate(SIDES):
+        if got[i] > 0 and obs.tile_edges[i] == 0:
+            return _diag("E33", side, f"Side {side} stacked {got[i]} stacks while its tile-present sensor never changed "
+                         f"(it reads {_level(sensors, Sensor.TILE_PRESENT, i)} all the time).",
+                         f"{SIDES_ZH[side]}边码了 {got[i]} 墩，而有牌传感器始终没有变化（一直为 "
+                         f"{_level(sensors, Sensor.TILE_PRESENT, i)}）。", stacks=got[i], tile_edges=0)
+    short = [exp[i] - got[i] for i in range(4)]
+    counts = ", ".join(f"{SIDES[i]} {got[i]}/{exp[i]}" for i in range(4))
+    counts_zh = "，".join(f"{SIDES_ZH[SIDES[i]]} {got[i]}/{exp[i]}" for i in range(4))
+    left = [_level(sensors, Sensor.TILE_PRESENT, i) for i in range(4)]
+    if all(d == 0 for d in short):
+        if all(v == 1 for v in left):
+            return _diag("E41", None, f"Every side built its {exp[0]} stacks and every side still has a tile waiting at "
+                         f"its push head: there are more tiles in the machine than gear {s.gear} takes ({counts}).",
+                         f"四边都码满 {exp[0]} 墩后，每边推牌头处仍有牌：机器内的牌比 {s.gear} 档多（{counts_zh}）。",
+                         stacks=list(got), expected=list(exp), tiles_left=left)
+        return None
+    if all(d == short[0] and d > 0 for d in short):
+        return _diag("E41", None, f"Every side is {short[0]} stack(s) short of gear {s.gear} ({counts}): the gear does "
+                     "not match the tiles in the machine.",
+                     f"四边都比 {s.gear} 档少 {short[0]} 墩（{counts_zh}）：档位与机器内牌数不符。",
+                     stacks=list(got), expected=list(exp))
+    if sorted(short) == [0, 0, 0, 1]:
+        i = short.index(1)
+        return _diag("E42", SIDES[i], f"Side {SIDES[i]} stopped one stack short with a single tile on top "
+                     f"({counts}); the other sides are complete: one tile is missing.",
+                     f"{SIDES_ZH[SIDES[i]]}边少一墩（只有半墩）（{counts_zh}），其他边都满：缺一张牌。",
+                     stacks=list(got), expected=list(exp))
+    worst = max(range(4), key=lambda i: abs(short[i]))
+    return _diag("E43", SIDES[worst], f"Stacks built {counts}: neither the gear nor a single missing tile explains it.",
+                 f"码牌墩数 {counts_zh}：既不是档位问题，也不是缺一张牌。", stacks=list(got), expected=list(exp))
+
+
+def after_dice(obs: Observations, ev: MotionDone) -> Diagnosis | None:
+    if obs.dice_edges == 0:
+        return _diag("E52", None, f"The dice motor ran {ev.elapsed_ms / 1000:.1f} s and no dice rotation pulse came; "
+                     "the break below uses electronic dice.",
+                     f"骰子电机运行 {ev.elapsed_ms / 1000:.1f} 秒，没有骰子转动信号；下面的开牌位置用电子骰子。", dice_pulses=0)
+    return None
+
+
+# --- link, safety, refusals ---------------------------------------------------------------------
+
+def safety_stop(ev) -> Diagnosis:
+    if ev.code.name == "ESTOP":
+        return _diag("E73", None, "The emergency stop input went active; the microcontroller stopped every motor.",
+                     "急停输入有效，主控板已停止所有电机。")
+    return _diag("E72", None, f"The microcontroller heard nothing from the Pi for {ev.detail} ms and stopped every motor.",
+                 f"主控板 {ev.detail} 毫秒未收到树莓派信号，已停止所有电机。", silent_ms=ev.detail)
+
+
+def link_lost(ev) -> Diagnosis:
+    return _diag("E62", None, f"The serial link stopped answering ({ev.reason}); the microcontroller stops its motors "
+                 "by itself within its heartbeat window.",
+                 f"串口无应答（{ev.reason}）；主控板会在心跳时限内自行停止电机。", reason=ev.reason)
+
+
+def mcu_reset(ev, phase: str) -> Diagnosis:
+    return _diag("E61", None, f"The microcontroller restarted during {phase} (boot counter {ev.previous_boot} -> "
+                 f"{ev.boot}); the machine was re-homed and the cycle started again.",
+                 f"主控板在{phase}阶段重启（启动计数 {ev.previous_boot} -> {ev.boot}）；机器已重新归位并重新开始。",
+                 previous_boot=ev.previous_boot, boot=ev.boot)
+
+
+def link_noise(ev) -> Diagnosis | None:
+    if ev.frames_rejected == 0:
+        return None
+    return _diag("E63", None, f"{ev.frames_rejected} corrupt frames were dropped and {ev.retransmitted} resent on the "
+                 "serial line during the cycle; every command still arrived exactly once.",
+                 f"本次循环串口丢弃了 {ev.frames_rejected} 个错误帧、重发 {ev.retransmitted} 次；指令仍全部准确送达。",
+                 frames_rejected=ev.frames_rejected, retransmitted=ev.retransmitted)
+
+
+def rejected(ev, phase: str) -> Diagnosis:
+    what = getattr(ev, "command", None) or "a command"
+    reason = getattr(ev, "reason", None) or str(getattr(ev, "error", ""))
+    side = getattr(ev, "side", None)
+    return _diag("E71", side, f"The table refused or never answered {what} during {phase}: {reason}.",
+                 f"{phase}阶段机器拒绝或未应答指令 {what}：{reason}。", reason=reason)
+
+
+def no_answer(phase: str, waited_s: float) -> Diagnosis:
+    return _diag("E71", None, f"No motion finished during {phase} for {waited_s:.1f} s, past every motion deadline; "
+                 "all motors were stopped.",
+                 f"{phase}阶段 {waited_s:.1f} 秒无动作完成，已超过所有动作时限；已停止全部电机。", waited_s=round(waited_s, 2))

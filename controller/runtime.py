@@ -1,0 +1,172 @@
+"""The thin shell around the state machine: it drives a ``hardware.TableBackend``.
+
+``TableRuntime.run_cycle()`` sends ``StartCycle`` with freshly rolled dice, then loops: let machine
+time pass on the backend, feed every event through ``controller.cycle.step``, submit the commands
+it returns, report progress, until the cycle ends (walls up), a fault is latched or the link is
+lost. Whatever happens (an exception included) every motor is stopped before control returns on
+a fault or an error.
+
+Time: the backend's clock (virtual on the simulator and on GPIO mock pins, real time times the
+speed-up on the MCU link). ``pace`` (s of wall time per s of machine time) slows a simulated run
+down so a person can watch it (``--speed``).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+from firmware_bridge.errors import PeerReset
+from firmware_bridge.host import CommandFailed, Connected, McuReset
+from firmware_bridge.messages import Reply, ReplyCode, Side, StopAll
+from hardware.errors import HardwareError
+
+from . import cycle as CY
+from .dice import Method, roll
+
+#: machine time between two looks at the backend (s)
+TICK_S = 0.05
+
+
+class TableRuntime:
+    """Runs the cycle state machine against one backend.
+
+    Args:
+        backend: a ``hardware.TableBackend``.
+        settings: the cycle settings (``cycle.Settings.from_profile``).
+        progress: called with the state after every change of phase or stack count.
+        dice: ``() -> values`` for each cycle (default: electronic dice from ``secrets``; four
+            values for the two-throw method, two for one-throw).
+        pace: wall seconds per machine second (0: as fast as possible).
+    """
+
+    def __init__(self, backend, settings: CY.Settings, *, progress: Callable[[CY.Table], None] | None = None,
+                 dice: Callable[[], tuple[int, ...]] | None = None, pace: float = 0.0) -> None:
+        self.backend = backend
+        self.table = CY.initial(settings)
+        self.progress = progress
+        self.dice = dice or (lambda: roll(4 if settings.dice_method is Method.TWO_THROW else 2))
+        self.pace = pace
+        self._commands: dict[int, object] = {}
+        self._held_reset: McuReset | None = None
+        self._link_base = self._link_counters()
+
+    # -- the loop --
+    def _submit(self, commands) -> None:
+        for c in commands:
+            try:
+                self._commands[self.backend.submit(c)] = c
+            except HardwareError as e:
+                if isinstance(c, StopAll):
+                    continue  # link down: the microcontroller stops its motors itself within its heartbeat window
+                side = getattr(c, "side", None)
+                self.feed(CY.Rejected(type(c).__name__, None if side is None else CY.SIDES[int(side)],
+                                      f"not sent: {e}"))
+
+    def _stop_all(self) -> None:
+        try:
+            self.backend.stop_all()
+        except HardwareError:
+            pass  # link down: the microcontroller's own safety rule stops the motors
+
+    def _translate(self, ev):
+        """Hardware Reply with a refusal -> ``Rejected`` (the state machine knows commands, not ids).
+
+        Commands the link gave up on because the microcontroller restarted are dropped: the
+        McuReset event that comes with them makes the state machine re-home.
+        """
+        if isinstance(ev, McuReset):
+            # hold it until the link has shaken hands again: commands sent before would be refused
+            self._commands.clear()
+            self._held_reset = ev
+            return None
+        if isinstance(ev, Connected):
+            held, self._held_reset = self._held_reset, None
+            return held
+        if isinstance(ev, CommandFailed):
+            cmd = self._commands.pop(ev.cmd_id, None)
+            if cmd is None or isinstance(ev.error, PeerReset):
+                return None
+            side = getattr(cmd, "side", None)
+            return CY.Rejected(type(cmd).__name__, None if side is None else CY.SIDES[int(side)],
+                               f"no answer ({type(ev.error).__name__}: {ev.error})")
+        if isinstance(ev, Reply):
+            cmd = self._commands.pop(ev.cmd_id, None)
+            if ev.code is ReplyCode.OK or cmd is None:
+                return None
+            side = getattr(cmd, "side", None)
+            return CY.Rejected(type(cmd).__name__, None if side is None else CY.SIDES[int(side)],
+                               f"{ev.code.name.lower()} (detail {ev.detail})")
+        return ev
+
+    def feed(self, event) -> None:
+        """Pass one event through the state machine and send what it commands."""
+        before = (self.table.phase, self.table.obs.stacks)
+        self.table, cmds = CY.step(self.table, event, self.backend.now())
+        self._submit(cmds)
+        if self.progress and (self.table.phase, self.table.obs.stacks) != before:
+            self.progress(self.table)
+
+    def _link_counters(self) -> tuple[int, int] | None:
+        link = getattr(self.backend, "link", None)
+        if link is None or not hasattr(link, "stats"):
+            return None
+        st = link.stats()
+        return st.frames_rejected, st.retransmitted
+
+    def run_cycle(self, timeout_s: float = 600.0) -> CY.Table:
+        """Run one cycle to walls up (or to a latched fault / safe-stop). Returns the final state.
+
+        ``timeout_s`` is machine time; the state machine's own phase deadlines come first.
+        """
+        t0 = self.backend.now()
+        try:
+            sensors = dict(self.backend.sensors().values)
+            self.feed(CY.StartCycle(tuple(self.dice()), sensors))
+            if self.table.phase in (CY.Phase.FAULT, CY.Phase.SAFE_STOP):
+                return self.table  # latched from before: clear it first
+            while self.table.phase in CY.MOVING_PHASES:
+                wall = time.monotonic()
+                events = self.backend.advance(TICK_S)
+                for ev in events:
+                    ev = self._translate(ev)
+                    if ev is not None:
+                        self.feed(ev)
+                self.feed(CY.Tick())
+                if self.backend.now() - t0 > timeout_s:
+                    self.feed(CY.Rejected("cycle", None, f"no end after {timeout_s:.0f} s"))
+                if self.pace:
+                    time.sleep(max(0.0, TICK_S * self.pace - (time.monotonic() - wall)))
+            base, now = self._link_base, self._link_counters()
+            if base is not None and now is not None:
+                self.feed(CY.LinkQuality(now[0] - base[0], now[1] - base[1]))
+                self._link_base = now
+            return self.table
+        except BaseException:
+            self._stop_all()
+            raise
+        finally:
+            if self.table.phase in (CY.Phase.FAULT, CY.Phase.SAFE_STOP):
+                self._stop_all()
+
+    def clear_fault(self) -> None:
+        """The technician cleared the fault: the next cycle re-homes first."""
+        self.feed(CY.ClearFault())
+        while self.table.phase in CY.MOVING_PHASES:
+            for ev in self.backend.advance(TICK_S):
+                ev = self._translate(ev)
+                if ev is not None:
+                    self.feed(ev)
+            self.feed(CY.Tick())
+
+
+def lift_states(table: CY.Table, sensors) -> list[str]:
+    """Per side E, S, W, N: "up", "down", "moving" or "?" from the limit sensors."""
+    from firmware_bridge.messages import Sensor
+    out = []
+    for i in range(4):
+        top = sensors.get((Sensor.LIFT_TOP, Side(i)))
+        bottom = sensors.get((Sensor.LIFT_BOTTOM, Side(i)))
+        out.append("up" if top == 1 and bottom == 0 else "down" if bottom == 1 and top == 0 else
+                   "moving" if top == 0 and bottom == 0 else "?")
+    return out

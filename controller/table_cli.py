@@ -1,0 +1,291 @@
+"""The table commands of ``mjtable``: cycle, diagnose, selftest, dice, config, faults.
+
+``controller.cli`` builds the parser and turns errors into one line; this module adds the
+sub-commands (``add_parsers``) and runs them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import IO
+
+from . import cycle as CY
+from . import settings as ST
+from .dice import Method, roll, wall_break
+from .faults import CATALOGUE, catalogue_json
+from .runtime import TableRuntime, lift_states
+
+BACKENDS = ("sim", "gpio", "mcu")
+SIDES = ("E", "S", "W", "N")
+
+
+class TableCliError(Exception):
+    """A table command that cannot run (one line for the user)."""
+
+
+def _backend_args(p: argparse.ArgumentParser, faults: bool = True) -> None:
+    p.add_argument("--sim", action="store_true", help="run on the built-in simulated machine")
+    p.add_argument("--backend", choices=BACKENDS, default=None,
+                   help="sim (the model directly), gpio (the GPIO backend; with --sim on mock pins), mcu (the "
+                        "microcontroller link; with --sim over a pseudo-terminal)")
+    p.add_argument("--profile", default=None, help="machine profile name or .toml path (default: the setting)")
+    p.add_argument("--port", default="/dev/serial0", help="serial device of the table's microcontroller (mcu)")
+    p.add_argument("--seed", type=int, default=None, help="seed of the simulated machine (default: random)")
+    if faults:
+        p.add_argument("--fault", action="append", default=[], metavar="KIND[:SIDE]",
+                       help="inject a fault into the simulated machine (see mjtable faults --list); repeatable")
+
+
+def add_parsers(sub) -> None:
+    """Add the table sub-commands to ``sub`` (an argparse sub-parsers object)."""
+    c = sub.add_parser("cycle", help="run one table cycle: home, shuffle, build the walls, lift, dice")
+    _backend_args(c)
+    c.add_argument("--tile-count", type=int, default=None, help="tile count for this run (default: the setting)")
+    c.add_argument("--speed", type=float, default=0.0,
+                   help="simulated machine time per wall second (0: as fast as possible); mcu: the machine speed-up")
+    c.add_argument("--cycles", type=int, default=1, help="run this many cycles (default 1)")
+    c.add_argument("--json", action="store_true", help="print the final state as JSON")
+
+    d = sub.add_parser("diagnose", help="inject a fault into the simulator and show its diagnosis")
+    _backend_args(d)
+    d.add_argument("--max-cycles", type=int, default=6, help="cycles to run before giving up (trends need several)")
+    d.add_argument("--json", action="store_true")
+
+    s = sub.add_parser("selftest", help="technician mode: exercise every actuator and sensor in turn")
+    _backend_args(s)
+    s.add_argument("--json", action="store_true")
+
+    r = sub.add_parser("dice", help="roll the dice and show where to break the wall")
+    r.add_argument("--method", choices=[m.value for m in Method], default=None,
+                   help="two-throw (the rules) or one-throw (big die points, small die counts)")
+    r.add_argument("--values", default=None, help="the values shown by motor dice, e.g. 3,4,2,5 (default: electronic dice)")
+    r.add_argument("--dealer", default=None, help="the dealer's side E/S/W/N")
+    r.add_argument("--tile-count", type=int, default=None)
+    r.add_argument("--profile", default=None)
+    r.add_argument("--json", action="store_true")
+
+    g = sub.add_parser("config", help="read or change a setting (tile-count, profile, dice-method, dealer)")
+    g.add_argument("action", choices=["get", "set"])
+    g.add_argument("key", help="tile-count, profile, dice-method or dealer")
+    g.add_argument("value", nargs="?")
+
+    f = sub.add_parser("faults", help="the fault codes and the injectable faults")
+    f.add_argument("--list", action="store_true", help="list every fault code (the default)")
+    f.add_argument("--json", action="store_true")
+
+
+# --- helpers ----------------------------------------------------------------------------------
+
+def _open(args, *, kind_default: str = "sim"):
+    """Open the backend the options ask for; returns (backend, stored settings)."""
+    import random
+
+    import hardware
+    stored = ST.load()
+    profile = args.profile or stored.profile
+    kind = args.backend or (kind_default if args.sim else None)
+    faults = getattr(args, "fault", [])
+    if kind is None:
+        raise TableCliError("no table given: add --sim to run on the simulated machine, or --backend mcu --port "
+                            "/dev/serial0 (or --backend gpio) on the table's Raspberry Pi")
+    if args.sim or faults:
+        if faults and not (args.sim or args.backend):
+            raise TableCliError("--fault needs --sim: faults are injected into the simulated machine")
+        seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 30)
+        speed = getattr(args, "speed", 0.0) if kind == "mcu" else 1.0
+        return hardware.open_backend(kind, profile=profile, seed=seed, faults=faults,
+                                     speed=speed if speed and speed > 0 else 8.0), stored
+    if kind == "sim":
+        raise TableCliError("the sim backend is the simulated machine: add --sim")
+    prof = hardware.load_profile(profile)
+    if kind == "gpio":
+        return hardware.open_gpio(prof), stored
+    return hardware.open_mcu(args.port, prof), stored
+
+
+def _settings(backend, stored: ST.StoredSettings, tile_count: int | None) -> CY.Settings:
+    gear = tile_count if tile_count is not None else stored.tile_count
+    allowed = tuple(backend.profile.gears)
+    if gear not in allowed:
+        raise TableCliError(f"tile count {gear} is not supported: allowed are {', '.join(map(str, allowed))}")
+    return CY.Settings.from_profile(backend.profile, gear, stored.dice_method, stored.dealer)
+
+
+def _progress_printer(out: IO[str], backend):
+    tty = out.isatty()
+    last = {"phase": None}
+
+    def show(t: CY.Table) -> None:
+        stacks = "  ".join(f"{s} {n:2d}/{e}" for s, n, e in zip(SIDES, t.obs.stacks, t.settings.stacks))
+        lifts = " ".join(lift_states(t, t.sensors))
+        line = f"[{backend.now():6.1f}s] {t.phase.value:<12} stacks {stacks}   lifts {lifts}"
+        if tty:
+            out.write("\r" + line + ("\n" if t.phase is not last["phase"] else ""))
+        elif t.phase is not last["phase"]:
+            out.write(line + "\n")
+        last["phase"] = t.phase
+        out.flush()
+    return show
+
+
+def result_json(t: CY.Table, backend) -> dict:
+    """The final object of ``mjtable cycle --json``."""
+    trend = {s: (list(t.trend[i][-1:]) or [None])[0] for i, s in enumerate(SIDES)}
+    return {"ok": t.fault is None and t.phase is CY.Phase.WALLS_UP, "state": t.phase.value,
+            "backend": backend.kind, "tile_count": t.settings.gear,
+            "stacks": dict(zip(SIDES, t.obs.stacks)), "expected": dict(zip(SIDES, t.settings.stacks)),
+            "lift_up_s": trend,
+            "fault": t.fault.to_dict() if t.fault else None,
+            "warnings": [w.to_dict() for w in t.warnings],
+            "dice": t.wall.to_dict() if t.wall else None, "cycles": t.cycles}
+
+
+def _summary(t: CY.Table) -> str:
+    lines = []
+    if t.phase is CY.Phase.WALLS_UP:
+        counts = ", ".join(f"{s} {n}" for s, n in zip(SIDES, t.obs.stacks))
+        lifts = ", ".join(f"{s} {t.trend[i][-1]:.2f} s" for i, s in enumerate(SIDES) if t.trend[i])
+        lines.append(f"Walls up: {t.settings.gear} tiles, stacks {counts}; lift travel {lifts}.")
+        if t.wall:
+            lines.append("Dice: " + t.wall.describe())
+            lines.append("骰子：" + t.wall.describe_zh())
+    for w in t.warnings:
+        lines.append("WARNING\n" + w.render())
+    if t.fault:
+        lines.append(t.fault.render())
+    return "\n".join(lines)
+
+
+# --- commands ---------------------------------------------------------------------------------
+
+def cmd_cycle(args, out: IO[str]) -> int:
+    if args.cycles < 1:
+        raise TableCliError("--cycles must be at least 1")
+    backend, stored = _open(args)
+    try:
+        settings = _settings(backend, stored, args.tile_count)
+        pace = (1.0 / args.speed) if (args.speed and backend.kind != "mcu") else 0.0
+        progress = None if args.json else _progress_printer(out, backend)
+        rt = TableRuntime(backend, settings, progress=progress, pace=pace)
+        t = rt.table
+        for _ in range(args.cycles):
+            t = rt.run_cycle()
+            if t.fault:
+                break
+        if args.json:
+            out.write(json.dumps(result_json(t, backend), ensure_ascii=False, indent=2) + "\n")
+        else:
+            out.write(_summary(t) + "\n")
+        return 0 if t.fault is None else 1
+    finally:
+        backend.close()
+
+
+def cmd_diagnose(args, out: IO[str]) -> int:
+    if not args.fault:
+        raise TableCliError("give the fault to inject: --fault KIND[:SIDE] (see mjtable faults --list)")
+    args.sim = True
+    backend, stored = _open(args)
+    try:
+        rt = TableRuntime(backend, _settings(backend, stored, None))
+        found = None
+        t = rt.table
+        for n in range(1, args.max_cycles + 1):
+            t = rt.run_cycle()
+            found = t.fault or (t.warnings[0] if t.warnings else None)
+            if found:
+                break
+        if args.json:
+            out.write(json.dumps({"fault": args.fault, "cycles": n, "diagnosis": found.to_dict() if found else None},
+                                 ensure_ascii=False, indent=2) + "\n")
+        elif found:
+            out.write(f"Injected {', '.join(args.fault)} on the {backend.kind} backend; diagnosed after {n} cycle(s):\n")
+            out.write(found.render() + "\n")
+        else:
+            out.write(f"Injected {', '.join(args.fault)}: no fault observed in {args.max_cycles} cycles.\n")
+        return 0 if found else 1
+    finally:
+        backend.close()
+
+
+def cmd_selftest(args, out: IO[str]) -> int:
+    from .selftest import run_selftest
+    backend, _ = _open(args)
+    try:
+        report = run_selftest(backend)
+        if args.json:
+            out.write(json.dumps(report.to_dict(), ensure_ascii=False, indent=2) + "\n")
+        else:
+            out.write(report.render() + "\n")
+        return 0 if report.passed else 1
+    finally:
+        backend.close()
+
+
+def cmd_dice(args, out: IO[str]) -> int:
+    import hardware
+    stored = ST.load()
+    method = Method.parse(args.method or stored.dice_method)
+    profile = hardware.load_profile(args.profile or stored.profile)
+    gear = args.tile_count if args.tile_count is not None else stored.tile_count
+    if gear not in profile.gears:
+        raise TableCliError(f"tile count {gear} is not supported: allowed are {', '.join(map(str, profile.gears))}")
+    if args.values:
+        try:
+            values = tuple(int(v) for v in args.values.replace(" ", "").split(","))
+        except ValueError:
+            raise TableCliError(f"--values {args.values!r}: give the dice as numbers 1-6 separated by commas") from None
+        source = "motor dice (values given)"
+    else:
+        values = roll(4 if method is Method.TWO_THROW else 2)
+        source = "electronic dice"
+    b = wall_break(method, values, dict(zip(SIDES, profile.stacks(gear))), (args.dealer or stored.dealer).upper())
+    if args.json:
+        out.write(json.dumps({"source": source, **b.to_dict()}, ensure_ascii=False, indent=2) + "\n")
+    else:
+        out.write(f"{method.value}, {source}, {gear} tiles:\n{b.describe()}\n{b.describe_zh()}\n")
+    return 0
+
+
+def cmd_config(args, out: IO[str]) -> int:
+    current = ST.load()
+    field = {"tile-count": "tile_count", "profile": "profile", "dice-method": "dice_method", "dealer": "dealer"}
+    if args.key not in field:
+        raise TableCliError(f"unknown setting {args.key!r}: settings are {', '.join(ST.KEYS)}")
+    if args.action == "get":
+        if args.value is not None:
+            raise TableCliError("config get takes no value")
+        out.write(f"{getattr(current, field[args.key])}\n")
+        return 0
+    if args.value is None:
+        raise TableCliError(f"config set {args.key} needs a value")
+    new = ST.validate(args.key, args.value, current)
+    path = ST.save(new)
+    out.write(f"{args.key} = {getattr(new, field[args.key])} (saved in {path}; applies from the next cycle)\n")
+    return 0
+
+
+def cmd_faults(args, out: IO[str]) -> int:
+    from hardware.sim.faults import INJECTABLE
+    injectable = [(k.name, SIDES if k.sides else ()) for k in INJECTABLE.values()]
+    if args.json:
+        data = catalogue_json(injectable)
+        for entry, k in zip(data["injectable"], INJECTABLE.values()):
+            entry["backends"] = list(k.backends)
+        out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+        return 0
+    out.write("Fault codes:\n")
+    for f in CATALOGUE:
+        out.write(f"  {f.code}  {f.name:<32} {f.meaning_en}\n        {f.meaning_zh}\n")
+    out.write("\nInjectable into the simulator (mjtable cycle --sim --fault KIND[:SIDE]):\n")
+    for k in INJECTABLE.values():
+        sides = "E/S/W/N" if k.sides else "-"
+        only = "" if len(k.backends) == 3 else f"  (backend {', '.join(k.backends)} only)"
+        out.write(f"  {k.name:<24} sides {sides:<8}{only}\n")
+    return 0
+
+
+COMMANDS = {"cycle": cmd_cycle, "diagnose": cmd_diagnose, "selftest": cmd_selftest, "dice": cmd_dice,
+            "config": cmd_config, "faults": cmd_faults}

@@ -1,0 +1,208 @@
+"""The table cycle: the pure state machine, the runtime on all three backends, the fault matrix."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+import hardware
+from firmware_bridge.messages import (ClearSafeStop, FeedStacks, Lift, MotionDone, Outcome, SetGear, Side,
+                                      StartShuffle, StopAll)
+from hardware.sim.faults import INJECTABLE
+from controller import cycle as CY
+from controller.faults import BY_KIND
+from controller.runtime import TableRuntime
+
+SIDES = "ESWN"
+DICE = (3, 4, 2, 5)
+
+
+def open_rt(kind: str = "sim", seed: int = 1, faults=(), gear: int = 136):
+    b = hardware.open_backend(kind, seed=seed, faults=list(faults), speed=8)
+    return b, TableRuntime(b, CY.Settings.from_profile(b.profile, gear), dice=lambda: DICE)
+
+
+def motors_stopped(b) -> bool:
+    return not b.model.running()
+
+
+# --- the pure state machine ---------------------------------------------------------------------
+
+def settings(gear: int = 136) -> CY.Settings:
+    return CY.Settings.from_profile(hardware.load_profile("default"), gear)
+
+
+def test_start_cycle_homes_first() -> None:
+    t, cmds = CY.step(CY.initial(settings()), CY.StartCycle(DICE, {}), 0.0)
+    assert t.phase is CY.Phase.HOMING
+    assert cmds[:2] == [ClearSafeStop(), SetGear(136)]
+    assert cmds[2:] == [Lift(Side(i), False, 3000) for i in range(4)]
+
+
+def test_every_motion_carries_its_deadline() -> None:
+    t, _ = CY.step(CY.initial(settings()), CY.StartCycle(DICE, {}), 0.0)
+    for i in range(4):
+        t, cmds = CY.step(t, MotionDone(1, "Lift", Side(i), Outcome.COMPLETED, 1600, 0), 1.0)
+    assert t.phase is CY.Phase.SHUFFLING and cmds == [StartShuffle(120_000)]
+    t, cmds = CY.step(t, CY.Tick(), 1.5)
+    assert cmds == []  # still shuffling; and no disc pulse yet, so at shuffle end:
+    t, cmds = CY.step(t, CY.Tick(), 6.0)
+    assert t.phase is CY.Phase.FAULT and t.fault.code == "E51" and cmds == [StopAll()]
+
+
+def test_controller_deadline_stops_everything_when_no_answer_comes() -> None:
+    t, _ = CY.step(CY.initial(settings()), CY.StartCycle(DICE, {}), 0.0)
+    t, cmds = CY.step(t, CY.Tick(), 100.0)
+    assert t.phase is CY.Phase.FAULT and cmds == [StopAll()] and t.fault.code == "E71"
+
+
+def test_fault_is_latched_until_cleared() -> None:
+    t, _ = CY.step(CY.initial(settings()), CY.StartCycle(DICE, {}), 0.0)
+    t, _ = CY.step(t, CY.Tick(), 100.0)
+    t2, cmds = CY.step(t, CY.StartCycle(DICE, {}), 101.0)
+    assert t2.phase is CY.Phase.FAULT and cmds == []
+    t3, cmds = CY.step(t, CY.ClearFault(), 102.0)
+    assert t3.phase is CY.Phase.HOMING and t3.fault is None and cmds[0] == ClearSafeStop()
+
+
+def test_tile_count_change_waits_for_the_next_cycle() -> None:
+    t, _ = CY.step(CY.initial(settings(136)), CY.StartCycle(DICE, {}), 0.0)
+    t, warning = CY.request_gear(t, settings(144))
+    assert warning and "next cycle" in warning and t.settings.gear == 136 and t.pending_gear == 144
+    idle, warning = CY.request_gear(CY.initial(settings(136)), settings(108))
+    assert warning is None and idle.settings.gear == 108
+
+
+# --- the runtime on the simulated machine ---------------------------------------------------------
+
+@pytest.mark.parametrize("kind", ["sim", "gpio", "mcu"])
+def test_a_clean_cycle_is_the_same_on_every_backend(kind: str) -> None:
+    b, rt = open_rt(kind, seed=5)
+    try:
+        t = rt.run_cycle()
+        assert t.phase is CY.Phase.WALLS_UP and t.fault is None and not t.warnings
+        assert t.obs.stacks == (17, 17, 17, 17)
+        assert t.wall is not None and (t.wall.wall, t.wall.stack) == ("W", 14)
+        assert all(abs(times[-1] - 2.0) < 0.1 for times in t.trend)
+        assert motors_stopped(b)
+    finally:
+        b.close()
+
+
+@pytest.mark.parametrize("gear, stacks", [(136, (17,) * 4), (144, (18,) * 4), (152, (19,) * 4), (108, (14, 13, 14, 13))])
+def test_every_gear_builds_its_walls(gear: int, stacks: tuple) -> None:
+    b, rt = open_rt(gear=gear)
+    t = rt.run_cycle()
+    assert t.phase is CY.Phase.WALLS_UP and t.obs.stacks == stacks
+    b.close()
+
+
+def test_consecutive_cycles_drop_and_rebuild() -> None:
+    b, rt = open_rt(seed=9)
+    for n in range(1, 4):
+        t = rt.run_cycle()
+        assert t.phase is CY.Phase.WALLS_UP and t.cycles == n and t.obs.stacks == (17,) * 4
+    b.close()
+
+
+def test_refill_pause_stops_the_feeders_and_resumes() -> None:
+    b, rt = open_rt(seed=2)
+    rt.feed(CY.StartCycle(DICE, dict(b.sensors().values)))
+    while rt.table.phase is not CY.Phase.BUILDING or sum(rt.table.obs.stacks) < 20:
+        for ev in b.advance(0.05):
+            ev = rt._translate(ev)
+            if ev is not None:
+                rt.feed(ev)
+        rt.feed(CY.Tick())
+    rt.feed(CY.RefillButtons())
+    assert rt.table.phase is CY.Phase.REFILL_PAUSE
+    b.advance(0.2)
+    assert motors_stopped(b)
+    rt.feed(CY.RefillButtons())
+    assert rt.table.phase is CY.Phase.BUILDING
+    while rt.table.phase in CY.MOVING_PHASES:
+        for ev in b.advance(0.05):
+            ev = rt._translate(ev)
+            if ev is not None:
+                rt.feed(ev)
+        rt.feed(CY.Tick())
+    assert rt.table.phase is CY.Phase.WALLS_UP and rt.table.obs.stacks == (17,) * 4
+    b.close()
+
+
+# --- the fault matrix ---------------------------------------------------------------------------
+
+# the fault each injectable kind must produce; "warning" marks a diagnosis that does not stop the cycle
+EXPECTED = {
+    "lift-top-stuck-on": ("E11", "fault"), "lift-top-stuck-off": ("E12", "fault"),
+    "lift-bottom-stuck-on": ("E13", "fault"), "lift-bottom-stuck-off": ("E14", "fault"),
+    "lift-sensor-reversed": ("E15", "fault"), "lift-short": ("E21", "fault"), "lift-late": ("E22", "warning"),
+    "lift-slow": ("E23", "warning"), "feeder-wire-loose": ("E31", "fault"), "feeder-jammed": ("E32", "fault"),
+    "tile-sensor-dirty": ("E33", "fault"), "wrong-gear": ("E41", "fault"), "missing-tile": ("E42", "fault"),
+    "disc-stall": ("E51", "fault"), "dice-stuck": ("E52", "warning"), "mcu-reset": ("E61", "warning"),
+    "link-noise": ("E63", "warning"), "link-broken": ("E62", "fault"),
+}
+CASES = [(k.name, side) for k in INJECTABLE.values() if "sim" in k.backends
+         for side in (SIDES if k.sides else [None])]
+
+
+def test_the_matrix_covers_every_injectable_fault() -> None:
+    assert set(EXPECTED) == set(INJECTABLE)
+    assert all(BY_KIND[k].code == code for k, (code, _) in EXPECTED.items())
+
+
+def run_until_diagnosed(kind: str, spec: str, max_cycles: int = 6):
+    b, rt = open_rt(kind, seed=11, faults=[spec])
+    try:
+        for _ in range(max_cycles):
+            t = rt.run_cycle()
+            assert motors_stopped(b), f"{spec}: motors left running in {t.phase.value}"
+            if t.fault or t.warnings:
+                return t
+        return t
+    finally:
+        b.close()
+
+
+@pytest.mark.parametrize("kind_name, side", CASES, ids=[f"{k}:{s}" if s else k for k, s in CASES])
+def test_fault_matrix(kind_name: str, side: str | None) -> None:
+    spec = f"{kind_name}:{side}" if side else kind_name
+    code, severity = EXPECTED[kind_name]
+    t = run_until_diagnosed("sim", spec)
+    diag = t.fault if severity == "fault" else (t.warnings[0] if t.warnings else t.fault)
+    assert diag is not None, f"{spec}: nothing diagnosed"
+    assert diag.code == code, f"{spec}: {diag.code} {diag.observed_en}"
+    if severity == "fault":
+        assert t.phase is CY.Phase.FAULT
+    if side:
+        assert diag.side == side and f" {side}" in diag.observed_en
+    assert diag.fault.part_en and diag.fault.causes_en and diag.fault.checks_zh
+
+
+@pytest.mark.parametrize("spec", ["lift-short:N", "feeder-jammed:W", "missing-tile"])
+def test_faults_look_the_same_through_the_gpio_backend(spec: str) -> None:
+    sim = run_until_diagnosed("sim", spec)
+    gpio = run_until_diagnosed("gpio", spec)
+    assert (gpio.fault.code, gpio.fault.side) == (sim.fault.code, sim.fault.side)
+
+
+@pytest.mark.parametrize("spec, code", [("mcu-reset", "E61"), ("link-broken", "E62"), ("lift-short:S", "E21")])
+def test_faults_through_the_mcu_backend(spec: str, code: str) -> None:
+    t = run_until_diagnosed("mcu", spec, max_cycles=1)
+    diags = ([t.fault] if t.fault else []) + list(t.warnings)
+    assert code in [d.code for d in diags], [d.code for d in diags]
+    if code == "E61":  # re-homed and finished the cycle
+        assert t.phase is CY.Phase.WALLS_UP
+    if code == "E62":
+        assert t.phase is CY.Phase.SAFE_STOP
+
+
+def test_a_thousand_clean_cycles_raise_no_fault() -> None:
+    for seed in range(1000):
+        b, rt = open_rt(seed=10_000 + seed, gear=(136, 144, 152, 108)[seed % 4])
+        t = rt.run_cycle()
+        assert t.phase is CY.Phase.WALLS_UP and t.fault is None and not t.warnings, \
+            f"seed {10_000 + seed}: {t.fault or t.warnings}"
+        assert motors_stopped(b)
+        b.close()
