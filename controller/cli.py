@@ -210,7 +210,9 @@ def _parser() -> argparse.ArgumentParser:
     f.add_argument("--json", action="store_true", help="print as JSON")
 
     table_cli.add_parsers(sub)
-    sub.add_parser("demo", help="one simulated table cycle you can watch, the dice, then example hands scored")
+    dm = sub.add_parser("demo", help="one simulated table cycle you can watch, the dice, then hands scored")
+    dm.add_argument("--speed", type=float, default=8.0,
+                    help="simulated machine seconds per wall second (default 8: a cycle takes a few seconds; 0: instant)")
     return p
 
 
@@ -264,13 +266,36 @@ def _cmd_fans(args: argparse.Namespace, out: IO[str]) -> int:
 
 
 def _cmd_demo(args: argparse.Namespace, out: IO[str]) -> int:
-    out.write("mjtable demo: scoring example hands by the Chinese Official rules (MCR)\n")
-    for hand, flags, what in DEMO_HANDS:
+    """The main job on the simulator: one table cycle at a speed a person can watch, the dice and
+    the wall break, then hands scored."""
+    import random
+
+    import hardware
+
+    from .cycle import Settings
+    from .runtime import TableRuntime
+
+    stored = table_cli.ST.load()
+    out.write("mjtable demo: one cycle of a simulated four-port table (自动麻将机), then scoring (MCR)\n\n")
+    backend = hardware.open_backend("sim", profile=stored.profile, seed=random.SystemRandom().randrange(1 << 30))
+    try:
+        settings = Settings.from_profile(backend.profile, stored.tile_count, stored.dice_method, stored.dealer)
+        speed = args.speed
+        out.write(f"$ mjtable cycle --sim --tile-count {stored.tile_count} --speed {speed:g}\n")
+        rt = TableRuntime(backend, settings, progress=table_cli._progress_printer(out, backend),
+                          pace=1.0 / speed if speed > 0 else 0.0)
+        t = rt.run_cycle()
+        out.write(table_cli._summary(t) + "\n")
+    finally:
+        backend.close()
+    for hand, flags, what in DEMO_HANDS[:3]:
         shown = " ".join(f"--{k.replace('_', '-')}" + ("" if v is True else f" {v}")
                          for k, v in flags.items() if v is not False)
         out.write(f"\n$ mjtable score '{hand}' {shown}   # {what}\n")
         out.write(format_result(score_hand(hand, **flags)) + "\n")
-    return 0
+    out.write("\nMore: mjtable cycle --sim --fault lift-short:W, mjtable selftest --sim, mjtable faults --list, "
+              "mjtable --help\n")
+    return 0 if t.fault is None else 1
 
 
 class _UsageError(Exception):

@@ -1,0 +1,98 @@
+"""mjtable cycle / diagnose / dice / config / faults, and the persisted settings."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+
+from controller import settings as ST
+from controller.cli import main
+
+
+@pytest.fixture(autouse=True)
+def state_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("MJTABLE_STATE_DIR", str(tmp_path / "state"))
+    return tmp_path / "state"
+
+
+def run(argv, capsys):
+    with pytest.raises(SystemExit) as e:
+        sys.exit(main(argv))
+    out, err = capsys.readouterr()
+    return e.value.code, out, err
+
+
+def test_cycle_json(capsys) -> None:
+    code, out, err = run(["cycle", "--sim", "--seed", "3", "--json"], capsys)
+    data = json.loads(out)
+    assert code == 0 and data["ok"] and data["state"] == "walls-up" and data["fault"] is None
+    assert data["stacks"] == {"E": 17, "S": 17, "W": 17, "N": 17}
+    assert data["dice"]["wall"] in "ESWN" and 1 <= data["dice"]["stack"] <= 17
+
+
+def test_cycle_with_a_fault_shows_the_diagnosis(capsys) -> None:
+    code, out, _ = run(["cycle", "--sim", "--seed", "3", "--fault", "feeder-jammed:N", "--json"], capsys)
+    data = json.loads(out)
+    assert code == 1 and not data["ok"] and data["state"] == "fault"
+    f = data["fault"]
+    assert (f["code"], f["side"]) == ("E32", "N") and f["causes"] and f["checks"] and "N" in f["observed"]
+    code, out, _ = run(["cycle", "--sim", "--seed", "3", "--fault", "feeder-jammed:N"], capsys)
+    assert "FAULT E32" in out and "故障 E32" in out and "turn the conveyor wheel by hand" in out
+
+
+def test_diagnose_runs_cycles_until_a_trend_shows(capsys) -> None:
+    code, out, _ = run(["diagnose", "--sim", "--seed", "2", "--fault", "lift-slow:E", "--json"], capsys)
+    data = json.loads(out)
+    assert code == 0 and data["diagnosis"]["code"] == "E23" and data["cycles"] >= 2
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["cycle"], "add --sim"),
+    (["cycle", "--sim", "--fault", "lift-short:X"], "lift-short"),
+    (["cycle", "--sim", "--fault", "wrong-gear:E"], "wrong-gear"),
+    (["cycle", "--sim", "--fault", "link-noise"], "link-noise"),
+    (["cycle", "--sim", "--tile-count", "150"], "allowed are 136, 144, 152, 108"),
+    (["diagnose", "--sim"], "--fault KIND"),
+    (["dice", "--values", "3,4,9,1"], "1 to 6"),
+    (["dice", "--values", "3,4"], "needs 4"),
+    (["config", "set", "tile-count", "140"], "allowed are 136, 144, 152, 108"),
+    (["config", "set", "colour", "red"], "unknown setting"),
+])
+def test_bad_input_is_one_line(capsys, argv, words) -> None:
+    code, out, err = run(argv, capsys)
+    assert code == 1 and words in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_config_persists_the_tile_count(capsys, state_dir) -> None:
+    assert run(["config", "get", "tile-count"], capsys)[1] == "136\n"
+    code, out, _ = run(["config", "set", "tile-count", "108"], capsys)
+    assert code == 0 and "next cycle" in out
+    assert ST.load().tile_count == 108 and (state_dir / "settings.json").exists()
+    code, out, _ = run(["cycle", "--sim", "--seed", "1", "--json"], capsys)
+    assert json.loads(out)["stacks"] == {"E": 14, "S": 13, "W": 14, "N": 13}
+
+
+def test_a_broken_settings_file_is_named(capsys, state_dir) -> None:
+    state_dir.mkdir(parents=True)
+    (state_dir / "settings.json").write_text('{"tile_count": 999}')
+    code, _, err = run(["config", "get", "tile-count"], capsys)
+    assert code == 1 and "tile-count '999'" in err
+
+
+def test_dice_with_motor_dice_values(capsys) -> None:
+    code, out, _ = run(["dice", "--values", "3,4,2,5", "--json"], capsys)
+    data = json.loads(out)
+    assert code == 0 and (data["wall"], data["stack"]) == ("W", 14) and data["source"].startswith("motor")
+    code, out, _ = run(["dice", "--method", "one-throw"], capsys)
+    assert code == 0 and "one-throw, electronic dice" in out
+
+
+def test_faults_list_json(capsys) -> None:
+    code, out, _ = run(["faults", "--list", "--json"], capsys)
+    data = json.loads(out)
+    assert code == 0 and {f["code"] for f in data["faults"]} >= {"E11", "E21", "E31", "E32", "E41", "E42", "E61"}
+    kinds = {k["kind"]: k["sides"] for k in data["injectable"]}
+    assert kinds["lift-short"] == ["E", "S", "W", "N"] and kinds["wrong-gear"] == []
+    assert all(set(f) >= {"code", "meaning_en", "meaning_zh"} for f in data["faults"])
