@@ -114,6 +114,22 @@ class TableRuntime:
         st = link.stats()
         return st.frames_rejected, st.retransmitted
 
+    def start_cycle(self) -> None:
+        """Send ``StartCycle`` with freshly rolled dice and the current sensor readings."""
+        self.feed(CY.StartCycle(tuple(self.dice()), dict(self.backend.sensors().values)))
+
+    def pump(self, dt: float = TICK_S) -> None:
+        """Let ``dt`` seconds of machine time pass and process what happened (one loop turn of a
+        service); paced to wall time when ``pace`` is set."""
+        wall = time.monotonic()
+        for ev in self.backend.advance(dt):
+            ev = self._translate(ev)
+            if ev is not None:
+                self.feed(ev)
+        self.feed(CY.Tick())
+        if self.pace:
+            time.sleep(max(0.0, dt * self.pace - (time.monotonic() - wall)))
+
     def run_cycle(self, timeout_s: float = 600.0) -> CY.Table:
         """Run one cycle to walls up (or to a latched fault / safe-stop). Returns the final state.
 
@@ -121,22 +137,13 @@ class TableRuntime:
         """
         t0 = self.backend.now()
         try:
-            sensors = dict(self.backend.sensors().values)
-            self.feed(CY.StartCycle(tuple(self.dice()), sensors))
+            self.start_cycle()
             if self.table.phase in (CY.Phase.FAULT, CY.Phase.SAFE_STOP):
                 return self.table  # latched from before: clear it first
             while self.table.phase in CY.MOVING_PHASES:
-                wall = time.monotonic()
-                events = self.backend.advance(TICK_S)
-                for ev in events:
-                    ev = self._translate(ev)
-                    if ev is not None:
-                        self.feed(ev)
-                self.feed(CY.Tick())
+                self.pump()
                 if self.backend.now() - t0 > timeout_s:
                     self.feed(CY.Rejected("cycle", None, f"no end after {timeout_s:.0f} s"))
-                if self.pace:
-                    time.sleep(max(0.0, TICK_S * self.pace - (time.monotonic() - wall)))
             base, now = self._link_base, self._link_counters()
             if base is not None and now is not None:
                 self.feed(CY.LinkQuality(now[0] - base[0], now[1] - base[1]))
@@ -150,14 +157,10 @@ class TableRuntime:
                 self._stop_all()
 
     def clear_fault(self) -> None:
-        """The technician cleared the fault: the next cycle re-homes first."""
+        """The technician cleared the fault: re-home (and clear the walls if a build was cut short)."""
         self.feed(CY.ClearFault())
         while self.table.phase in CY.MOVING_PHASES:
-            for ev in self.backend.advance(TICK_S):
-                ev = self._translate(ev)
-                if ev is not None:
-                    self.feed(ev)
-            self.feed(CY.Tick())
+            self.pump()
 
 
 def lift_states(table: CY.Table, sensors) -> list[str]:

@@ -104,9 +104,10 @@ def test_batch_accepts_the_rulebook_file_and_a_bom(tmp_path: Path) -> None:
     assert rows[0]["id"] == "rulebook-000"
 
 
-def test_fans_and_demo(capsys) -> None:
+def test_fans_and_demo(capsys, tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("MJTABLE_STATE_DIR", str(tmp_path))
     code, out, _ = run(["fans", "--json"], capsys)
     table = json.loads(out)["fans"]
     assert code == 0 and len(table) == 82 and table[0]["name_zh"] == "大四喜"
-    code, out, _ = run(["demo"], capsys)
-    assert code == 0 and "Thirteen Orphans" in out and "Not a legal win" in out
+    code, out, _ = run(["demo", "--speed", "0"], capsys)
+    assert code == 0 and "walls-up" in out and "Dice:" in out and "Big Four Winds" in out
