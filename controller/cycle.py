@@ -12,8 +12,12 @@ One cycle::
     stack the walls)  -> LIFTING (four lifts up)  -> DICE  -> WALLS_UP (cycle done; the hand is played)
 
 and FAULT (latched until ``ClearFault``, then re-homing), SAFE_STOP (the microcontroller stopped
-every motor: host timeout, emergency stop, link lost), REFILL_PAUSE (both lift buttons, 补牌:
-feeders stopped until the buttons are pressed again).
+every motor: host timeout, emergency stop, link lost, or the operator's ``StopAllRequest``),
+REFILL_PAUSE (both lift buttons, 补牌: feeders stopped until the buttons are pressed again),
+MANUAL_LIFT (``ManualLift``: the four lifts moved up or down by hand, only from idle or walls up).
+
+``refusal(table, event)`` says in one line why an operator event would be ignored in the current
+state (the service answers with it instead of silently doing nothing).
 
 Every motion command carries its deadline (from the machine profile); the hardware stops a motor
 that misses it and reports MotionDone(DEADLINE). The controller also keeps its own deadline per
@@ -52,12 +56,16 @@ class Phase(enum.Enum):
     PROBING = "probing"          # a lift missed the top: lower it and time the way down
     DICE = "dice"
     WALLS_UP = "walls-up"
+    MANUAL_LIFT = "manual-lift"  # the operator moves the four lifts up or down (from idle or walls up)
     FAULT = "fault"
     SAFE_STOP = "safe-stop"
 
 
 _PULSES = frozenset({Sensor.DISC_PULSE, Sensor.DICE_PULSE, Sensor.FEEDER_MOTION, Sensor.STACK})
-MOVING_PHASES = {Phase.CLEARING, Phase.HOMING, Phase.SHUFFLING, Phase.BUILDING, Phase.LIFTING, Phase.PROBING, Phase.DICE}
+MOVING_PHASES = {Phase.CLEARING, Phase.HOMING, Phase.SHUFFLING, Phase.BUILDING, Phase.LIFTING, Phase.PROBING, Phase.DICE,
+                 Phase.MANUAL_LIFT}
+#: phases from which the lifts may be moved by hand (nothing else moves)
+MANUAL_LIFT_FROM = (Phase.IDLE, Phase.WALLS_UP)
 
 
 # --- controller events ---------------------------------------------------------------------------
@@ -85,6 +93,23 @@ class ClearFault:
 @dataclasses.dataclass(frozen=True)
 class RefillButtons:
     """Both lift buttons pressed (补牌): pause the build, or resume it."""
+
+
+@dataclasses.dataclass(frozen=True)
+class ManualLift:
+    """Move all four lifts up (``up``) or down, by hand. Accepted only in idle or walls up
+    (``refusal`` says why otherwise); each lift carries its deadline, a missed one is a fault."""
+
+    up: bool
+
+
+@dataclasses.dataclass(frozen=True)
+class StopAllRequest:
+    """The operator's stop-all (the web page's stop button). Every motor is stopped at once; if
+    anything was moving the stop is latched as SAFE_STOP (E73, observed: operator stop) until
+    ``ClearFault``, which re-homes. ``source`` names who asked (for the fault's text)."""
+
+    source: str = "operator"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -165,6 +190,7 @@ class Table:
         dice: the dice values of this cycle.
         cycles: cycles completed.
         paused_from: the phase a refill pause interrupted.
+        manual_from: the phase a manual lift started from (it returns there).
         raise_first: stacks were built since the walls were last raised; before the next build
             the lifts must go up and down once to drop them into the disc (a set that has not
             been lifted cannot be reshuffled: the technician's answer in 002_4c2a73aa42bc09ab.txt).
@@ -184,6 +210,7 @@ class Table:
     cycles: int = 0
     paused_from: Phase | None = None
     raise_first: bool = False
+    manual_from: Phase | None = None
 
     @property
     def stacks(self) -> tuple[int, int, int, int]:
@@ -244,7 +271,7 @@ def phase_deadline_s(table: Table) -> float:
     """The controller's own limit for the current phase (s): the motion deadlines plus a margin."""
     s = table.settings
     margin = 5.0
-    if table.phase in (Phase.CLEARING, Phase.HOMING, Phase.LIFTING, Phase.PROBING):
+    if table.phase in (Phase.CLEARING, Phase.HOMING, Phase.LIFTING, Phase.PROBING, Phase.MANUAL_LIFT):
         return s.lift_deadline_ms / 1000 + margin
     if table.phase is Phase.SHUFFLING:
         return s.shuffle_s + margin
@@ -253,6 +280,39 @@ def phase_deadline_s(table: Table) -> float:
     if table.phase is Phase.DICE:
         return s.dice_deadline_ms / 1000 + margin
     return float("inf")
+
+
+def refusal(table: Table, event) -> str | None:
+    """Why ``step`` would ignore the operator event ``event`` in this state (one line), or None
+    when it would act on it. Covers StartCycle, ClearFault, RefillButtons and ManualLift;
+    StopAllRequest is never refused."""
+    ph = table.phase
+    latched = ph in (Phase.FAULT, Phase.SAFE_STOP)
+    code = f" ({table.fault.code})" if table.fault else ""
+    if isinstance(event, StartCycle):
+        if latched:
+            return f"a fault is latched{code}: clear it first"
+        if table.busy:
+            return f"the machine is {ph.value}: wait for the cycle to end"
+        return None
+    if isinstance(event, ClearFault):
+        return None if latched else f"there is no fault to clear (the machine is {ph.value})"
+    if isinstance(event, RefillButtons):
+        return None if ph in (Phase.BUILDING, Phase.REFILL_PAUSE) else \
+            f"refill (补牌) pauses a build: the machine is {ph.value}"
+    if isinstance(event, ManualLift):
+        if latched:
+            return f"a fault is latched{code}: clear it first"
+        if ph not in MANUAL_LIFT_FROM:
+            return f"the lifts can be moved by hand only when idle or with the walls up: the machine is {ph.value}"
+        return None
+    return None
+
+
+def _operator_stop(source: str) -> Diagnosis:
+    from .faults import BY_CODE
+    return Diagnosis(BY_CODE["E73"], None, f"Stop-all from the {source}: every motor was stopped; clear to re-home.",
+                     f"操作员（{source}）全部停止：已停止所有电机；清除后重新归位。", {"source": source})
 
 
 def step(table: Table, event, now: float) -> tuple[Table, list[Command]]:
@@ -289,8 +349,20 @@ def step(table: Table, event, now: float) -> tuple[Table, list[Command]]:
     if isinstance(event, (Rejected, CommandFailed)) and table.phase in MOVING_PHASES:
         return _fault(table, D.rejected(event, table.phase.value), now)
 
+    if isinstance(event, StopAllRequest):
+        if table.busy:
+            return _fault(table, _operator_stop(event.source), now, safe_stop=True)
+        return table, [StopAll()]  # nothing moves: stop anyway, latch nothing
+
     ph = table.phase
     s = table.settings
+
+    if isinstance(event, ManualLift):
+        if refusal(table, event) is not None:
+            return table, []
+        obs = D.Observations().lifts_commanded(down=not event.up)
+        t = _enter(table, Phase.MANUAL_LIFT, now, obs=obs, manual_from=ph)
+        return t, [ClearSafeStop()] + _lift_all(event.up, s)
 
     if isinstance(event, StartCycle):
         if ph in MOVING_PHASES or ph is Phase.REFILL_PAUSE:
@@ -345,6 +417,20 @@ def step(table: Table, event, now: float) -> tuple[Table, list[Command]]:
             return table, []
         t = _enter(table, Phase.HOMING, now, obs=D.Observations().lifts_commanded(down=True), raise_first=False)
         return t, _lift_all(False, s)
+
+    if ph is Phase.MANUAL_LIFT and event.command == "Lift":
+        if not obs.all_lifts_done():
+            return table, []
+        up = obs.lift_dir[0] is True
+        diag = D.after_lift(obs, table.sensors, s) if up else D.after_homing(obs, table.sensors, s)
+        late = [SIDES[i] for i in range(4) if obs.lift_outcome[i] is not Outcome.COMPLETED]
+        if diag is None and late:
+            diag = D.no_answer(f"manual lift {'up' if up else 'down'} (side {', '.join(late)})",
+                               s.lift_deadline_ms / 1000)
+        if diag:
+            return _fault(dataclasses.replace(table, manual_from=None), diag, now)
+        back = table.manual_from or Phase.IDLE
+        return _enter(table, back, now, manual_from=None, raise_first=table.raise_first and not up), []
 
     if ph is Phase.HOMING and event.command == "Lift":
         if not obs.all_lifts_done():
