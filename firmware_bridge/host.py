@@ -30,7 +30,7 @@ from typing import Any, Callable
 from . import catalogue as C
 from .errors import (CommandRejected, FrameError, HandshakeError, LinkDown, LinkError,
                      LinkTimeout, PeerReset, TransportError)
-from .messages import (COMMAND_NAMES, Command, DeviceHeartbeat, DeviceInfo, DeviceState,
+from .messages import (Command, DeviceHeartbeat, DeviceInfo, DeviceState,
                        Reply, ReplyCode, Status, StopReason, decode_device_message, _enum)
 from .reliable import ReliableEndpoint
 from .wire import PROTOCOL_VERSION, FLAG_RELIABLE, FrameDecoder, encode_frame

@@ -27,7 +27,7 @@ from firmware_bridge.messages import (COMMAND_NAMES, ClearSafeStop, Command, Dev
 from firmware_bridge.motion import MotionTable
 
 from .errors import BackendError, HardwareTimeout
-from .interface import Event, SensorSnapshot, all_sensor_keys
+from .interface import Event, all_sensor_keys
 from .profile import Profile
 
 

@@ -18,8 +18,7 @@ from firmware_bridge import catalogue as C
 from firmware_bridge.errors import LinkError
 from firmware_bridge.host import CommandFailed, HostLink, PendingCommand
 from firmware_bridge.messages import (Command, Fault, FeedStacks, GetStatus, Lift,
-                                      MotionDone, Reply, RollDice, SelfTestStep, Sensor,
-                                      SensorChanged, Side, StacksCounted, StartShuffle,
+                                      MotionDone, RollDice, SelfTestStep, SensorChanged, StacksCounted, StartShuffle,
                                       Status, StopAll)
 
 from .errors import BackendError, HardwareTimeout

@@ -30,8 +30,7 @@ import dataclasses
 from operator import add, mul
 
 from .decompose import CHOW, KONG, PAIR, PUNG, Pack, regular_divisions, waiting_tiles
-from .tiles import (DRAGONS, EAST, GREEN_TILES, KNITTED_STRAIGHTS, REVERSIBLE_TILES, TABLE_SIZE,
-                    TERMINALS, TERMINALS_AND_HONORS, THIRTEEN_ORPHANS_TILES, WINDS)
+from .tiles import (DRAGONS, GREEN_TILES, KNITTED_STRAIGHTS, REVERSIBLE_TILES, TERMINALS, TERMINALS_AND_HONORS, THIRTEEN_ORPHANS_TILES, WINDS)
 
 # --- fan numbers (第九条) -------------------------------------------------------------------
 BIG_FOUR_WINDS, BIG_THREE_DRAGONS, ALL_GREEN, NINE_GATES, FOUR_KONGS = 1, 2, 3, 4, 5

@@ -13,7 +13,6 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from firmware_bridge import catalogue as C
 from firmware_bridge.device import DeviceEngine
 from firmware_bridge.noise import ByteNoise
 from firmware_bridge.transport import DeviceRunner, PacedPort, pty_pair

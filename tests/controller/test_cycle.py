@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import dataclasses
 
 import pytest
 
 import hardware
-from firmware_bridge.messages import (ClearSafeStop, FeedStacks, Lift, MotionDone, Outcome, SetGear, Side,
+from firmware_bridge.messages import (ClearSafeStop, Lift, MotionDone, Outcome, SetGear, Side,
                                       StartShuffle, StopAll)
 from hardware.sim.faults import INJECTABLE
 from controller import cycle as CY

@@ -4,7 +4,6 @@ the part(s) it concerns, with the catalogue code; no motor is left running."""
 
 from __future__ import annotations
 
-import gc
 import json
 
 import pytest
@@ -17,7 +16,6 @@ from firmware_bridge.host import McuReset
 from firmware_bridge.messages import (ClearSafeStop, FeedStacks, Lift, MotionDone, Outcome,
                                       Side, StartShuffle, StopShuffle)
 from hardware.sim.faults import INJECTABLE
-from hardware.sim.model import LIVE_MODELS
 
 MCU_SPEED = 8.0  # as tests/hardware: 16x saturates the 115200-baud link
 
@@ -26,19 +24,6 @@ LIMITS, LIFT, FEEDER, TILE = ("lift limit sensors at rest", "lift up/down", "fee
 ORDER = (["emergency stop", "lid switch"] + [LIMITS] * 4 + ["shuffle disc"] + [FEEDER] * 4
          + [TILE] * 4 + [LIFT] * 4 + ["dice motor"])
 SIDES = [None, None] + ["E", "S", "W", "N"] * 1 + [None] + ["E", "S", "W", "N"] * 3 + [None]
-
-
-@pytest.fixture(autouse=True)
-def no_motor_left_running():
-    """As tests/hardware/conftest.py: after every test every simulated machine has every
-    motor stopped, and gpiozero's global mock factory (if any) is reset."""
-    yield
-    gc.collect()
-    running = {id(m): m.running() for m in list(LIVE_MODELS) if m.running()}
-    from gpiozero import Device
-    if Device.pin_factory is not None and hasattr(Device.pin_factory, "reset"):
-        Device.pin_factory.reset()
-    assert not running, f"motors left running: {running}"
 
 
 def selftest(kind: str = "sim", faults=(), seed: int = 7):

@@ -3,16 +3,12 @@ backends: full builds, lifts, dice, and every injected fault showing the same sy
 
 from __future__ import annotations
 
-import time
 
 import pytest
 
-import hardware
 from firmware_bridge import catalogue as C
-from firmware_bridge.host import LinkLost, McuReset
 from firmware_bridge.messages import (ClearSafeStop, Fault, FaultCode, FeedStacks,
-                                      GetStatus, Lift, MotionDone, Outcome, Reply,
-                                      ReplyCode, RollDice, Sensor, SensorChanged, Side,
+                                      GetStatus, Lift, MotionDone, Outcome, ReplyCode, RollDice, Sensor, SensorChanged, Side,
                                       StacksCounted, StartShuffle, Status, StopReason)
 from hardware.interface import TableBackend
 

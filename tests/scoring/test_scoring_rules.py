@@ -12,7 +12,6 @@ from hypothesis import strategies as st
 
 from hand_generator import generate
 from scoring import ScoringError, parse_hand, score_hand
-from scoring.hand import check_hand
 
 
 def fans(hand: str, **kw) -> dict:
