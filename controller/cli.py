@@ -23,7 +23,7 @@ from typing import IO, Iterable, Sequence
 import scoring
 from scoring import FANS, MELDED_AND_CONCEALED_KONG, ScoreResult, ScoringError, score_hand
 
-from . import table_cli
+from . import service_cli, table_cli
 
 #: Keys a batch line may carry as input (see ``mjtable score --batch``).
 BATCH_KEYS = ("id", "hand", "self_drawn", "seat_wind", "prevalent_wind", "flowers", "last_tile",
@@ -210,6 +210,7 @@ def _parser() -> argparse.ArgumentParser:
     f.add_argument("--json", action="store_true", help="print as JSON")
 
     table_cli.add_parsers(sub)
+    service_cli.add_parsers(sub)
     dm = sub.add_parser("demo", help="one simulated table cycle you can watch, the dice, then hands scored")
     dm.add_argument("--speed", type=float, default=8.0,
                     help="simulated machine seconds per wall second (default 8: a cycle takes a few seconds; 0: instant)")
@@ -330,6 +331,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_fans(args, out)
         if args.command == "demo":
             return _cmd_demo(args, out)
+        if args.command == "serve":
+            return service_cli.cmd_serve(args, out)
         if args.command in table_cli.COMMANDS:
             return table_cli.COMMANDS[args.command](args, out)
         parser.print_help()

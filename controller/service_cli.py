@@ -1,0 +1,169 @@
+"""``mjtable serve``: the table service (wired in by ``controller/cli.py``).
+
+    mjtable serve [--sim] [--config table.toml] [--host H] [--port P] [--token-file PATH]
+                  [--log PATH] [--speed N] [--seed N] [--fault KIND[:SIDE]] [--camera-image FILE]
+
+Opens the machine (the simulator with ``--sim``, else the backend of the config: the
+microcontroller on ``/dev/serial0`` by default), the event log and the token, prints the token
+and its pairing QR code at the first start, then serves the API and the page until SIGTERM or
+Ctrl-C. Every motor is stopped when it ends, whatever the reason. Errors are one line
+(``ServiceCliError`` and the service's ``ServiceError``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+from pathlib import Path
+from typing import IO
+
+
+class ServiceCliError(Exception):
+    """``mjtable serve`` cannot start (one line for the user)."""
+
+
+def add_parsers(sub) -> None:
+    """Add ``serve`` to the ``mjtable`` sub-command parsers."""
+    s = sub.add_parser("serve", help="run the table service: HTTP API, web page, event log",
+                       description="Run the controller, the camera pipeline and the scorer in one process with an "
+                       "HTTP API and a web page. Binds to 127.0.0.1 unless --host says otherwise.")
+    s.add_argument("--sim", action="store_true", help="run on the built-in simulated machine")
+    s.add_argument("--config", metavar="table.toml", default=None, help="configuration file ([service], [machine], [camera])")
+    s.add_argument("--host", default=None, help="address to bind (default 127.0.0.1; 0.0.0.0 for every interface)")
+    s.add_argument("--port", type=int, default=None, help="TCP port (default 8080)")
+    s.add_argument("--token-file", default=None, metavar="PATH",
+                   help="the control token's file: used if it exists, created (mode 0600) otherwise")
+    s.add_argument("--log", default=None, metavar="PATH", help="the SQLite event log (default: state dir/events.sqlite)")
+    s.add_argument("--speed", type=float, default=None,
+                   help="simulator: machine seconds per wall second (default 1: real time)")
+    s.add_argument("--seed", type=int, default=None, help="simulator: the machine's seed (default random)")
+    s.add_argument("--fault", action="append", default=[], metavar="KIND[:SIDE]",
+                   help="simulator: a fault present from the start (repeatable)")
+    s.add_argument("--camera-image", default=None, metavar="FILE", help="a picture file used as the table's camera")
+    s.add_argument("--no-preload", action="store_true", help="load the camera pipeline at the first photo, not at start")
+
+
+def _config(args):
+    from service import config as C
+    from service.errors import ConfigError
+    cfg = C.load(args.config)
+    if args.sim:
+        cfg.backend = "sim"
+    if args.host is not None:
+        cfg.host = args.host
+    if args.port is not None:
+        if not 0 <= args.port <= 65535:
+            raise ConfigError(f"--port must be 0-65535, got {args.port}")
+        cfg.port = args.port
+    if args.token_file is not None:
+        cfg.token_file = Path(args.token_file)
+    if args.log is not None:
+        cfg.log = Path(args.log)
+    if args.speed is not None:
+        if not 0 < args.speed <= 100:
+            raise ConfigError(f"--speed must be more than 0 and at most 100, got {args.speed:g}")
+        cfg.speed = args.speed
+    if args.seed is not None:
+        cfg.seed = args.seed
+    if args.camera_image is not None:
+        cfg.camera_image = Path(args.camera_image)
+    if args.no_preload:
+        cfg.preload_vision = False
+    if args.fault and cfg.backend != "sim":
+        raise ConfigError("--fault needs --sim: faults are injected into the simulated machine")
+    return cfg
+
+
+def _open_backend(cfg, faults: list[str]):
+    import hardware
+    from controller import settings as ST
+    stored = ST.load()
+    profile = cfg.profile or stored.profile
+    if cfg.backend == "sim":
+        seed = cfg.seed if cfg.seed is not None else random.SystemRandom().randrange(1 << 30)
+        return hardware.open_backend("sim", profile=profile, seed=seed, faults=faults), stored
+    prof = hardware.load_profile(profile)
+    if cfg.backend == "gpio":
+        return hardware.open_gpio(prof), stored
+    return hardware.open_mcu(cfg.serial_port, prof), stored
+
+
+def cmd_serve(args: argparse.Namespace, out: IO[str] = sys.stdout, err: IO[str] = sys.stderr) -> int:
+    """Run the service until SIGTERM / Ctrl-C. Returns the exit code: 0 after a clean stop, 1 with a
+    one-line message on ``err`` when it cannot start."""
+    from firmware_bridge.errors import LinkError
+    from hardware import HardwareError
+    from service.errors import ServiceError
+
+    from .settings import SettingsError
+    try:
+        return _serve(args, out)
+    except (ServiceCliError, ServiceError, HardwareError, LinkError, SettingsError) as e:
+        print(f"mjtable: {getattr(e, 'message', None) or e}", file=err)
+        return 1
+
+
+def _serve(args: argparse.Namespace, out: IO[str]) -> int:
+    import uvicorn
+
+    from controller import cycle as CY
+    from service import auth, systemd
+    from service.app import create_app
+    from service.control import Control
+    from service.eventlog import EventLog
+    from service.hub import Hub
+    from service.scorer import Scorer
+
+    cfg = _config(args)
+    token, created = auth.load_or_create(cfg.token_file)
+    log = EventLog(cfg.log)
+    backend, stored = _open_backend(cfg, args.fault)
+    try:
+        gears = tuple(backend.profile.gears)
+        if stored.tile_count not in gears:
+            raise ServiceCliError(f"the stored tile count {stored.tile_count} is not a gear of the profile: "
+                                  f"allowed are {', '.join(map(str, gears))} (mjtable config set tile-count N)")
+        settings = CY.Settings.from_profile(backend.profile, stored.tile_count, stored.dice_method, stored.dealer)
+        hub = Hub()
+        control = Control(backend, settings, log, hub, speed=cfg.speed)
+    except BaseException:
+        backend.close()
+        log.close()
+        raise
+    scorer = Scorer(cfg.camera_image, cfg.camera_source, cfg.camera_device)
+    app = create_app(control, log, token, scorer, max_upload_bytes=cfg.max_upload_bytes,
+                     preload_vision=cfg.preload_vision)
+    url = f"http://{'localhost' if cfg.host in ('127.0.0.1', '::1') else cfg.host}:{cfg.port}"
+    log.append("start", {"backend": backend.kind, "host": cfg.host, "port": cfg.port})
+    out.write(f"mjtable serve: {backend.kind} machine, page at {url}/ (bound to {cfg.host}), "
+              f"event log {cfg.log}, token file {cfg.token_file}\n")
+    if created:
+        out.write(auth.pairing_text(url, token))
+    out.flush()
+
+    class _Server(uvicorn.Server):
+        def handle_exit(self, sig, frame) -> None:  # SIGTERM / Ctrl-C: end the event streams at once
+            systemd.notify("STOPPING=1")
+            hub.close()
+            super().handle_exit(sig, frame)
+            # a stop by signal is a clean stop here: the exit code is 0, not the signal re-raised
+            getattr(self, "_captured_signals", []).clear()
+
+        async def startup(self, sockets=None) -> None:
+            await super().startup(sockets)
+            if self.started:
+                systemd.notify("READY=1")
+
+    server = _Server(uvicorn.Config(app, host=cfg.host, port=cfg.port, log_level="warning", access_log=False,
+                                    timeout_graceful_shutdown=3, lifespan="on"))
+    try:
+        server.run()
+    finally:
+        control.stop()  # no motor left running, whatever ended the server
+        if not control.alive:
+            log.append("stop", {"backend": backend.kind})
+        log.close()
+    if not server.started:
+        raise ServiceCliError(f"could not serve on {cfg.host}:{cfg.port} (address in use, or not allowed)")
+    return 0

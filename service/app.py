@@ -1,0 +1,431 @@
+"""The HTTP API and the web page (FastAPI). ``create_app`` wires a running ``Control``.
+
+Reading (status, faults, settings, score sheet, trends, log, live events) needs no token; every
+control or write request needs ``Authorization: Bearer <token>`` (401 otherwise, nothing changed).
+Bodies are validated by pydantic (422 with the field and what is allowed); a refused request
+answers ``{"error": {"code", "message"}}`` with 409 (wrong state), 404, 413 or 415.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import threading
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from fastapi import Depends, FastAPI, File, Form, HTTPException, Query, Request, UploadFile
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse, StreamingResponse
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from controller import cycle as CY
+from controller import settings as ST
+from controller.faults import CATALOGUE
+
+from . import auth
+from .control import Control
+from .errors import ServiceError
+from .eventlog import EventLog
+from .scorer import Scorer, score
+
+STATIC = Path(__file__).parent / "static"
+Seat = Literal["E", "S", "W", "N"]
+#: seconds a request waits for the control loop (the self-test runs longer on real hardware)
+CALL_TIMEOUT_S = 30.0
+SELFTEST_TIMEOUT_S = 300.0
+#: seconds between two keep-alive comments on an idle event stream
+KEEPALIVE_S = 15.0
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class LiftBody(_Strict):
+    direction: Literal["up", "down"]
+
+
+class DiceBody(_Strict):
+    values: list[Annotated[int, Field(ge=1, le=6)]] | None = Field(
+        None, description="the values shown by motor dice (4 for two-throw, 2 for one-throw); none: electronic dice")
+
+
+class SettingsBody(_Strict):
+    tile_count: int | None = None
+    dice_method: Literal["two-throw", "one-throw"] | None = None
+    dealer: Seat | None = None
+
+
+class FaultBody(_Strict):
+    fault: str = Field(min_length=1, max_length=64, description="KIND or KIND:SIDE, e.g. lift-short:W")
+
+
+class ScoreOptions(_Strict):
+    self_drawn: bool = False
+    seat_wind: Seat = "E"
+    prevalent_wind: Seat = "E"
+    flowers: int | None = Field(None, ge=0, le=8)
+    last_tile: bool = False
+    kong_replacement: bool = False
+    robbing_kong: bool = False
+    fourth_tile: bool = False
+    rules: Literal["mcr", "mcr-1998"] = "mcr"
+    winner: Seat | None = Field(None, description="record the win on the score sheet for this seat")
+    discarder: Seat | None = None
+    accept_uncertain: bool = False
+
+
+class ScoreBody(ScoreOptions):
+    hand: str = Field(min_length=2, max_length=120)
+
+
+class DrawBody(_Strict):
+    note: str = Field("", max_length=200)
+
+
+def _opts(o: ScoreOptions, flowers_default: Any = 0) -> dict[str, Any]:
+    return {"self_drawn": o.self_drawn, "seat_wind": o.seat_wind, "prevalent_wind": o.prevalent_wind,
+            "flowers": o.flowers if o.flowers is not None else flowers_default, "last_tile": o.last_tile,
+            "kong_replacement": o.kong_replacement, "robbing_kong": o.robbing_kong, "fourth_tile": o.fourth_tile,
+            "rules": o.rules}
+
+
+def _check_record(o: ScoreOptions) -> None:
+    if o.winner is None:
+        if o.discarder is not None:
+            raise ServiceError("discarder given without a winner: give winner (E/S/W/N) to record the hand", 422,
+                               "bad-value")
+        return
+    if o.self_drawn and o.discarder is not None:
+        raise ServiceError("a self-drawn win has no discarder: drop discarder or self_drawn", 422, "bad-value")
+    if not o.self_drawn and o.discarder is None:
+        raise ServiceError("a win on a discard needs the discarder (E/S/W/N), or set self_drawn", 422, "bad-value")
+    if o.discarder == o.winner:
+        raise ServiceError("the winner cannot have discarded their own winning tile", 422, "bad-value")
+
+
+class _UploadLimit:
+    """ASGI middleware: refuse a request body announced larger than ``limit`` bytes (413) before reading it."""
+
+    def __init__(self, app, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "http":
+            for k, v in scope.get("headers", ()):
+                if k == b"content-length" and v.isdigit() and int(v) > self.limit:
+                    body = json.dumps({"error": {"code": "too-large", "message":
+                                       f"the request is {int(v)} bytes: at most {self.limit} bytes are accepted"}})
+                    await send({"type": "http.response.start", "status": 413,
+                                "headers": [(b"content-type", b"application/json")]})
+                    await send({"type": "http.response.body", "body": body.encode()})
+                    return
+        await self.app(scope, receive, send)
+
+
+def create_app(control: Control, log: EventLog, token: str, scorer: Scorer, *,
+               max_upload_bytes: int = 8 * 1024 * 1024, start_control: bool = True,
+               preload_vision: bool = False) -> FastAPI:
+    """The application over a ``Control`` (started at start-up when ``start_control``, stopped at
+    shutdown: every motor stopped, the backend closed)."""
+    hub = control.hub
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI):
+        hub.bind(asyncio.get_running_loop())
+        if start_control and not control.alive:
+            control.start()
+        if preload_vision:
+            threading.Thread(target=_preload, name="mjtable-vision-load", daemon=True).start()
+        try:
+            yield
+        finally:
+            hub.close()
+            await asyncio.get_running_loop().run_in_executor(None, control.stop)
+
+    def _preload() -> None:
+        with contextlib.suppress(ServiceError):
+            scorer.load()
+
+    app = FastAPI(title="mjtable", version="0.1.0", lifespan=lifespan,
+                  description="The automatic mahjong table (自动麻将机): control, diagnosis, scoring.")
+    app.add_middleware(_UploadLimit, limit=max_upload_bytes + 64 * 1024)
+    bearer = HTTPBearer(auto_error=False)
+
+    def require_token(cred: HTTPAuthorizationCredentials | None = Depends(bearer)) -> None:
+        if cred is None:
+            raise HTTPException(401, "a control token is needed: send Authorization: Bearer <token>",
+                                headers={"WWW-Authenticate": "Bearer"})
+        if not auth.check(cred.credentials, token):
+            raise HTTPException(401, "wrong token", headers={"WWW-Authenticate": 'Bearer error="invalid_token"'})
+
+    Auth = Depends(require_token)
+
+    @app.exception_handler(ServiceError)
+    async def _service_error(request: Request, e: ServiceError):
+        return JSONResponse({"error": {"code": e.code, "message": e.message}}, status_code=e.status)
+
+    @app.exception_handler(HTTPException)
+    async def _http_error(request: Request, e: HTTPException):
+        code = {401: "unauthorized", 404: "not-found", 405: "method-not-allowed"}.get(e.status_code, "error")
+        return JSONResponse({"error": {"code": code, "message": str(e.detail)}}, status_code=e.status_code,
+                            headers=getattr(e, "headers", None))
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, e: RequestValidationError):
+        errs = e.errors()
+        msgs = []
+        for err in errs:
+            loc = ".".join(str(x) for x in err.get("loc", ()) if x != "body") or "body"
+            msgs.append(f"{loc}: {err.get('msg')}")
+        return JSONResponse({"error": {"code": "bad-value", "message": "; ".join(msgs)},
+                             "detail": [{"loc": list(x.get("loc", ())), "msg": x.get("msg"), "type": x.get("type")}
+                                        for x in errs]}, status_code=422)
+
+    async def run(fn, timeout: float = CALL_TIMEOUT_S):
+        if not control.alive:
+            raise ServiceError("the control loop is not running", 503, "stopped")
+        try:
+            return await asyncio.wait_for(asyncio.wrap_future(control.call(fn)), timeout)
+        except TimeoutError:
+            raise ServiceError(f"the machine did not answer within {timeout:.0f} s", 503, "timeout") from None
+
+    # ---- status and live updates ----
+    @app.get("/api/status")
+    async def status() -> dict:
+        """The table: state, walls (stacks per side, lift), tile-count gear, tiles in play, dice, fault."""
+        if hub.latest is not None:
+            return {k: v for k, v in hub.latest.items() if k != "type"}
+        return await run(control.snapshot)
+
+    @app.get("/api/events")
+    async def events(request: Request):
+        """Server-sent events: ``status`` (the same object as /api/status) on every change, ``event``
+        (kind: cycle, fault, fault-cleared, selftest, score, settings) when the log grows."""
+        q = hub.subscribe()
+
+        async def stream():
+            try:
+                if hub.latest is not None:
+                    yield f"event: status\ndata: {json.dumps(hub.latest, ensure_ascii=False)}\n\n"
+                while not hub.closing:
+                    try:
+                        msg = await asyncio.wait_for(q.get(), KEEPALIVE_S)
+                    except TimeoutError:
+                        yield ": keep-alive\n\n"
+                        continue
+                    if msg is None:
+                        break
+                    yield f"event: {msg['type']}\ndata: {json.dumps(msg, ensure_ascii=False)}\n\n"
+            finally:
+                hub.unsubscribe(q)
+
+        return StreamingResponse(stream(), media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+    @app.get("/api/auth", status_code=204, dependencies=[Auth])
+    async def check_token() -> None:
+        """204 when the presented token is right (the page checks a pairing with it)."""
+
+    # ---- control ----
+    @app.post("/api/cycle", dependencies=[Auth])
+    async def cycle() -> dict:
+        """Start a cycle: home, shuffle, build, lift, dice. 409 while moving or with a fault latched."""
+        return await run(control.start_cycle)
+
+    @app.post("/api/lift", dependencies=[Auth])
+    async def lift(body: LiftBody) -> dict:
+        """Move the four lifts up or down by hand: only when idle or with the walls up (409 otherwise)."""
+        return await run(lambda: control.lift(body.direction == "up"))
+
+    @app.post("/api/refill", dependencies=[Auth])
+    async def refill() -> dict:
+        """Refill (补牌): pause a build, or resume it (409 otherwise)."""
+        return await run(control.refill)
+
+    @app.post("/api/stop", dependencies=[Auth])
+    async def stop() -> dict:
+        """Stop every motor now; latched as E73 when anything moved (clear it to re-home)."""
+        return await run(control.stop_all)
+
+    @app.post("/api/dice", dependencies=[Auth])
+    async def dice(body: DiceBody) -> dict:
+        """Roll the dice (electronic, or the values of motor dice) and give the wall break."""
+        values = tuple(body.values) if body.values is not None else None
+        return await run(lambda: control.roll_dice(values))
+
+    # ---- settings ----
+    @app.get("/api/settings")
+    async def get_settings() -> dict:
+        st = await asyncio.to_thread(ST.load)
+        allowed = list(control.backend.profile.gears)
+        return {"tile_count": st.tile_count, "dice_method": st.dice_method, "dealer": st.dealer,
+                "profile": st.profile, "allowed_tile_counts": allowed}
+
+    @app.put("/api/settings", dependencies=[Auth])
+    async def put_settings(body: SettingsBody) -> dict:
+        """Change the tile count, dice method or dealer: saved, used from the next cycle (now when idle)."""
+        changes = body.model_dump(exclude_none=True)
+        if not changes:
+            raise ServiceError("nothing to change: give tile_count, dice_method or dealer", 422, "bad-value")
+
+        def apply():
+            st = ST.load()
+            allowed = tuple(control.backend.profile.gears)
+            if "tile_count" in changes and changes["tile_count"] not in allowed:
+                raise ServiceError(f"tile_count {changes['tile_count']} is not supported: allowed are "
+                                   f"{', '.join(map(str, allowed))}", 422, "bad-value")
+            for key, v in changes.items():
+                try:
+                    st = ST.validate(key.replace("_", "-"), str(v), st) if key != "tile_count" else \
+                        ST.StoredSettings(v, st.profile, st.dice_method, st.dealer)
+                except ST.SettingsError as e:
+                    raise ServiceError(str(e), 422, "bad-value") from None
+            ST.save(st)
+            new = CY.Settings.from_profile(control.backend.profile, st.tile_count, st.dice_method, st.dealer)
+            note = control.apply_settings(new)
+            log.append("settings", {"changes": changes, "pending": note is not None})
+            control.hub.publish({"type": "event", "kind": "settings"})
+            return {"tile_count": st.tile_count, "dice_method": st.dice_method, "dealer": st.dealer,
+                    "note": note}
+        return await run(apply)
+
+    # ---- faults, self-test ----
+    @app.get("/api/faults")
+    async def faults(limit: Annotated[int, Query(ge=1, le=500)] = 20) -> dict:
+        """The current fault with its diagnosis, the warnings, recent faults from the log, the catalogue."""
+        snap = hub.latest or await run(control.snapshot)
+        recent = await asyncio.to_thread(log.events, "fault", limit)
+        return {"current": snap.get("fault"), "warnings": snap.get("warnings", []), "state": snap.get("state"),
+                "recent": recent,
+                "catalogue": [{"code": f.code, "name": f.name, "meaning": f.meaning_en, "meaning_zh": f.meaning_zh}
+                              for f in CATALOGUE],
+                "injectable": control.sim}
+
+    @app.post("/api/faults/clear", dependencies=[Auth])
+    async def clear_fault() -> dict:
+        """Clear the latched fault: the machine re-homes. 409 when there is none."""
+        return await run(control.clear_fault)
+
+    @app.post("/api/sim/fault", dependencies=[Auth])
+    async def inject(body: FaultBody) -> dict:
+        """Inject a fault into the simulated machine (404 on a real machine)."""
+        return {"injected": await run(lambda: control.inject(body.fault))}
+
+    @app.post("/api/selftest", dependencies=[Auth])
+    async def selftest() -> dict:
+        """Technician self-test: every actuator and sensor in turn (409 while the machine moves)."""
+        return await run(control.run_selftest, SELFTEST_TIMEOUT_S)
+
+    @app.get("/api/selftest")
+    async def last_selftest() -> dict:
+        rows = await asyncio.to_thread(log.events, "selftest", 1)
+        return {"report": rows[0]["data"] if rows else None, "t": rows[0]["t"] if rows else None}
+
+    # ---- scoring ----
+    def _finish(result, o: ScoreOptions, hand: str, source: str) -> dict:
+        _check_record(o)
+        out: dict[str, Any] = {"score": result.to_dict(), "recorded": None}
+        if o.winner is not None:
+            if not result.legal:
+                raise ServiceError(f"not a legal win ({result.fan_points} points without flowers, the minimum is 8): "
+                                   "nothing recorded", 422, "not-legal")
+            out["recorded"] = log.append("score", {"hand": hand, "winner": o.winner, "discarder": o.discarder,
+                                                   "total": result.total, "source": source,
+                                                   "fans": [f"{f.name_en} {f.points}" for f in result.fans]})
+        else:
+            log.append("score", {"hand": hand, "total": result.total, "legal": result.legal, "source": source})
+        control.hub.publish({"type": "event", "kind": "score"})
+        return out
+
+    @app.post("/api/score", dependencies=[Auth])
+    async def score_hand(body: ScoreBody) -> dict:
+        """Score a hand string (MCR); with ``winner`` (and ``discarder`` on a discard) record it on the sheet."""
+        _check_record(body)
+        result = await asyncio.to_thread(score, body.hand, _opts(body))
+        return await asyncio.to_thread(_finish, result, body, body.hand, "hand")
+
+    def _photo(image, o: ScoreOptions, source: str) -> dict:
+        r = scorer.recognize(image)
+        rec = r.pop("_result")
+        a = rec.assembly
+        out = {**r, "score": None, "recorded": None, "problem": None}
+        if not rec.tiles:
+            out["problem"] = "no tiles found: photograph the revealed hand from above"
+        elif a.hand is None:
+            out["problem"] = "the tiles do not add up to a hand: " + "; ".join(a.problems)
+        elif a.uncertain and not o.accept_uncertain:
+            out["problem"] = ("tiles read with low confidence: " +
+                              ", ".join(f"{t.tile} ({t.confidence:.2f})" for t in a.uncertain) +
+                              ": check them and score the corrected hand, or accept them")
+        else:
+            result = score(a.hand, _opts(o, list(a.flowers)))
+            out.update(_finish(result, o, a.hand, source))
+        return out
+
+    @app.post("/api/score/photo", dependencies=[Auth])
+    async def score_photo(photo: Annotated[UploadFile, File(description="JPEG or PNG of the revealed hand")],
+                          options: Annotated[str, Form(max_length=2000)] = "{}") -> dict:
+        """Recognise the hand in an uploaded photo, score it; the photo with the tiles drawn comes back."""
+        try:
+            o = ScoreOptions.model_validate_json(options)
+        except ValidationError as e:
+            raise RequestValidationError([{**x, "loc": ("options",) + tuple(x.get("loc", ()))} for x in e.errors()])
+        _check_record(o)
+        data = await photo.read(max_upload_bytes + 1)
+        if len(data) > max_upload_bytes:
+            raise ServiceError(f"the photo is larger than {max_upload_bytes} bytes", 413, "too-large")
+        image = await asyncio.to_thread(scorer.decode, data, photo.filename or "the upload")
+        return await asyncio.to_thread(_photo, image, o, "photo")
+
+    @app.post("/api/score/capture", dependencies=[Auth])
+    async def score_capture(body: ScoreOptions) -> dict:
+        """Take a picture with the table's camera, then as /api/score/photo (404 with no camera)."""
+        _check_record(body)
+        image = await asyncio.to_thread(scorer.capture)
+        return await asyncio.to_thread(_photo, image, body, "camera")
+
+    # ---- the score sheet, trends, log ----
+    @app.get("/api/session")
+    async def session() -> dict:
+        """The session's score sheet: per hand the payments per seat and running totals (第十条),
+        match points and standard points (第十条 2)."""
+        return await asyncio.to_thread(log.score_sheet)
+
+    @app.post("/api/session/new", dependencies=[Auth])
+    async def new_session() -> dict:
+        sid = await asyncio.to_thread(log.append, "session", {})
+        control.hub.publish({"type": "event", "kind": "score"})
+        return {"session": sid}
+
+    @app.post("/api/session/draw", dependencies=[Auth])
+    async def draw(body: DrawBody) -> dict:
+        """A drawn hand (荒牌): no points move; it counts as a hand of the session."""
+        eid = await asyncio.to_thread(log.append, "draw", {"winner": None, "total": 0, "note": body.note})
+        control.hub.publish({"type": "event", "kind": "score"})
+        return {"recorded": eid}
+
+    @app.get("/api/trends")
+    async def trends(last: Annotated[int, Query(ge=2, le=1000)] = 50) -> dict:
+        """Maintenance trends from the log: lift travel times per side, cycles, faults by code."""
+        return await asyncio.to_thread(log.trends, last)
+
+    @app.get("/api/log")
+    async def events_log(kind: str | None = None, limit: Annotated[int, Query(ge=1, le=1000)] = 50) -> dict:
+        from .eventlog import KINDS
+        if kind is not None and kind not in KINDS:
+            raise ServiceError(f"unknown kind {kind!r}: one of {', '.join(KINDS)}", 422, "bad-value")
+        return {"events": await asyncio.to_thread(log.events, kind, limit)}
+
+    # ---- the page ----
+    @app.get("/", include_in_schema=False)
+    async def index():
+        return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    return app

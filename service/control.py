@@ -1,0 +1,356 @@
+"""The control loop: one thread owns the ``TableRuntime`` and the backend.
+
+HTTP handlers never touch the machine: they ``submit`` a function that the loop runs between two
+turns (``Control.call``) and wait for its result. The loop:
+
+* while the machine moves: ``runtime.pump(TICK_S)`` continuously (paced to wall time on the
+  simulator: ``speed`` machine seconds per wall second), and the queued requests between turns;
+* while nothing moves: sleeps on the request queue (``IDLE_POLL_S``), then drains the backend's
+  events once (an emergency stop, a link that went down) — no busy loop, so an idle service costs
+  next to no CPU;
+* after each turn: a status snapshot to the pages when anything shown changed, the event log
+  (cycles with their lift travel times, faults, warnings), and the systemd watchdog, pinged only
+  while the machine link is healthy.
+
+Whatever ends the loop (stop, an exception), every motor is stopped and the backend closed.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import dataclasses
+import logging
+import queue
+import threading
+import time
+from typing import Any, Callable
+
+from controller import cycle as CY
+from controller.dice import Method, roll, wall_break
+from controller.runtime import TICK_S, TableRuntime, lift_states
+
+from . import systemd
+from .errors import ServiceError, WrongState
+from .eventlog import EventLog
+from .hub import Hub
+
+log = logging.getLogger("mjtable.service")
+
+SIDES = CY.SIDES
+#: wall seconds the idle loop sleeps on the request queue before looking at the machine again
+IDLE_POLL_S = 0.5
+#: faults that mean the machine link is down (no watchdog ping then)
+LINK_DOWN_CODES = ("E62",)
+
+TILE_SETS = {
+    136: ("suits and honours, no flowers", "万饼条字，无花"),
+    144: ("suits, honours and the eight flowers", "万饼条字 + 八张花"),
+    152: ("suits, honours, flowers and eight extra tiles", "万饼条字 + 花 + 八张百搭"),
+    108: ("the three suits only", "仅万饼条"),
+}
+PHASE_ZH = {"idle": "待机", "clearing": "清牌", "homing": "归位", "shuffling": "洗牌", "building": "码牌",
+            "refill-pause": "补牌暂停", "lifting": "升牌", "probing": "检测", "dice": "掷骰", "walls-up": "牌墙就绪",
+            "manual-lift": "手动升降", "fault": "故障", "safe-stop": "安全停止"}
+
+
+class Control:
+    """The control loop over ``backend``.
+
+    Args:
+        backend: an open ``hardware.TableBackend`` (closed by ``stop``).
+        settings: the cycle settings to start with.
+        log: the event log.
+        hub: where status snapshots go.
+        speed: simulator only: machine seconds per wall second (0: as fast as possible).
+        dice: ``(n) -> values`` (default: electronic dice from ``secrets``).
+    """
+
+    def __init__(self, backend, settings: CY.Settings, log: EventLog, hub: Hub, *, speed: float = 1.0,
+                 dice: Callable[[int], tuple[int, ...]] | None = None) -> None:
+        self.backend = backend
+        self.sim = getattr(backend, "kind", "") == "sim" and getattr(backend, "model", None) is not None
+        self.log = log
+        self.hub = hub
+        self._roll = dice or roll
+        pace = (1.0 / speed) if (speed > 0 and backend.kind != "mcu" and self.sim) else 0.0
+        self.rt = TableRuntime(backend, settings, dice=self._dice, pace=pace)
+        self._q: queue.Queue = queue.Queue()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="mjtable-control", daemon=True)
+        self._pending: CY.Settings | None = None
+        self._key: tuple | None = None
+        self._seen = (CY.Phase.IDLE, 0, None, 0)
+        self.selftest: dict | None = None
+        self.selftest_running = False
+        self.error: str | None = None
+        self.seq = 0
+        self._wd = systemd.watchdog_interval()
+        self._wd_last = 0.0
+        self.watchdog_pings = 0
+        self.turns = 0
+
+    # -- life --
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """End the loop: every motor stopped, the backend closed. Idempotent."""
+        self._stop.set()
+        self._q.put(None)
+        if self._thread.is_alive() and threading.current_thread() is not self._thread:
+            self._thread.join(timeout)
+
+    @property
+    def alive(self) -> bool:
+        return self._thread.is_alive()
+
+    def call(self, fn: Callable[[], Any]) -> concurrent.futures.Future:
+        """Run ``fn()`` on the control thread between two turns; its result (or exception) in the future."""
+        fut: concurrent.futures.Future = concurrent.futures.Future()
+        if self._stop.is_set():
+            fut.set_exception(ServiceError("the service is stopping", 503, "stopping"))
+            return fut
+        self._q.put((fn, fut))
+        return fut
+
+    # -- the loop --
+    def _dice(self) -> tuple[int, ...]:
+        s = self.rt.table.settings
+        return tuple(self._roll(4 if s.dice_method is Method.TWO_THROW else 2))
+
+    def _run(self) -> None:
+        try:
+            self._publish(force=True)
+            while not self._stop.is_set():
+                moving = self.rt.table.phase in CY.MOVING_PHASES
+                try:
+                    if moving:
+                        self.rt.pump(TICK_S)
+                        self._drain(block=False)
+                    else:
+                        self._drain(block=True)
+                        if self._stop.is_set():
+                            break
+                        self.rt.pump(0.0)
+                    self.error = None
+                except Exception as e:  # noqa: BLE001 - the loop goes on; the motors are stopped
+                    log.exception("control loop")
+                    self.error = f"{type(e).__name__}: {e}"
+                    self.rt._stop_all()
+                    self._stop.wait(1.0)
+                self.turns += 1
+                self._after_turn()
+        finally:
+            self.rt._stop_all()
+            try:
+                self.backend.close()
+            finally:
+                fail = ServiceError("the service is stopping", 503, "stopping")
+                while True:
+                    try:
+                        item = self._q.get_nowait()
+                    except queue.Empty:
+                        break
+                    if item is not None and not item[1].done():
+                        item[1].set_exception(fail)
+
+    def _drain(self, block: bool) -> None:
+        timeout = IDLE_POLL_S
+        if block and self._wd:
+            timeout = min(timeout, self._wd)
+        while True:
+            try:
+                item = self._q.get(block=block, timeout=timeout) if block else self._q.get_nowait()
+            except queue.Empty:
+                return
+            block = False
+            if item is None:
+                return
+            fn, fut = item
+            if not fut.set_running_or_notify_cancel():
+                continue
+            try:
+                fut.set_result(fn())
+            except BaseException as e:  # noqa: BLE001 - handed to the waiting request
+                fut.set_exception(e)
+            self._after_turn()
+
+    def _after_turn(self) -> None:
+        t = self.rt.table
+        phase, cycles, fault, nwarn = self._seen
+        if t.phase is not phase:
+            if t.phase in (CY.Phase.FAULT, CY.Phase.SAFE_STOP) and t.fault is not None and t.fault is not fault:
+                self.log.append("fault", {**t.fault.to_dict(), "phase": phase.value, "state": t.phase.value})
+                self.hub.publish({"type": "event", "kind": "fault"})
+        if t.cycles > cycles and t.phase is CY.Phase.WALLS_UP:
+            lift = {s: (t.trend[i][-1] if t.trend[i] else None) for i, s in enumerate(SIDES)}
+            self.log.append_cycle({"cycle": t.cycles, "tile_count": t.settings.gear,
+                                   "stacks": dict(zip(SIDES, t.obs.stacks)),
+                                   "dice": t.wall.to_dict() if t.wall else None, "lift_up_s": lift}, lift)
+            self.hub.publish({"type": "event", "kind": "cycle"})
+        if len(t.warnings) > nwarn:
+            for w in t.warnings[nwarn:]:
+                self.log.append("warning", w.to_dict())
+        self._seen = (t.phase, t.cycles, t.fault, len(t.warnings))
+        self._publish()
+        self._watchdog()
+
+    def link_ok(self) -> bool:
+        """The machine link is healthy: no link-lost fault, no loop error, the MCU link up."""
+        t = self.rt.table
+        if self.error is not None:
+            return False
+        if t.fault is not None and t.fault.code in LINK_DOWN_CODES:
+            return False
+        link = getattr(self.backend, "link", None)
+        closed = getattr(link, "closed", False) if link is not None else False
+        return not closed
+
+    def _watchdog(self) -> None:
+        if not self._wd:
+            return
+        now = time.monotonic()
+        if now - self._wd_last >= self._wd and self.link_ok():
+            if systemd.notify("WATCHDOG=1"):
+                self.watchdog_pings += 1
+            self._wd_last = now
+
+    # -- the status --
+    def snapshot(self) -> dict[str, Any]:
+        """The table status (JSON-ready). Called on the control thread."""
+        t = self.rt.table
+        s = t.settings
+        lifts = lift_states(t, t.sensors) if t.sensors else ["?"] * 4
+        gear = t.pending_gear if t.pending_gear is not None else s.gear
+        en, zh = TILE_SETS.get(s.gear, ("", ""))
+        return {
+            "state": t.phase.value, "state_zh": PHASE_ZH.get(t.phase.value, t.phase.value),
+            "busy": t.busy or self.selftest_running, "selftest_running": self.selftest_running,
+            "backend": self.backend.kind, "sim": self.sim, "machine_t": round(self.backend.now(), 2),
+            "walls": [{"side": side, "stacks": t.obs.stacks[i], "expected": s.stacks[i], "lift": lifts[i]}
+                      for i, side in enumerate(SIDES)],
+            "tile_count": s.gear, "pending_tile_count": t.pending_gear, "next_tile_count": gear,
+            "tiles_in_play": {"count": s.gear, "en": en, "zh": zh},
+            "dice_method": s.dice_method.value, "dealer": s.dealer,
+            "dice": t.wall.to_dict() if t.wall else None,
+            "fault": t.fault.to_dict() if t.fault else None,
+            "warnings": [w.to_dict() for w in t.warnings],
+            "cycles": t.cycles, "link_ok": self.link_ok(), "error": self.error,
+        }
+
+    def _publish(self, force: bool = False) -> None:
+        t = self.rt.table
+        key = (t.phase, t.obs.stacks, tuple(lift_states(t, t.sensors)) if t.sensors else None, t.fault,
+               len(t.warnings), t.cycles, t.pending_gear, t.settings, self.selftest_running, self.error)
+        if not force and key == self._key:
+            return
+        self._key = key
+        self.seq += 1
+        snap = self.snapshot()
+        self.hub.publish({"type": "status", "seq": self.seq, "t_pub": time.time(), **snap})
+
+    # -- requests (run on the control thread through ``call``) --
+    def _operator(self, event, action: str) -> None:
+        reason = CY.refusal(self.rt.table, event)
+        if reason:
+            raise WrongState(reason)
+        self.rt.feed(event)
+        self.log.append("operator", {"action": action})
+
+    def start_cycle(self) -> dict:
+        reason = CY.refusal(self.rt.table, CY.StartCycle((), {}))
+        if reason:
+            raise WrongState(reason)
+        if self._pending is not None:
+            self.rt.table, _ = CY.request_gear(self.rt.table, self._pending)
+            self._pending = None
+        self.rt.start_cycle()
+        self.log.append("operator", {"action": "cycle"})
+        return self.snapshot()
+
+    def clear_fault(self) -> dict:
+        fault = self.rt.table.fault
+        self._operator(CY.ClearFault(), "clear-fault")
+        self.log.append("fault-cleared", {"code": fault.code if fault else None})
+        self.hub.publish({"type": "event", "kind": "fault-cleared"})
+        return self.snapshot()
+
+    def lift(self, up: bool) -> dict:
+        self._operator(CY.ManualLift(up), "lift-up" if up else "lift-down")
+        return self.snapshot()
+
+    def refill(self) -> dict:
+        self._operator(CY.RefillButtons(), "refill")
+        return self.snapshot()
+
+    def stop_all(self) -> dict:
+        """Stop every motor now (latched as E73 when anything moved)."""
+        self.rt._stop_all()
+        self.rt.feed(CY.StopAllRequest("web page"))
+        self.log.append("operator", {"action": "stop-all", "state": self.rt.table.phase.value})
+        return self.snapshot()
+
+    def apply_settings(self, new: CY.Settings) -> str | None:
+        """Use ``new`` from the next cycle (now when nothing moves). Returns a note or None."""
+        if self.rt.table.busy:
+            self._pending = new
+            self.rt.table, _ = CY.request_gear(self.rt.table, new)
+            return f"the machine is {self.rt.table.phase.value}: the settings apply from the next cycle"
+        self.rt.table, _ = CY.request_gear(self.rt.table, new)
+        self._pending = None
+        return None
+
+    def roll_dice(self, values: tuple[int, ...] | None) -> dict:
+        t = self.rt.table
+        if t.busy:
+            raise WrongState(f"the machine is {t.phase.value}: the cycle throws the dice itself; roll when it is idle "
+                             "or the walls are up")
+        s = t.settings
+        n = 4 if s.dice_method is Method.TWO_THROW else 2
+        if values is None:
+            values = tuple(self._roll(n))
+            source = "electronic"
+        else:
+            source = "given"
+            if len(values) != n:
+                raise ServiceError(f"the {s.dice_method.value} method takes {n} dice values, got {len(values)}",
+                                   422, "bad-value")
+        b = wall_break(s.dice_method, values, dict(zip(SIDES, s.stacks)), s.dealer)
+        self.rt.table = dataclasses.replace(t, wall=b, dice=tuple(values))
+        self.log.append("operator", {"action": "dice", "source": source, "dice": list(values)})
+        return {"source": source, **b.to_dict()}
+
+    def run_selftest(self) -> dict:
+        from controller.selftest import SelfTestAborted, run_selftest
+        t = self.rt.table
+        if t.busy:
+            raise WrongState(f"the machine is {t.phase.value}: the self-test needs it at rest")
+        self.selftest_running = True
+        self._publish()
+        try:
+            report = run_selftest(self.backend).to_dict()
+        except SelfTestAborted as e:
+            report = {"passed": False, "parts": [], "aborted": str(e)}
+        finally:
+            self.selftest_running = False
+            self.rt._stop_all()
+            # the self-test read the machine's events itself: take the readings afresh
+            self.rt.table = dataclasses.replace(self.rt.table, sensors=dict(self.backend.sensors().values))
+        self.selftest = report
+        self.log.append("selftest", report)
+        self.hub.publish({"type": "event", "kind": "selftest"})
+        return report
+
+    def inject(self, spec: str) -> str:
+        """Inject a fault into the simulated machine. Raises ServiceError (404) on a real machine."""
+        if not self.sim:
+            raise ServiceError("fault injection exists only on the simulated machine (mjtable serve --sim)", 404,
+                               "not-simulated")
+        from hardware import FaultSpecError, parse_fault
+        try:
+            spec_obj = parse_fault(spec, "sim")
+        except FaultSpecError as e:
+            raise ServiceError(str(e), 422, "bad-value") from None
+        self.backend.model.inject(spec_obj)
+        self.log.append("operator", {"action": "inject", "fault": str(spec_obj)})
+        return str(spec_obj)

@@ -1,0 +1,181 @@
+"""The event log: cycles, faults, self-tests, scores, settings changes, lift travel times.
+
+One SQLite file (stdlib ``sqlite3``) in WAL mode with ``synchronous=FULL``: a row is on disk when
+``append`` returns, and a process killed mid-write or a power cut leaves the file consistent with
+every committed row (SQLite's journal rolls back a transaction that did not finish). The
+maintenance trends and the session's score sheet are read from it.
+
+Rows: ``events(id, t, kind, data)``: ``t`` wall-clock seconds (Unix time), ``kind`` one of
+``KINDS``, ``data`` a JSON object. Lift travel times are also kept one row per side and cycle in
+``lift_times(id, t, cycle, side, up_s)`` for the trends. Safe to use from several threads (one
+connection behind a lock).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from scoring.match import SEATS, HandRecord, hand_points, session_points, standard_points
+
+from .errors import ServiceError
+
+KINDS = ("start", "stop", "cycle", "fault", "warning", "fault-cleared", "selftest", "score", "draw", "session",
+         "settings", "operator")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS events (id INTEGER PRIMARY KEY AUTOINCREMENT, t REAL NOT NULL, kind TEXT NOT NULL,
+                                   data TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS events_kind ON events(kind, id);
+CREATE TABLE IF NOT EXISTS lift_times (id INTEGER PRIMARY KEY AUTOINCREMENT, t REAL NOT NULL, cycle INTEGER NOT NULL,
+                                       side TEXT NOT NULL, up_s REAL NOT NULL);
+"""
+
+
+class EventLog:
+    """The SQLite event log at ``path`` (created with its folder if missing).
+
+    Raises:
+        ServiceError: the file cannot be opened or is not an mjtable event log.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None, timeout=10)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.executescript(_SCHEMA)
+        except (sqlite3.Error, OSError) as e:
+            raise ServiceError(f"cannot open the event log {self.path}: {e}", 503, "event-log") from None
+        self._lock = threading.Lock()
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    # -- writing --
+    def append(self, kind: str, data: dict[str, Any], t: float | None = None) -> int:
+        """Append one event (committed and synced when this returns). Returns its id.
+
+        Raises:
+            ValueError: ``kind`` not in ``KINDS``.
+        """
+        if kind not in KINDS:
+            raise ValueError(f"event kind {kind!r} unknown: one of {', '.join(KINDS)}")
+        text = json.dumps(data, ensure_ascii=False, sort_keys=True)
+        with self._lock:
+            cur = self._db.execute("INSERT INTO events(t, kind, data) VALUES (?, ?, ?)",
+                                   (time.time() if t is None else t, kind, text))
+            return int(cur.lastrowid)
+
+    def append_cycle(self, data: dict[str, Any], lift_up_s: dict[str, float | None]) -> int:
+        """A finished cycle and its lift-up travel times (s per side), in one transaction."""
+        now = time.time()
+        text = json.dumps(data, ensure_ascii=False, sort_keys=True)
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                cur = self._db.execute("INSERT INTO events(t, kind, data) VALUES (?, 'cycle', ?)", (now, text))
+                eid = int(cur.lastrowid)
+                for side, v in lift_up_s.items():
+                    if v is not None:
+                        self._db.execute("INSERT INTO lift_times(t, cycle, side, up_s) VALUES (?, ?, ?, ?)",
+                                         (now, eid, side, float(v)))
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+        return eid
+
+    # -- reading --
+    def events(self, kind: str | None = None, limit: int = 50, after: int = 0) -> list[dict[str, Any]]:
+        """The latest events (newest first), of one kind or all: ``[{"id", "t", "kind", "data"}]``."""
+        q = "SELECT id, t, kind, data FROM events WHERE id > ?"
+        args: list[Any] = [after]
+        if kind is not None:
+            q += " AND kind = ?"
+            args.append(kind)
+        q += " ORDER BY id DESC LIMIT ?"
+        args.append(int(limit))
+        with self._lock:
+            rows = self._db.execute(q, args).fetchall()
+        return [{"id": r[0], "t": r[1], "kind": r[2], "data": json.loads(r[3])} for r in rows]
+
+    def count(self, kind: str) -> int:
+        with self._lock:
+            return int(self._db.execute("SELECT COUNT(*) FROM events WHERE kind = ?", (kind,)).fetchone()[0])
+
+    def trends(self, last: int = 50) -> dict[str, Any]:
+        """Maintenance trends: per side the lift-up travel times (s) of the last ``last`` cycles,
+        oldest first, with their mean and the growth of the last five over the first five (ratio);
+        cycles run; faults by code."""
+        out: dict[str, Any] = {"lift_up_s": {}, "cycles": self.count("cycle")}
+        with self._lock:
+            for side in SEATS:
+                rows = self._db.execute("SELECT up_s FROM lift_times WHERE side = ? ORDER BY id DESC LIMIT ?",
+                                        (side, last)).fetchall()
+                vals = [r[0] for r in reversed(rows)]
+                growth = None
+                if len(vals) >= 2:
+                    k = min(5, len(vals) // 2)
+                    growth = round((sum(vals[-k:]) / k) / (sum(vals[:k]) / k), 3)
+                out["lift_up_s"][side] = {"times": vals, "mean": round(sum(vals) / len(vals), 3) if vals else None,
+                                          "growth": growth}
+            faults = self._db.execute("SELECT json_extract(data, '$.code'), COUNT(*) FROM events WHERE kind = 'fault' "
+                                      "GROUP BY 1 ORDER BY 1").fetchall()
+        out["faults_by_code"] = {code: n for code, n in faults if code}
+        return out
+
+    # -- the score sheet --
+    def session_id(self) -> int:
+        """The id of the current session's 'session' event (0 before the first one)."""
+        rows = self.events("session", limit=1)
+        return rows[0]["id"] if rows else 0
+
+    def hands(self) -> list[dict[str, Any]]:
+        """The hands of the current session, oldest first (score and draw events)."""
+        start = self.session_id()
+        with self._lock:
+            rows = self._db.execute("SELECT id, t, kind, data FROM events WHERE id > ? AND kind IN ('score', 'draw') "
+                                    "ORDER BY id", (start,)).fetchall()
+        hands = []
+        for r in rows:
+            d = json.loads(r[3])
+            if r[2] == "score" and not d.get("winner"):
+                continue  # scored without a seat: not a hand of the session
+            hands.append({"id": r[0], "t": r[1], "kind": r[2], **d})
+        return hands
+
+    def score_sheet(self) -> dict[str, Any]:
+        """The session's score sheet (第十条): per hand the payments per seat and the running
+        session points (base 500), then the standard points of the session (第十条 2 (二)).
+
+        Returns ``{"session", "hands": [{"id", "winner", "discarder", "total", "hand", "points": {seat},
+        "running": {seat}}], "totals": {seat}, "match_points": {seat}, "standard_points": {seat}}``.
+        """
+        hands = self.hands()
+        records = [HandRecord(h.get("winner"), h.get("discarder"), int(h.get("total", 0))) for h in hands]
+        running = session_points(records)
+        out_hands = []
+        for h, rec, run in zip(hands, records, running):
+            out_hands.append({"id": h["id"], "t": h["t"], "winner": rec.winner, "discarder": rec.discarder,
+                              "total": rec.total, "hand": h.get("hand"), "points": hand_points(rec), "running": run})
+        totals = running[-1] if running else {s: 500 for s in SEATS}
+        return {"session": self.session_id(), "hands": out_hands, "totals": totals,
+                "match_points": {s: totals[s] - 500 for s in SEATS},
+                "standard_points": standard_points(totals) if out_hands else {s: 0 for s in SEATS}}
+
+
+def integrity(path: str | Path) -> str:
+    """``PRAGMA integrity_check`` of the log file (``"ok"`` when sound)."""
+    db = sqlite3.connect(str(path))
+    try:
+        return str(db.execute("PRAGMA integrity_check").fetchone()[0])
+    finally:
+        db.close()

@@ -1,0 +1,96 @@
+"""The web page in a real browser: Playwright drives Debian's Chromium (``/usr/bin/chromium``;
+``.ci/run`` installs it) through the page of ``mjtable serve --sim``: a cycle fills and raises the
+walls, an injected fault is diagnosed and cleared, a photo is scored. The screenshot is kept in
+``tests/service/artifacts/`` (and under pytest's temporary folder)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect, sync_playwright
+
+from conftest import ROOT, Server
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run"]
+ARTIFACTS = ROOT / "tests" / "service" / "artifacts"
+
+
+@pytest.fixture
+def server(tmp_path):
+    s = Server(tmp_path, "--no-preload", speed=10.0)
+    yield s
+    code, _, err = s.stop()
+    assert code == 0, err
+
+
+def test_the_page_runs_the_table(server, hand_photo, tmp_path) -> None:
+    assert Path(CHROMIUM).exists(), "Debian's chromium is needed: apt-get install -y chromium"
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 1000})
+            page.goto(f"{server.url}/#token={server.token}")  # the pairing link of the QR code
+            expect(page.locator("#paired")).to_have_class("pill ok")
+            expect(page.locator("#conn")).to_have_class("pill ok")
+            assert server.token not in page.content()  # the fragment was taken and removed
+            page.click("#lang")  # English
+            expect(page.locator("#btn-cycle")).to_have_text("Start cycle")
+
+            # a cycle: the walls fill and rise
+            page.click("#btn-cycle")
+            expect(page.locator("#state")).to_have_attribute("data-state", "building", timeout=15000)
+            expect(page.locator('.wall-count[data-side="E"]')).to_contain_text("17/17", timeout=20000)
+            expect(page.locator("#state")).to_have_attribute("data-state", "walls-up", timeout=15000)
+            for side in "ESWN":
+                expect(page.locator(f'.wall.filled[data-side="{side}"]')).to_have_attribute("data-lift", "up")
+            expect(page.locator("#dice-text")).to_contain_text("threw")
+
+            # lifting by hand while it shuffles is refused, with the reason
+            page.click("#btn-cycle")
+            expect(page.locator("#state")).not_to_have_attribute("data-state", "walls-up")
+            page.click("#btn-up")
+            expect(page.locator("#message")).to_contain_text("only when idle or with the walls up")
+            expect(page.locator("#state")).to_have_attribute("data-state", "walls-up", timeout=30000)
+
+            # a fault: a lift that does not reach the top (升牌杆不到位)
+            page.click("#btn-down")
+            for side in "ESWN":
+                expect(page.locator(f'.wall.filled[data-side="{side}"]')).to_have_attribute("data-lift", "down",
+                                                                                           timeout=15000)
+            expect(page.locator("#state")).to_have_attribute("data-state", "walls-up", timeout=15000)
+            page.fill("#fault-spec", "lift-short:W")
+            page.click("#btn-inject")
+            expect(page.locator("#message")).to_contain_text("lift-short:W")
+            page.click("#btn-cycle")
+            # 升牌杆不到位 on W: E21 (stops part-way), or E23 (slowing) once W has a history of travel times
+            expect(page.locator("#fault-title")).to_have_text(re.compile(r"^E2[13] \(W\) "), timeout=40000)
+            expect(page.locator("#fault-causes li").first).to_be_visible()
+            expect(page.locator("#fault-checks li").first).to_be_visible()
+            page.click("#lang")
+            expect(page.locator("#fault-observed")).to_contain_text("西")  # the diagnosis in Chinese
+            page.click("#lang")
+            page.click("#btn-clear")
+            expect(page.locator("#fault-none")).to_be_visible(timeout=15000)
+
+            # score a photo: the tiles drawn on it, the fans, the payments
+            page.set_input_files("#photo", str(hand_photo))
+            page.check("#self-drawn")
+            page.select_option("#winner", "E")
+            page.click("#btn-score")
+            expect(page.locator("#fans tbody tr.fan").first).to_be_visible(timeout=30000)
+            expect(page.locator("#fans")).to_contain_text("Pure Straight")
+            expect(page.locator("#annotated")).to_be_visible()
+            expect(page.locator("#payments")).to_contain_text("winner receives")
+            expect(page.locator("#sheet tbody tr")).to_have_count(1)
+
+            ARTIFACTS.mkdir(exist_ok=True)
+            shot = page.screenshot(path=str(ARTIFACTS / "service_page.png"), full_page=True)
+            (tmp_path / "service_page.png").write_bytes(shot)
+            assert len(shot) > 10_000
+        finally:
+            browser.close()
