@@ -241,7 +241,7 @@ class Control:
     def _publish(self, force: bool = False) -> None:
         t = self.rt.table
         key = (t.phase, t.obs.stacks, tuple(lift_states(t, t.sensors)) if t.sensors else None, t.fault,
-               len(t.warnings), t.cycles, t.pending_gear, t.settings, self.selftest_running, self.error)
+               len(t.warnings), t.cycles, t.pending_gear, t.settings, t.wall, self.selftest_running, self.error)
         if not force and key == self._key:
             return
         self._key = key

@@ -1,0 +1,268 @@
+"""Every endpoint of the API on the simulated machine, with every refusal: no token, wrong token,
+bad values (422), wrong state (409), bad uploads (413/415), and what a refusal leaves unchanged."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import AUTH, TOKEN, make_client, wait_state
+
+WRITES = [("post", "/api/cycle", None), ("post", "/api/lift", {"direction": "up"}), ("post", "/api/refill", None),
+          ("post", "/api/stop", None), ("post", "/api/dice", {}), ("put", "/api/settings", {"tile_count": 144}),
+          ("post", "/api/faults/clear", None), ("post", "/api/sim/fault", {"fault": "disc-stall"}),
+          ("post", "/api/selftest", None), ("post", "/api/score", {"hand": "123m456m789m234p5s5s"}),
+          ("post", "/api/score/capture", {}), ("post", "/api/session/new", None),
+          ("post", "/api/session/draw", {}), ("get", "/api/auth", None)]
+
+
+@pytest.mark.parametrize("method,path,body", WRITES)
+def test_every_write_needs_the_right_token_and_changes_nothing_without_it(api, method, path, body) -> None:
+    c, control, log = api
+    before = (c.get("/api/status").json(), len(log.events(limit=1000)))
+    for headers in ({}, {"Authorization": "Bearer wrong-token-0123456789"}, {"Authorization": f"Basic {TOKEN}"},
+                    {"Authorization": TOKEN}):
+        r = getattr(c, method)(path, headers=headers, **({"json": body} if body is not None else {}))
+        assert r.status_code == 401, (path, headers, r.text)
+        assert r.json()["error"]["code"] == "unauthorized" and "Bearer" in r.headers["www-authenticate"]
+    after = (c.get("/api/status").json(), len(log.events(limit=1000)))
+    assert after[0]["state"] == before[0]["state"] == "idle" and after[1] == before[1]
+    assert not control.backend.model.running() and not control.backend.model.faults
+
+
+def test_photo_upload_needs_the_token(api, hand_photo) -> None:
+    c, _, log = api
+    r = c.post("/api/score/photo", files={"photo": ("h.png", hand_photo.read_bytes(), "image/png")})
+    assert r.status_code == 401 and log.count("score") == 0
+
+
+def test_reading_needs_no_token_and_never_shows_it(api) -> None:
+    c, _, _ = api
+    for path in ("/api/status", "/api/faults", "/api/settings", "/api/session", "/api/trends", "/api/log",
+                 "/api/selftest", "/", "/static/app.js", "/static/style.css"):
+        r = c.get(path)
+        assert r.status_code == 200, path
+        assert TOKEN not in r.text
+    st = c.get("/api/status").json()
+    assert st["state"] == "idle" and [w["side"] for w in st["walls"]] == ["E", "S", "W", "N"]
+    assert st["tile_count"] == 136 and st["tiles_in_play"]["count"] == 136 and st["sim"] is True
+
+
+def test_a_cycle_end_to_end_and_its_log(api) -> None:
+    c, control, log = api
+    r = c.post("/api/cycle", headers=AUTH)
+    assert r.status_code == 200
+    st = wait_state(c, ["walls-up"])
+    assert [w["stacks"] for w in st["walls"]] == [17] * 4 and {w["lift"] for w in st["walls"]} == {"up"}
+    assert st["dice"]["throws"][0]["dice"] == [3, 4] and st["cycles"] == 1
+    cyc = log.events("cycle")
+    assert len(cyc) == 1 and cyc[0]["data"]["stacks"] == {"E": 17, "S": 17, "W": 17, "N": 17}
+    tr = c.get("/api/trends").json()
+    assert tr["cycles"] == 1 and all(len(tr["lift_up_s"][s]["times"]) == 1 for s in "ESWN")
+    assert tr["lift_up_s"]["E"]["times"][0] == pytest.approx(2.0, abs=0.1)
+    assert c.get("/api/log", params={"kind": "operator"}).json()["events"][0]["data"]["action"] == "cycle"
+
+
+def test_wrong_state_refusals(tmp_path) -> None:
+    # a machine paced to real time: the cycle is still moving when the next requests come
+    c, control, log = make_client(tmp_path, speed=1.0)
+    with c:
+        assert c.post("/api/faults/clear", headers=AUTH).status_code == 409
+        assert c.post("/api/refill", headers=AUTH).status_code == 409
+        assert c.post("/api/cycle", headers=AUTH).status_code == 200
+        wait_state(c, ["shuffling", "building"])
+        for path, body, words in (("/api/lift", {"direction": "up"}, "only when idle or with the walls up"),
+                                  ("/api/cycle", None, "wait for the cycle to end"),
+                                  ("/api/dice", {}, "the cycle throws the dice itself"),
+                                  ("/api/selftest", None, "needs it at rest")):
+            r = c.post(path, headers=AUTH, **({"json": body} if body is not None else {}))
+            assert r.status_code == 409, path
+            assert r.json()["error"]["code"] == "wrong-state" and words in r.json()["error"]["message"]
+        # a tile-count change while moving is accepted for the next cycle
+        r = c.put("/api/settings", headers=AUTH, json={"tile_count": 108})
+        assert r.status_code == 200 and "next cycle" in r.json()["note"]
+        assert c.get("/api/status").json()["pending_tile_count"] == 108
+        # stop all: every motor stops, latched as E73 until cleared
+        r = c.post("/api/stop", headers=AUTH)
+        assert r.status_code == 200 and r.json()["state"] == "safe-stop" and r.json()["fault"]["code"] == "E73"
+        assert not control.backend.model.running()
+        assert "clear it first" in c.post("/api/cycle", headers=AUTH).json()["error"]["message"]
+        assert c.post("/api/lift", headers=AUTH, json={"direction": "down"}).status_code == 409
+        assert c.post("/api/faults/clear", headers=AUTH).status_code == 200
+        assert [e["data"]["code"] for e in log.events("fault-cleared")] == ["E73"]
+        assert c.post("/api/stop", headers=AUTH).status_code == 200
+    assert not control.backend.model.running()
+    log.close()
+
+
+@pytest.mark.parametrize("method,path,body,field", [
+    ("post", "/api/lift", {"direction": "sideways"}, "direction"),
+    ("post", "/api/lift", {}, "direction"),
+    ("post", "/api/lift", {"direction": "up", "speed": 2}, "speed"),
+    ("post", "/api/dice", {"values": [0, 7, 3, 3]}, "values.0"),
+    ("post", "/api/dice", {"values": [1, 2, 3]}, "4 dice values"),
+    ("put", "/api/settings", {"tile_count": 140}, "allowed are 136, 144, 152, 108"),
+    ("put", "/api/settings", {"tile_count": "many"}, "tile_count"),
+    ("put", "/api/settings", {"dealer": "X"}, "dealer"),
+    ("put", "/api/settings", {"dice_method": "three-throw"}, "dice_method"),
+    ("put", "/api/settings", {}, "nothing to change"),
+    ("post", "/api/sim/fault", {"fault": "gremlins"}, "unknown fault kind"),
+    ("post", "/api/sim/fault", {"fault": "lift-short"}, "needs a side"),
+    ("post", "/api/score", {"hand": "11111m234m567m888m"}, "fifth-tile"),
+    ("post", "/api/score", {"hand": "123m456m789m234p5s5s", "flowers": 9}, "flowers"),
+    ("post", "/api/score", {"hand": "123m456m789m234p5s5s", "seat_wind": "X"}, "seat_wind"),
+    ("post", "/api/score", {"hand": "123m456m789m234p5s5s", "winner": "E"}, "needs the discarder"),
+    ("post", "/api/score", {"hand": "123m456m789m234p5s5s", "winner": "E", "discarder": "E"}, "own winning tile"),
+    ("post", "/api/score", {"hand": "123m456m789m234p5s5s", "self_drawn": True, "winner": "E", "discarder": "S"},
+     "no discarder"),
+    ("post", "/api/score", {"hand": "[234s,1]345m345p67s88s5s", "winner": "E", "discarder": "S"}, "not a legal win"),
+    ("post", "/api/score", {"hnad": "123m"}, "hand"),
+])
+def test_bad_values_get_a_clear_422_and_change_nothing(api, method, path, body, field) -> None:
+    c, control, log = api
+    n = len(log.events(limit=1000))
+    r = getattr(c, method)(path, headers=AUTH, json=body)
+    assert r.status_code == 422, r.text
+    assert field in r.json()["error"]["message"]
+    assert len(log.events(limit=1000)) == n and c.get("/api/status").json()["state"] == "idle"
+    assert c.get("/api/settings").json()["tile_count"] == 136 and not control.backend.model.faults
+
+
+def test_settings_change_when_idle_is_used_at_once_and_saved(api, state_dir) -> None:
+    c, _, log = api
+    r = c.put("/api/settings", headers=AUTH, json={"tile_count": 108, "dealer": "S"})
+    assert r.status_code == 200 and r.json()["note"] is None
+    st = c.get("/api/status").json()
+    assert st["tile_count"] == 108 and [w["expected"] for w in st["walls"]] == [14, 13, 14, 13] and st["dealer"] == "S"
+    assert json.loads((state_dir / "settings.json").read_text())["tile_count"] == 108
+    assert log.events("settings")[0]["data"]["changes"] == {"tile_count": 108, "dealer": "S"}
+    c.post("/api/cycle", headers=AUTH)
+    assert [w["stacks"] for w in wait_state(c, ["walls-up"])["walls"]] == [14, 13, 14, 13]
+
+
+def test_manual_lift_and_dice_when_idle(api) -> None:
+    c, control, _ = api
+    assert c.post("/api/lift", headers=AUTH, json={"direction": "up"}).status_code == 200
+    st = wait_state(c, ["idle"])
+    assert {w["lift"] for w in st["walls"]} == {"up"}
+    assert all(p == 1.0 for p in control.backend.model.lift_pos)
+    r = c.post("/api/dice", headers=AUTH, json={"values": [6, 6, 1, 1]})
+    assert r.status_code == 200 and r.json()["source"] == "given" and r.json()["count"] == 6 + 6 + 1 + 1
+    r = c.post("/api/dice", headers=AUTH, json={})
+    assert r.status_code == 200 and r.json()["source"] == "electronic" and "text_zh" in r.json()
+    assert c.get("/api/status").json()["dice"]["count"] == r.json()["count"]
+
+
+def test_injected_fault_is_diagnosed_listed_and_cleared(api) -> None:
+    c, control, log = api
+    assert c.post("/api/sim/fault", headers=AUTH, json={"fault": "lift-short:W"}).json() == {"injected": "lift-short:W"}
+    c.post("/api/cycle", headers=AUTH)
+    st = wait_state(c, ["fault"])
+    assert st["fault"]["code"] == "E21" and st["fault"]["side"] == "W"
+    f = c.get("/api/faults").json()
+    assert f["current"]["code"] == "E21" and f["current"]["causes"] and f["current"]["checks_zh"]
+    assert f["recent"][0]["data"]["code"] == "E21" and len(f["catalogue"]) >= 20 and f["injectable"] is True
+    assert not control.backend.model.running()
+    assert c.post("/api/faults/clear", headers=AUTH).status_code == 200
+    assert c.get("/api/trends").json()["faults_by_code"]["E21"] >= 1  # (again after the clear: still injected)
+
+
+def test_selftest_reports_every_part(api) -> None:
+    c, _, log = api
+    c.post("/api/sim/fault", headers=AUTH, json={"fault": "feeder-jammed:S"})
+    r = c.post("/api/selftest", headers=AUTH)
+    assert r.status_code == 200
+    rep = r.json()
+    assert rep["passed"] is False and any(p["code"] == "E32" and p["side"] == "S" for p in rep["parts"])
+    assert c.get("/api/selftest").json()["report"] == rep and log.count("selftest") == 1
+
+
+def test_score_sheet_payments_running_totals_and_standard_points(api) -> None:
+    c, _, _ = api
+    r = c.post("/api/score", headers=AUTH, json={"hand": "123m456m789m234p5s5s", "winner": "E", "discarder": "S"})
+    assert r.status_code == 200 and r.json()["score"]["total"] == 21 and r.json()["recorded"]
+    c.post("/api/score", headers=AUTH, json={"hand": "[EEE,1][SSSS,1]55pWWWNNN", "self_drawn": True, "winner": "N"})
+    c.post("/api/score", headers=AUTH, json={"hand": "123m456m789m234p5s5s"})  # scored, not a hand of the sheet
+    c.post("/api/session/draw", headers=AUTH, json={"note": "荒牌"})
+    s = c.get("/api/session").json()
+    assert [h["winner"] for h in s["hands"]] == ["E", "N", None]
+    assert s["hands"][0]["points"] == {"E": 45, "S": -29, "W": -8, "N": -8}
+    assert s["hands"][1]["points"] == {"E": -106, "S": -106, "W": -106, "N": 318}
+    assert s["hands"][2]["points"] == {s_: 0 for s_ in "ESWN"}
+    assert s["totals"] == {"E": 439, "S": 365, "W": 386, "N": 810}
+    assert s["standard_points"] == {"N": 4, "E": 2, "W": 1, "S": 0}
+    assert sum(s["match_points"].values()) == 0
+    assert c.post("/api/session/new", headers=AUTH).status_code == 200
+    assert c.get("/api/session").json()["hands"] == []
+
+
+def test_score_a_photo(api, hand_photo) -> None:
+    c, _, log = api
+    opts = json.dumps({"self_drawn": True, "winner": "S"})
+    r = c.post("/api/score/photo", headers=AUTH, data={"options": opts},
+               files={"photo": ("hand.png", hand_photo.read_bytes(), "image/png")})
+    assert r.status_code == 200, r.text
+    d = r.json()
+    assert d["recognition"]["hand"] == "123456789mEEENN" and d["annotated"].startswith("data:image/png;base64,")
+    assert "Pure Straight" in {f["name_en"] for f in d["score"]["fans"]} and d["recorded"]
+    assert c.get("/api/session").json()["hands"][0]["winner"] == "S"
+
+
+def test_bad_uploads_are_refused(api, hand_photo) -> None:
+    c, _, log = api
+    r = c.post("/api/score/photo", headers=AUTH, files={"photo": ("x.png", b"not an image at all", "image/png")})
+    assert r.status_code == 415 and "not an image" in r.json()["error"]["message"]
+    r = c.post("/api/score/photo", headers=AUTH, files={"photo": ("x.png", b"", "image/png")})
+    assert r.status_code == 415
+    big = b"\x89PNG" + b"\0" * (3 * 1024 * 1024)
+    r = c.post("/api/score/photo", headers=AUTH, files={"photo": ("big.png", big, "image/png")})
+    assert r.status_code == 413 and r.json()["error"]["code"] == "too-large"
+    r = c.post("/api/score/photo", headers=AUTH, data={"options": '{"flowers": 12}'},
+               files={"photo": ("h.png", hand_photo.read_bytes(), "image/png")})
+    assert r.status_code == 422 and "options.flowers" in r.json()["error"]["message"]
+    r = c.post("/api/score/photo", headers=AUTH)
+    assert r.status_code == 422 and "photo" in r.json()["error"]["message"]
+    assert log.count("score") == 0
+
+
+def test_capture_without_camera_and_with_one(api, tmp_path, hand_photo) -> None:
+    c, _, _ = api
+    r = c.post("/api/score/capture", headers=AUTH, json={})
+    assert r.status_code == 404 and "no camera configured" in r.json()["error"]["message"]
+    c2, control, log = make_client(tmp_path / "cam", camera_image=hand_photo)
+    with c2:
+        r = c2.post("/api/score/capture", headers=AUTH, json={"self_drawn": True})
+        assert r.status_code == 200 and r.json()["score"]["total"] > 16
+    log.close()
+
+
+def test_log_and_unknown_kind(api) -> None:
+    c, _, _ = api
+    assert c.get("/api/log", params={"kind": "nonsense"}).status_code == 422
+    assert c.get("/api/log", params={"limit": 0}).status_code == 422
+
+
+def test_live_events_stream_status_changes(api) -> None:
+    c, control, _ = api
+    import threading
+    got: list[dict] = []
+
+    def read():
+        with c.stream("GET", "/api/events") as r:
+            assert r.headers["content-type"].startswith("text/event-stream")
+            for line in r.iter_lines():
+                if line.startswith("data: "):
+                    got.append(json.loads(line[6:]))
+                    if any(m.get("state") == "walls-up" for m in got):
+                        return
+
+    th = threading.Thread(target=read, daemon=True)
+    th.start()
+    import time
+    time.sleep(0.3)
+    c.post("/api/cycle", headers=AUTH)
+    th.join(20)
+    states = [m["state"] for m in got if m["type"] == "status"]
+    assert states[0] == "idle" and "building" in states and states[-1] == "walls-up"
+    control.hub.close()  # the stream ends when the service stops
