@@ -1,0 +1,112 @@
+"""The event log survives a process killed mid-write (SIGKILL, as close to a power cut as a test
+gets), and the service survives a restart: token kept (mode 0600), score sheet and trends kept.
+Also the one-line start-up errors of ``mjtable serve``."""
+
+from __future__ import annotations
+
+import os
+import signal
+import stat
+import subprocess
+import sys
+import time
+
+import httpx
+
+from conftest import ROOT, Server
+from service.eventlog import EventLog, integrity
+
+WRITER = """
+import sys
+from service.eventlog import EventLog
+log = EventLog(sys.argv[1])
+i = 0
+while True:
+    i += 1
+    if i % 3:
+        eid = log.append("score", {"winner": "E", "discarder": "S", "total": 8 + i % 20, "hand": "x" * 200, "n": i})
+    else:
+        eid = log.append_cycle({"cycle": i}, {"E": 2.0, "S": 2.0, "W": 2.0, "N": 2.0 + i / 1e4})
+    print(eid, flush=True)
+"""
+
+
+def test_kill_mid_write_loses_no_committed_row(tmp_path) -> None:
+    path = tmp_path / "events.sqlite"
+    for round_ in range(3):
+        p = subprocess.Popen([sys.executable, "-c", WRITER, str(path)], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+        acked = []
+        t_end = time.monotonic() + 0.4 + 0.2 * round_
+        while time.monotonic() < t_end:
+            line = p.stdout.readline()
+            if line:
+                acked.append(int(line))
+        os.kill(p.pid, signal.SIGKILL)  # mid-write: the writer never stops between two rows
+        p.wait()
+        assert len(acked) > 5
+        assert integrity(path) == "ok"
+        log = EventLog(path)
+        ids = {e["id"] for e in log.events(limit=100000)}
+        assert set(acked) <= ids  # every row reported committed is there
+        sheet = log.score_sheet()
+        assert sum(sheet["match_points"].values()) == 0  # the sheet still adds up
+        for side in "ESWN":  # every cycle row has its four lift times (one transaction)
+            assert len(log.trends(last=100000)["lift_up_s"][side]["times"]) == log.count("cycle")
+        log.close()
+
+
+def test_the_service_survives_sigkill_and_restarts_with_its_data(tmp_path) -> None:
+    s = Server(tmp_path, "--no-preload", speed=20.0)
+    first_out = None
+    try:
+        assert stat.S_IMODE(s.token_file.stat().st_mode) == 0o600
+        auth = {"Authorization": f"Bearer {s.token}"}
+        r = httpx.post(s.url + "/api/score", headers=auth,
+                       json={"hand": "123m456m789m234p5s5s", "winner": "W", "discarder": "N"})
+        assert r.status_code == 200
+        assert httpx.post(s.url + "/api/cycle", headers=auth).status_code == 200
+        time.sleep(0.3)  # the machine is moving
+        s.proc.send_signal(signal.SIGKILL)
+        s.proc.wait(10)
+        first_out = s.proc.stdout.read()
+    finally:
+        if s.proc.poll() is None:
+            s.proc.kill()
+    assert s.token in first_out and "Pair a phone" in first_out  # shown at the first start
+    assert "bound to 127.0.0.1" in first_out
+    assert integrity(s.log) == "ok"
+
+    s2 = Server(tmp_path, "--no-preload", speed=20.0)
+    assert s2.token == s.token
+    sheet = httpx.get(s2.url + "/api/session").json()
+    assert sheet["hands"][0]["winner"] == "W" and sheet["totals"]["W"] == 545
+    assert httpx.post(s2.url + "/api/cycle", headers={"Authorization": f"Bearer {s.token}"}).status_code == 200
+    code, out, err = s2.stop(signal.SIGTERM)
+    assert code == 0, err
+    assert s.token not in out  # not shown again
+    log = EventLog(s.log)
+    kinds = [e["kind"] for e in log.events(limit=1000)]
+    assert kinds[0] == "stop" and kinds.count("start") == 2
+    log.close()
+
+
+def run_cli(*args: str, env_extra: dict | None = None) -> subprocess.CompletedProcess:
+    env = {**os.environ, **(env_extra or {})}
+    return subprocess.run([sys.executable, "-m", "controller.cli", *args], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=60)
+
+
+def test_serve_start_up_errors_are_one_line(tmp_path) -> None:
+    bad = tmp_path / "table.toml"
+    bad.write_text("[service]\nprot = 80\n")
+    r = run_cli("serve", "--sim", "--config", str(bad), "--token-file", str(tmp_path / "t"))
+    assert r.returncode == 1 and r.stderr.count("\n") == 1 and "unknown key service.prot" in r.stderr
+    tok = tmp_path / "open-token"
+    tok.write_text("0123456789abcdef0123\n")
+    tok.chmod(0o644)
+    r = run_cli("serve", "--sim", "--token-file", str(tok), "--log", str(tmp_path / "e.sqlite"))
+    assert r.returncode == 1 and "readable by others" in r.stderr and r.stderr.count("\n") == 1
+    r = run_cli("serve", "--fault", "disc-stall", "--token-file", str(tmp_path / "t2"))
+    assert r.returncode == 1 and "--fault needs --sim" in r.stderr
+    r = run_cli("serve", "--sim", "--speed", "0", "--token-file", str(tmp_path / "t3"))
+    assert r.returncode == 1 and "--speed must be" in r.stderr
