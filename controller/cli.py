@@ -319,11 +319,26 @@ class _InputError(Exception):
     pass
 
 
+def _stop_on_sigterm() -> None:
+    """SIGTERM (systemctl stop, kill) unwinds like Ctrl-C, so the backend is closed and every
+    motor stopped on the way out."""
+    import signal
+
+    def handler(signum, frame):
+        raise KeyboardInterrupt
+    try:
+        signal.signal(signal.SIGTERM, handler)
+    except ValueError:
+        pass  # not the main thread (tests call main() from elsewhere)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``mjtable`` console script. Returns the exit code."""
     parser = _parser()
     args = parser.parse_args(argv)
     out = sys.stdout
+    if args.command != "serve":
+        _stop_on_sigterm()
     try:
         if args.command == "score":
             return _cmd_score(args, out)
@@ -352,7 +367,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return 0
     except KeyboardInterrupt:
-        print("mjtable: interrupted", file=sys.stderr)
+        moving = args.command in ("cycle", "diagnose", "selftest", "demo")
+        print("mjtable: interrupted" + ("; every motor was stopped" if moving else ""), file=sys.stderr)
         return 130
 
 

@@ -191,6 +191,10 @@ class Table:
         cycles: cycles completed.
         paused_from: the phase a refill pause interrupted.
         manual_from: the phase a manual lift started from (it returns there).
+        lifts_up: per side, the lift is known to be at the top (it travelled up and has not come
+            down since): a lift that then 'reaches' the bottom at once did not move.
+        settle_until: after the last feeder stopped, the time (s) the build is judged at: a tile
+            still coasting to a push head arrives in the meantime.
         raise_first: stacks were built since the walls were last raised; before the next build
             the lifts must go up and down once to drop them into the disc (a set that has not
             been lifted cannot be reshuffled: the technician's answer in 002_4c2a73aa42bc09ab.txt).
@@ -211,6 +215,8 @@ class Table:
     paused_from: Phase | None = None
     raise_first: bool = False
     manual_from: Phase | None = None
+    lifts_up: tuple = (False, False, False, False)
+    settle_until: float | None = None
 
     @property
     def stacks(self) -> tuple[int, int, int, int]:
@@ -256,14 +262,18 @@ def _lift_all(up: bool, s: Settings) -> list[Command]:
     return [Lift(Side(i), up, s.lift_deadline_ms) for i in range(4)]
 
 
+#: seconds after the last feeder stopped before the build is judged (a coasting tile arrives)
+SETTLE_S = 0.5
+
+
 def _start_homing(table: Table, now: float, settings: Settings | None = None) -> tuple[Table, list[Command]]:
     s = settings or table.settings
     if table.raise_first:
         obs = D.Observations().lifts_commanded(down=False)
-        t = _enter(table, Phase.CLEARING, now, settings=s, obs=obs, fault=None, wall=None)
+        t = _enter(table, Phase.CLEARING, now, settings=s, obs=obs, fault=None, wall=None, settle_until=None)
         return t, [ClearSafeStop(), SetGear(s.gear)] + _lift_all(True, s)
-    obs = D.Observations().lifts_commanded(down=True)
-    t = _enter(table, Phase.HOMING, now, settings=s, obs=obs, fault=None, wall=None)
+    obs = D.Observations().lifts_commanded(down=True, were_up=table.lifts_up)
+    t = _enter(table, Phase.HOMING, now, settings=s, obs=obs, fault=None, wall=None, settle_until=None)
     return t, [ClearSafeStop(), SetGear(s.gear)] + _lift_all(False, s)
 
 
@@ -331,6 +341,8 @@ def step(table: Table, event, now: float) -> tuple[Table, list[Command]]:
         return dataclasses.replace(table, sensors=sensors, obs=obs), []
     if isinstance(event, StacksCounted):
         return dataclasses.replace(table, obs=table.obs.stack(_side(event.side))), []
+    if isinstance(event, Fault) and event.code is FaultCode.EVENTS_DROPPED:
+        return dataclasses.replace(table, obs=table.obs.dropped(event.detail)), []
     if isinstance(event, Fault) and event.code in (FaultCode.HOST_TIMEOUT, FaultCode.ESTOP):
         diag = D.safety_stop(event)
         return _fault(table, diag, now, safe_stop=True)
@@ -347,6 +359,8 @@ def step(table: Table, event, now: float) -> tuple[Table, list[Command]]:
         w = D.link_noise(event)
         return (dataclasses.replace(table, warnings=table.warnings + (w,)) if w else table), []
     if isinstance(event, (Rejected, CommandFailed)) and table.phase in MOVING_PHASES:
+        if getattr(event, "command", None) == "ClearSafeStop" and table.sensors.get((Sensor.ESTOP, None)) == 1:
+            return _fault(table, D.estop_held(), now, safe_stop=True)
         return _fault(table, D.rejected(event, table.phase.value), now)
 
     if isinstance(event, StopAllRequest):
@@ -382,6 +396,8 @@ def step(table: Table, event, now: float) -> tuple[Table, list[Command]]:
         return table, []
 
     if isinstance(event, Tick):
+        if ph is Phase.BUILDING and table.settle_until is not None and now >= table.settle_until:
+            return _after_build(table, now)
         if ph in MOVING_PHASES and now - table.phase_t > phase_deadline_s(table):
             return _fault(table, D.no_answer(ph.value, now - table.phase_t), now)
         if ph is Phase.SHUFFLING and now - table.phase_t >= s.shuffle_s:
@@ -409,13 +425,21 @@ def step(table: Table, event, now: float) -> tuple[Table, list[Command]]:
 
     # --- motions ending ----------------------------------------------------------------------------
     side = _side(event.side)
+    lifts_up = table.lifts_up
+    if event.command == "Lift" and event.side is not None and event.outcome is Outcome.COMPLETED:
+        i = int(event.side)
+        up = table.obs.lift_dir[i]
+        if up is not None and event.elapsed_ms >= 200 * (s.lift_up_s if up else s.lift_down_s):
+            lifts_up = lifts_up[:i] + (bool(up),) + lifts_up[i + 1:]  # it travelled: now known at that end
     obs = table.obs.motion_done(event)
-    table = dataclasses.replace(table, obs=obs)
+    table = dataclasses.replace(table, obs=obs, lifts_up=lifts_up)
 
     if ph is Phase.CLEARING and event.command == "Lift":
         if not obs.all_lifts_done():
             return table, []
-        t = _enter(table, Phase.HOMING, now, obs=D.Observations().lifts_commanded(down=True), raise_first=False)
+        went_up = tuple(o is Outcome.COMPLETED and (ms or 0) > 0 for o, ms in zip(obs.lift_outcome, obs.lift_ms))
+        t = _enter(table, Phase.HOMING, now, obs=D.Observations().lifts_commanded(down=True, were_up=went_up),
+                   raise_first=False)
         return t, _lift_all(False, s)
 
     if ph is Phase.MANUAL_LIFT and event.command == "Lift":
@@ -438,18 +462,14 @@ def step(table: Table, event, now: float) -> tuple[Table, list[Command]]:
         diag = D.after_homing(obs, table.sensors, s)
         if diag:
             return _fault(table, diag, now)
-        t = _enter(table, Phase.SHUFFLING, now, obs=obs.start_shuffle())
+        t = _enter(table, Phase.SHUFFLING, now, obs=obs.start_shuffle(), lifts_up=(False,) * 4)
         return t, [StartShuffle(s.shuffle_deadline_ms)]
 
     if ph is Phase.BUILDING and event.command == "FeedStacks":
         if not obs.all_feeders_done():
             return table, []
-        diag = D.after_build(obs, table.sensors, s)
-        if diag:
-            t, cmds = _fault(table, diag, now)
-            return t, [StopShuffle()] + cmds
-        t = _enter(table, Phase.LIFTING, now, obs=obs.lifts_commanded(down=False))
-        return t, [StopShuffle()] + _lift_all(True, s)
+        # judged on a Tick SETTLE_S later (see _after_build)
+        return dataclasses.replace(table, settle_until=now + SETTLE_S), [StopShuffle()]
 
     if ph is Phase.LIFTING and event.command == "Lift":
         if event.outcome is Outcome.DEADLINE:
@@ -464,7 +484,8 @@ def step(table: Table, event, now: float) -> tuple[Table, list[Command]]:
             return _fault(table, diag, now)
         warns = D.lift_warnings(obs, table.trend, s)
         trend = D.update_trend(table.trend, obs)
-        t = _enter(table, Phase.DICE, now, warnings=table.warnings + warns, trend=trend, raise_first=False)
+        t = _enter(table, Phase.DICE, now, warnings=table.warnings + warns, trend=trend, raise_first=False,
+                   lifts_up=(True,) * 4)
         return t, [RollDice(s.dice_spin_ms, s.dice_deadline_ms)]
 
     if ph is Phase.PROBING and event.command == "Lift" and side == obs.probing:
@@ -479,6 +500,18 @@ def step(table: Table, event, now: float) -> tuple[Table, list[Command]]:
         return _enter(table, Phase.WALLS_UP, now, warnings=warns, wall=wall, cycles=table.cycles + 1), []
 
     return table, []
+
+
+def _after_build(table: Table, now: float) -> tuple[Table, list[Command]]:
+    """The feeders are done and the machine settled: check the build, then raise the walls."""
+    s, obs = table.settings, table.obs
+    table = dataclasses.replace(table, settle_until=None)
+    diag = D.after_build(obs, table.sensors, s)
+    if diag:
+        return _fault(table, diag, now)
+    warns = table.warnings + ((D.events_dropped(obs.events_dropped),) if obs.events_dropped else ())
+    t = _enter(table, Phase.LIFTING, now, obs=obs.lifts_commanded(down=False), warnings=warns)
+    return t, _lift_all(True, s)
 
 
 def run_events(table: Table, events: Iterable, now: float) -> tuple[Table, list[Command]]:

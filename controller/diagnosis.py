@@ -45,6 +45,10 @@ LATE = 1.25
 #: growth over the side's first recorded travel that counts as a trend
 GROWTH = 1.10
 TREND_KEEP = 20
+#: phase names in Chinese, for the diagnosis texts
+PHASE_ZH = {"idle": "待机", "clearing": "清墙", "homing": "归位", "shuffling": "洗牌", "building": "码牌",
+            "refill-pause": "补牌暂停", "lifting": "升牌", "probing": "升牌复查", "dice": "掷骰", "walls-up": "牌墙已升起",
+            "manual-lift": "手动升降", "fault": "故障", "safe-stop": "安全停机"}
 
 
 def _i(side: str | None) -> int:
@@ -71,6 +75,11 @@ class Observations:
         lift_outcome, lift_ms: per side, outcome and travel time (ms) of the last lift motion.
         bottom_left: per side, whether the bottom limit released during the up motion.
         probing: the side being lowered after missing the top; probe_ms: its way down (ms).
+        feed_base: per side, the stacks already counted when the running FeedStacks began (a
+            refill pause resumes with the rest); the microcontroller's own count in MotionDone
+            is added to it, so a sensor event lost on the link does not lose a stack.
+        events_dropped: sensor events the microcontroller could not send (its queue was full).
+        lift_was_up: per side, the lift was known to be at the top when this motion began.
     """
 
     stacks: tuple = (0, 0, 0, 0)
@@ -87,11 +96,15 @@ class Observations:
     probing: str | None = None
     probe_ms: int | None = None
     probe_outcome: Outcome | None = None
+    feed_base: tuple = (0, 0, 0, 0)
+    events_dropped: int = 0
+    lift_was_up: tuple = (False, False, False, False)
 
     # -- updates (each returns a new record) --
-    def lifts_commanded(self, down: bool) -> "Observations":
+    def lifts_commanded(self, down: bool, were_up: tuple = (False, False, False, False)) -> "Observations":
         return dataclasses.replace(self, lift_dir=(not down,) * 4, lift_outcome=(None,) * 4, lift_ms=(None,) * 4,
-                                   bottom_left=(False,) * 4, probing=None, probe_ms=None, probe_outcome=None)
+                                   bottom_left=(False,) * 4, probing=None, probe_ms=None, probe_outcome=None,
+                                   lift_was_up=tuple(were_up))
 
     def start_shuffle(self) -> "Observations":
         return dataclasses.replace(self, disc_edges=0)
@@ -99,9 +112,12 @@ class Observations:
     def start_feeding(self, resume: bool = False, sides: list[int] | None = None) -> "Observations":
         which = tuple(i in (sides if sides is not None else range(4)) for i in range(4))
         if resume:
-            return dataclasses.replace(self, feeding=which, feed_outcome=(None,) * 4)
+            return dataclasses.replace(self, feeding=which, feed_outcome=(None,) * 4, feed_base=self.stacks)
         return dataclasses.replace(self, feeding=which, feed_outcome=(None,) * 4, stacks=(0,) * 4,
-                                   feeder_edges=(0,) * 4, tile_edges=(0,) * 4)
+                                   feeder_edges=(0,) * 4, tile_edges=(0,) * 4, feed_base=(0,) * 4, events_dropped=0)
+
+    def dropped(self, n: int) -> "Observations":
+        return dataclasses.replace(self, events_dropped=self.events_dropped + n)
 
     def stack(self, side: str | None) -> "Observations":
         i = _i(side)
@@ -131,7 +147,9 @@ class Observations:
     def motion_done(self, ev: MotionDone) -> "Observations":
         i = _i(None if ev.side is None else SIDES[int(ev.side)])
         if ev.command == "FeedStacks" and i >= 0:
-            return dataclasses.replace(self, feed_outcome=_set(self.feed_outcome, i, ev.outcome))
+            counted = max(self.stacks[i], self.feed_base[i] + ev.detail)
+            return dataclasses.replace(self, feed_outcome=_set(self.feed_outcome, i, ev.outcome),
+                                       stacks=_set(self.stacks, i, counted))
         if ev.command == "Lift" and i >= 0:
             if self.probing == SIDES[i] and self.lift_outcome[i] is not None:
                 return dataclasses.replace(self, probe_ms=ev.elapsed_ms, probe_outcome=ev.outcome)
@@ -157,12 +175,33 @@ def _level(sensors, sensor: Sensor, i: int) -> int | None:
 
 # --- lifts ------------------------------------------------------------------------------------
 
+def _no_travel(obs: Observations, i: int, nominal_s: float) -> bool:
+    """The lift 'arrived' at once although it was known to be at the other limit."""
+    return obs.lift_outcome[i] is Outcome.COMPLETED and (obs.lift_ms[i] or 0) < 200 * nominal_s
+
+
 def after_homing(obs: Observations, sensors, s) -> Diagnosis | None:
-    """Lifts down at rest: both limit sensors of each side must read bottom active, top inactive."""
+    """Lifts down at rest: both limit sensors of each side must read bottom active, top inactive.
+
+    A lift that was up (walls up) and 'reached' the bottom at once did not move: its bottom
+    limit reads active at the top (stuck, E13) or both limits read inverted (E15)."""
     for i, side in enumerate(SIDES):
         top, bottom = _level(sensors, Sensor.LIFT_TOP, i), _level(sensors, Sensor.LIFT_BOTTOM, i)
         out = obs.lift_outcome[i]
         ms = obs.lift_ms[i] or 0
+        if obs.lift_was_up[i] and _no_travel(obs, i, s.lift_down_s):
+            if top == 1:
+                return _diag("E13", side, f"Lift {side} was up and its bottom limit read active at once when it was "
+                             f"told to go down ({ms} ms, nominal {s.lift_down_s:.1f} s), while the top limit still "
+                             "reads active: the lift did not move, the bottom sensor is stuck active.",
+                             f"{SIDES_ZH[side]}边升牌在上位，下降指令一发下限位立即显示到位（{ms} 毫秒，正常 "
+                             f"{s.lift_down_s:.1f} 秒），上限位仍到位：升牌没动，下限位传感器卡在到位状态。",
+                             top=top, bottom=bottom, down_ms=ms)
+            return _diag("E15", side, f"Lift {side} was up and its bottom limit read active at once when it was told "
+                         f"to go down ({ms} ms), while the top limit reads inactive: both limits read the reverse "
+                         "of the lift's position.",
+                         f"{SIDES_ZH[side]}边升牌在上位，下降指令一发下限位立即显示到位（{ms} 毫秒），上限位却无信号："
+                         "上下限位信号都与实际位置相反。", top=top, bottom=bottom, down_ms=ms)
         if top == 1 and bottom == 1:
             return _diag("E11", side, f"Lift {side} at rest (down): top limit reads active, bottom limit active too; "
                          f"expected top inactive.",
@@ -182,7 +221,23 @@ def after_homing(obs: Observations, sensors, s) -> Diagnosis | None:
 
 
 def after_lift(obs: Observations, sensors, s) -> Diagnosis | None:
-    """All lifts reached the top: the bottom limits must have released."""
+    """All lifts reached the top: they must have travelled, and the bottom limits released."""
+    for i, side in enumerate(SIDES):
+        if _no_travel(obs, i, s.lift_up_s):
+            top, bottom = _level(sensors, Sensor.LIFT_TOP, i), _level(sensors, Sensor.LIFT_BOTTOM, i)
+            ms = obs.lift_ms[i] or 0
+            if bottom == 1:
+                return _diag("E11", side, f"Lift {side} was down and its top limit read active at once when it was told "
+                             f"to rise ({ms} ms, nominal {s.lift_up_s:.1f} s), while the bottom limit reads active too: "
+                             "the lift did not move, the top sensor is stuck active.",
+                             f"{SIDES_ZH[side]}边升牌在下位，上升指令一发上限位立即显示到位（{ms} 毫秒，正常 "
+                             f"{s.lift_up_s:.1f} 秒），下限位也到位：升牌没动，上限位传感器卡在到位状态。",
+                             top=top, bottom=bottom, up_ms=ms)
+            return _diag("E15", side, f"Lift {side} was down and its top limit read active at once when it was told to "
+                         f"rise ({ms} ms), while the bottom limit reads inactive: both limits read the reverse of the "
+                         "lift's position.",
+                         f"{SIDES_ZH[side]}边升牌在下位，上升指令一发上限位立即显示到位（{ms} 毫秒），下限位却无信号："
+                         "上下限位信号都与实际位置相反。", top=top, bottom=bottom, up_ms=ms)
     for i, side in enumerate(SIDES):
         if _level(sensors, Sensor.LIFT_BOTTOM, i) == 1 and _level(sensors, Sensor.LIFT_TOP, i) == 1:
             return _diag("E13", side, f"Lift {side} at the top (top limit active after {obs.lift_ms[i] / 1000:.1f} s): "
@@ -208,7 +263,9 @@ def after_probe(obs: Observations, trend: tuple, s) -> Diagnosis:
                      "released: the lift did not move.",
                      f"{SIDES_ZH[side]}边升牌上升指令 {up_ms / 1000:.1f} 秒，下限位始终未离开：升牌没有动。", up_ms=up_ms)
     down = (obs.probe_ms or 0) / 1000
-    if hist and _growing(hist, up_ms / 1000 if up_ms else deadline):
+    # a capacitor failing shows in the completed travels of earlier cycles growing; the travel
+    # cut short by the deadline says nothing about it (the probe below decides then)
+    if len(hist) >= 2 and _growing(hist[:-1], hist[-1]):
         times = ", ".join(f"{t:.2f}" for t in hist[-5:])
         return _diag("E23", side, f"Lift {side} missed the top within {deadline:.1f} s; its travel time has been growing "
                      f"over the last cycles ({times} s, nominal {s.lift_up_s:.1f} s).",
@@ -266,6 +323,12 @@ def after_shuffle(obs: Observations) -> Diagnosis | None:
 def after_build(obs: Observations, sensors, s) -> Diagnosis | None:
     """The four feeders are done: feeders, tile sensors, then the stack counts against the gear."""
     exp, got = s.stacks, obs.stacks
+    if obs.events_dropped:
+        # sensor edges were lost on the link: judge only what the microcontroller itself counted
+        short = [exp[i] - got[i] for i in range(4)]
+        if any(short):
+            return _stack_counts(obs, sensors, s)
+        return None
     for i, side in enumerate(SIDES):
         if obs.feed_outcome[i] is Outcome.DEADLINE and obs.feeder_edges[i] == 0:
             return _diag("E31", side, f"Feeder {side} was switched on for {s.feed_deadline_ms[i] / 1000:.0f} s: no motion "
@@ -284,15 +347,21 @@ def after_build(obs: Observations, sensors, s) -> Diagnosis | None:
                          f"(it reads {_level(sensors, Sensor.TILE_PRESENT, i)} all the time).",
                          f"{SIDES_ZH[side]}边码了 {got[i]} 墩，而有牌传感器始终没有变化（一直为 "
                          f"{_level(sensors, Sensor.TILE_PRESENT, i)}）。", stacks=got[i], tile_edges=0)
+    return _stack_counts(obs, sensors, s)
+
+
+def _stack_counts(obs: Observations, sensors, s) -> Diagnosis | None:
+    """The stacks built against the gear: wrong gear, a missing tile, or an unexplained count."""
+    exp, got = s.stacks, obs.stacks
     short = [exp[i] - got[i] for i in range(4)]
     counts = ", ".join(f"{SIDES[i]} {got[i]}/{exp[i]}" for i in range(4))
     counts_zh = "，".join(f"{SIDES_ZH[SIDES[i]]} {got[i]}/{exp[i]}" for i in range(4))
     left = [_level(sensors, Sensor.TILE_PRESENT, i) for i in range(4)]
     if all(d == 0 for d in short):
         if all(v == 1 for v in left):
-            return _diag("E41", None, f"Every side built its {exp[0]} stacks and every side still has a tile waiting at "
-                         f"its push head: there are more tiles in the machine than gear {s.gear} takes ({counts}).",
-                         f"四边都码满 {exp[0]} 墩后，每边推牌头处仍有牌：机器内的牌比 {s.gear} 档多（{counts_zh}）。",
+            return _diag("E41", None, f"Every side built all its stacks ({counts}) and every side still has a tile "
+                         f"waiting at its push head: there are more tiles in the machine than gear {s.gear} takes.",
+                         f"四边都已码满（{counts_zh}），每边推牌头处仍有牌：机器内的牌比 {s.gear} 档多。",
                          stacks=list(got), expected=list(exp), tiles_left=left)
         return None
     if all(d == short[0] and d > 0 for d in short):
@@ -321,6 +390,12 @@ def after_dice(obs: Observations, ev: MotionDone) -> Diagnosis | None:
 
 # --- link, safety, refusals ---------------------------------------------------------------------
 
+def estop_held() -> Diagnosis:
+    return _diag("E73", None, "The machine could not leave its safe stop: the emergency stop is still pressed "
+                 "(or the lid open). Release it, then clear the fault.",
+                 "无法解除安全停机：急停按钮仍被按下（或盖板打开）。请先松开急停，再清除故障。")
+
+
 def safety_stop(ev) -> Diagnosis:
     if ev.code.name == "ESTOP":
         return _diag("E73", None, "The emergency stop input went active; the microcontroller stopped every motor.",
@@ -332,14 +407,20 @@ def safety_stop(ev) -> Diagnosis:
 def link_lost(ev) -> Diagnosis:
     return _diag("E62", None, f"The serial link stopped answering ({ev.reason}); the microcontroller stops its motors "
                  "by itself within its heartbeat window.",
-                 f"串口无应答（{ev.reason}）；主控板会在心跳时限内自行停止电机。", reason=ev.reason)
+                 "串口无应答；主控板会在心跳时限内自行停止电机。", reason=ev.reason)
 
 
 def mcu_reset(ev, phase: str) -> Diagnosis:
     return _diag("E61", None, f"The microcontroller restarted during {phase} (boot counter {ev.previous_boot} -> "
                  f"{ev.boot}); the machine was re-homed and the cycle started again.",
-                 f"主控板在{phase}阶段重启（启动计数 {ev.previous_boot} -> {ev.boot}）；机器已重新归位并重新开始。",
+                 f"主控板在{PHASE_ZH.get(phase, phase)}阶段重启（启动计数 {ev.previous_boot} -> {ev.boot}）；机器已重新归位并重新开始。",
                  previous_boot=ev.previous_boot, boot=ev.boot)
+
+
+def events_dropped(n: int) -> Diagnosis:
+    return _diag("E63", None, f"The microcontroller could not send {n} sensor events (its queue was full): the serial "
+                 "line did not keep up. Stack counts were taken from the microcontroller's own count.",
+                 f"主控板有 {n} 个传感器事件未能发出（发送队列已满）：串口跟不上。墩数以主控板自身计数为准。", dropped=n)
 
 
 def link_noise(ev) -> Diagnosis | None:
@@ -356,10 +437,11 @@ def rejected(ev, phase: str) -> Diagnosis:
     reason = getattr(ev, "reason", None) or str(getattr(ev, "error", ""))
     side = getattr(ev, "side", None)
     return _diag("E71", side, f"The table refused or never answered {what} during {phase}: {reason}.",
-                 f"{phase}阶段机器拒绝或未应答指令 {what}：{reason}。", reason=reason)
+                 f"{PHASE_ZH.get(phase, phase)}阶段机器拒绝或未应答指令 {what}。", reason=reason)
 
 
 def no_answer(phase: str, waited_s: float) -> Diagnosis:
     return _diag("E71", None, f"No motion finished during {phase} for {waited_s:.1f} s, past every motion deadline; "
                  "all motors were stopped.",
-                 f"{phase}阶段 {waited_s:.1f} 秒无动作完成，已超过所有动作时限；已停止全部电机。", waited_s=round(waited_s, 2))
+                 f"{PHASE_ZH.get(phase, phase)}阶段 {waited_s:.1f} 秒无动作完成，已超过所有动作时限；已停止全部电机。",
+                 waited_s=round(waited_s, 2))

@@ -136,8 +136,8 @@ CATALOGUE: tuple[FaultType, ...] = (
     FaultType(
         "E23", "lift-slowing", ("lift-slow",), True,
         "lift motor capacitor", "升牌电机电容",
-        "The lift's travel time has been growing cycle after cycle (maintenance warning).",
-        "该边升牌时间逐次变长（保养预警）。",
+        "The lift's travel time has been growing cycle after cycle: its motor is weakening.",
+        "该边升牌时间逐次变长：升牌电机越来越无力。",
         ("lift motor capacitor losing capacity", "lift mechanism friction increasing"),
         ("升牌电机电容容量下降", "升降机构阻力增大"),
         (_MOTOR_CAP_EN, "Clean and lubricate the lift guides."),
@@ -316,20 +316,21 @@ class Diagnosis:
                 "causes": list(f.causes_en), "causes_zh": list(f.causes_zh),
                 "checks": list(f.checks_en), "checks_zh": list(f.checks_zh), "evidence": dict(self.evidence)}
 
-    def render(self, lang: str = "both") -> str:
-        """A readable block for the terminal: code, part, side, observed, causes, checks."""
+    def render(self, lang: str = "both", warning: bool = False) -> str:
+        """A readable block for the terminal: code, part, side, observed, causes, checks.
+        ``warning`` labels a diagnosis that did not stop the machine (警告 instead of 故障)."""
         f = self.fault
         side = f" side {self.side}" if self.side else ""
         lines = []
         if lang in ("en", "both"):
-            lines += [f"FAULT {f.code} {f.name}{side}: {f.meaning_en}",
+            lines += [f"{'WARNING' if warning else 'FAULT'} {f.code} {f.name}{side}: {f.meaning_en}",
                       f"  Part:     {f.part_en}",
                       f"  Observed: {self.observed_en}",
                       "  Likely causes:"] + [f"    {i}. {c}" for i, c in enumerate(f.causes_en, 1)] + \
                      ["  Next checks:"] + [f"    {i}. {c}" for i, c in enumerate(f.checks_en, 1)]
         if lang in ("zh", "both"):
-            side_zh = f"（{self.side}边）" if self.side else ""
-            lines += [f"故障 {f.code}{side_zh}：{f.meaning_zh}",
+            side_zh = f"（{ {'E': '东', 'S': '南', 'W': '西', 'N': '北'}[self.side]}边）" if self.side else ""
+            lines += [f"{'警告' if warning else '故障'} {f.code}{side_zh}：{f.meaning_zh}",
                       f"  部件：{f.part_zh}",
                       f"  现象：{self.observed_zh}",
                       "  可能原因："] + [f"    {i}. {c}" for i, c in enumerate(f.causes_zh, 1)] + \

@@ -149,8 +149,10 @@ class TableRuntime:
                 self.feed(CY.LinkQuality(now[0] - base[0], now[1] - base[1]))
                 self._link_base = now
             return self.table
-        except BaseException:
+        except BaseException as e:
             self._stop_all()
+            # tell the state machine: it must not believe the cycle is still running
+            self.table, _ = CY.step(self.table, CY.StopAllRequest(f"runtime ({type(e).__name__})"), self.backend.now())
             raise
         finally:
             if self.table.phase in (CY.Phase.FAULT, CY.Phase.SAFE_STOP):

@@ -85,14 +85,20 @@ def validate(key: str, value: str, current: StoredSettings) -> StoredSettings:
         except ValueError:
             raise SettingsError(f"dice-method {value!r} unknown: allowed are two-throw, one-throw") from None
     if key == "dealer":
-        if value.upper() not in ("E", "S", "W", "N"):
+        side = {"E": "E", "S": "S", "W": "W", "N": "N", "EAST": "E", "SOUTH": "S", "WEST": "W", "NORTH": "N",
+                "东": "E", "南": "S", "西": "W", "北": "N"}.get(value.strip().upper())
+        if side is None:
             raise SettingsError(f"dealer {value!r} is not a side: allowed are E, S, W, N")
-        return dataclasses.replace(current, dealer=value.upper())
+        return dataclasses.replace(current, dealer=side)
     raise SettingsError(f"unknown setting {key!r}: settings are {', '.join(KEYS)}")
 
 
-def load(path: Path | None = None) -> StoredSettings:
+def load(path: Path | None = None, lenient: bool = False) -> StoredSettings:
     """The stored settings, or the defaults when none were saved.
+
+    Args:
+        lenient: skip what is unreadable or invalid instead of raising (``config set`` uses it,
+            so that a broken file can be repaired from the command line).
 
     Raises:
         SettingsError: the file exists but is not valid (names the file and the bad key).
@@ -102,31 +108,53 @@ def load(path: Path | None = None) -> StoredSettings:
         raw = p.read_text(encoding="utf-8")
     except FileNotFoundError:
         return StoredSettings()
-    except OSError as e:
-        raise SettingsError(f"cannot read settings file {p}: {e.strerror}") from None
+    except (OSError, UnicodeDecodeError) as e:
+        if lenient:
+            return StoredSettings()
+        why = e.strerror if isinstance(e, OSError) else "not UTF-8 text"
+        raise SettingsError(f"cannot read settings file {p}: {why}; fix it with mjtable config set, or delete it") \
+            from None
     try:
         data = json.loads(raw)
     except json.JSONDecodeError as e:
-        raise SettingsError(f"settings file {p} is not valid JSON ({e.msg}, line {e.lineno}); fix or delete it") from None
+        if lenient:
+            return StoredSettings()
+        raise SettingsError(f"settings file {p} is not valid JSON ({e.msg}, line {e.lineno}); fix it with "
+                            "mjtable config set, or delete it") from None
     if not isinstance(data, dict):
-        raise SettingsError(f"settings file {p} must hold a JSON object")
+        if lenient:
+            return StoredSettings()
+        raise SettingsError(f"settings file {p} must hold a JSON object; fix it with mjtable config set, or delete it")
     s = StoredSettings()
     fields = {"tile_count": "tile-count", "profile": "profile", "dice_method": "dice-method", "dealer": "dealer"}
-    for k, v in data.items():
-        if k not in fields:
-            raise SettingsError(f"settings file {p}: unknown key {k!r}")
-        s = validate(fields[k], str(v), s)
+    for k in ("profile", "tile_count", "dice_method", "dealer"):  # the profile first: it decides the gears
+        if k not in data:
+            continue
+        try:
+            s = validate(fields[k], str(data[k]), s)
+        except Exception as e:  # noqa: BLE001 - SettingsError, or a ProfileError for a bad profile
+            if not lenient:
+                raise SettingsError(f"settings file {p}: {e}; fix it with mjtable config set {fields[k]} VALUE") \
+                    from None
+    unknown = [k for k in data if k not in fields]
+    if unknown and not lenient:
+        raise SettingsError(f"settings file {p}: unknown key {unknown[0]!r}; fix it with mjtable config set, "
+                            "or delete it")
     return s
 
 
 def save(settings: StoredSettings, path: Path | None = None) -> Path:
     """Write the settings atomically; returns the file written."""
     p = path or settings_path()
-    p.parent.mkdir(parents=True, exist_ok=True)
-    tmp = p.with_suffix(".json.tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(dataclasses.asdict(settings), fh, indent=2)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, p)
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        tmp = p.with_suffix(".json.tmp")
+        with open(tmp, "w", encoding="utf-8") as fh:
+            json.dump(dataclasses.asdict(settings), fh, indent=2)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, p)
+    except OSError as e:
+        raise SettingsError(f"cannot write settings file {p}: {e.strerror} (set MJTABLE_STATE_DIR to a writable "
+                            "folder)") from None
     return p

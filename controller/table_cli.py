@@ -151,17 +151,32 @@ def _summary(t: CY.Table) -> str:
             lines.append("Dice: " + t.wall.describe())
             lines.append("骰子：" + t.wall.describe_zh())
     for w in t.warnings:
-        lines.append("WARNING\n" + w.render())
+        lines.append(w.render(warning=True))
     if t.fault:
         lines.append(t.fault.render())
     return "\n".join(lines)
 
 
+def _side_letter(value: str) -> str:
+    """E/S/W/N from the spellings winds accept elsewhere (E, east, 东, 0-3)."""
+    from scoring import ScoringError, Wind
+    try:
+        return Wind.parse(value.strip() if not value.strip().isdigit() else int(value), "dealer").value
+    except ScoringError as e:
+        raise TableCliError(e.message) from None
+
+
 # --- commands ---------------------------------------------------------------------------------
+
+def _check_speed(speed: float) -> None:
+    if not (speed >= 0 and speed < float("inf")):
+        raise TableCliError(f"--speed {speed}: give machine seconds per wall second, 0 or more (0: as fast as possible)")
+
 
 def cmd_cycle(args, out: IO[str]) -> int:
     if args.cycles < 1:
         raise TableCliError("--cycles must be at least 1")
+    _check_speed(args.speed)
     backend, stored = _open(args)
     try:
         settings = _settings(backend, stored, args.tile_count)
@@ -185,6 +200,8 @@ def cmd_cycle(args, out: IO[str]) -> int:
 def cmd_diagnose(args, out: IO[str]) -> int:
     if not args.fault:
         raise TableCliError("give the fault to inject: --fault KIND[:SIDE] (see mjtable faults --list)")
+    if args.max_cycles < 1:
+        raise TableCliError("--max-cycles must be at least 1")
     args.sim = True
     backend, stored = _open(args)
     try:
@@ -210,10 +227,13 @@ def cmd_diagnose(args, out: IO[str]) -> int:
 
 
 def cmd_selftest(args, out: IO[str]) -> int:
-    from .selftest import run_selftest
+    from .selftest import SelfTestAborted, run_selftest
     backend, _ = _open(args)
     try:
-        report = run_selftest(backend)
+        try:
+            report = run_selftest(backend)
+        except SelfTestAborted as e:
+            raise TableCliError(f"self-test aborted, every motor stopped: {e}") from None
         if args.json:
             out.write(json.dumps(report.to_dict(), ensure_ascii=False, indent=2) + "\n")
         else:
@@ -240,7 +260,7 @@ def cmd_dice(args, out: IO[str]) -> int:
     else:
         values = roll(4 if method is Method.TWO_THROW else 2)
         source = "electronic dice"
-    b = wall_break(method, values, dict(zip(SIDES, profile.stacks(gear))), (args.dealer or stored.dealer).upper())
+    b = wall_break(method, values, dict(zip(SIDES, profile.stacks(gear))), _side_letter(args.dealer or stored.dealer))
     if args.json:
         out.write(json.dumps({"source": source, **b.to_dict()}, ensure_ascii=False, indent=2) + "\n")
     else:
@@ -249,7 +269,7 @@ def cmd_dice(args, out: IO[str]) -> int:
 
 
 def cmd_config(args, out: IO[str]) -> int:
-    current = ST.load()
+    current = ST.load(lenient=args.action == "set")  # a broken file can be repaired with config set
     field = {"tile-count": "tile_count", "profile": "profile", "dice-method": "dice_method", "dealer": "dealer"}
     if args.key not in field:
         raise TableCliError(f"unknown setting {args.key!r}: settings are {', '.join(ST.KEYS)}")

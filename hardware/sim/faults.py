@@ -111,10 +111,15 @@ class FaultSpec:
         if k.sides and not isinstance(self.side, Side):
             raise FaultSpecError(f"fault {self.kind} needs a side: {self.kind}:E, :S, :W or :N")
         if not k.sides and self.side is not None:
-            raise FaultSpecError(f"fault {self.kind} takes no side, got {self.side!r}")
+            raise FaultSpecError(f"fault {self.kind} belongs to no side: give it as {self.kind}, "
+                                 f"without :{self.side.name}")
 
     def __str__(self) -> str:
         return self.kind if self.side is None else f"{self.kind}:{self.side.name}"
+
+
+_SIDE_NAMES = {**{s.name: s for s in Side}, "EAST": Side.E, "SOUTH": Side.S, "WEST": Side.W, "NORTH": Side.N,
+               "东": Side.E, "南": Side.S, "西": Side.W, "北": Side.N}
 
 
 def parse_fault(text: str | FaultSpec, backend: str | None = None) -> FaultSpec:
@@ -128,11 +133,10 @@ def parse_fault(text: str | FaultSpec, backend: str | None = None) -> FaultSpec:
         kind, _, side_text = text.strip().partition(":")
         side = None
         if side_text:
-            try:
-                side = Side[side_text.strip().upper()]
-            except KeyError:
+            side = _SIDE_NAMES.get(side_text.strip().upper())
+            if side is None:
                 raise FaultSpecError(f"fault {text!r}: side must be E, S, W or N, got "
-                                     f"{side_text!r}") from None
+                                     f"{side_text!r}")
         spec = FaultSpec(kind.strip().lower(), side)
     if backend is not None and backend not in INJECTABLE[spec.kind].backends:
         raise FaultSpecError(f"fault {spec} applies only to the "

@@ -205,3 +205,93 @@ def test_a_thousand_clean_cycles_raise_no_fault() -> None:
             f"seed {10_000 + seed}: {t.fault or t.warnings}"
         assert motors_stopped(b)
         b.close()
+
+
+# --- faults that come after the table has history (found in QA) ----------------------------------
+
+def run_then_inject(spec: str, clean_cycles: int = 2, at_phase: CY.Phase | None = None, kind: str = "sim"):
+    """Run clean cycles, inject a fault (at walls up, or once ``at_phase`` is reached), run on."""
+    b, rt = open_rt(kind, seed=21)
+    try:
+        for _ in range(clean_cycles):
+            assert rt.run_cycle().phase is CY.Phase.WALLS_UP
+        if at_phase is None:
+            b.model.inject(spec)
+            return rt.run_cycle()
+        rt.start_cycle()
+        while rt.table.phase is not at_phase:
+            rt.pump()
+        b.model.inject(spec)
+        while rt.table.phase in CY.MOVING_PHASES:
+            rt.pump()
+        return rt.table
+    finally:
+        b.close()
+
+
+@pytest.mark.parametrize("spec, code", [("lift-short:W", "E21"), ("lift-top-stuck-off:W", "E12")])
+def test_a_lift_fault_after_clean_cycles_is_not_blamed_on_the_capacitor(spec: str, code: str) -> None:
+    t = run_then_inject(spec, at_phase=CY.Phase.BUILDING)
+    assert (t.fault.code, t.fault.side) == (code, "W"), t.fault.observed_en
+
+
+@pytest.mark.parametrize("spec, code", [("lift-bottom-stuck-on:W", "E13"), ("lift-sensor-reversed:W", "E15")])
+def test_a_sensor_failing_while_the_walls_are_up(spec: str, code: str) -> None:
+    t = run_then_inject(spec, clean_cycles=1)
+    assert (t.fault.code, t.fault.side) == (code, "W"), t.fault.observed_en
+
+
+@pytest.mark.parametrize("spec, code", [("lift-top-stuck-on:W", "E11"), ("lift-sensor-reversed:W", "E15")])
+def test_a_sensor_failing_before_the_lift(spec: str, code: str) -> None:
+    t = run_then_inject(spec, clean_cycles=0, at_phase=CY.Phase.BUILDING)
+    assert (t.fault.code, t.fault.side) == (code, "W"), t.fault.observed_en
+
+
+def test_wrong_gear_through_gpio_too() -> None:
+    for gear in (136, 108):
+        b, rt = open_rt("gpio", seed=1, faults=["wrong-gear"], gear=gear)
+        t = rt.run_cycle()
+        b.close()
+        assert t.fault is not None and t.fault.code == "E41", (gear, t.phase, t.warnings)
+
+
+def test_stack_counts_come_from_the_microcontroller_when_events_are_lost() -> None:
+    from controller.diagnosis import Observations
+    obs = Observations().start_feeding()
+    obs = obs.stack("E").dropped(12)  # one stack event seen, the rest lost on the link
+    obs = obs.motion_done(MotionDone(1, "FeedStacks", Side.E, Outcome.COMPLETED, 20_000, 17))
+    assert obs.stacks[0] == 17 and obs.events_dropped == 12
+
+
+def test_an_interrupted_cycle_is_stopped_and_the_next_one_recovers() -> None:
+    b, rt = open_rt(seed=4)
+    advance = b.advance
+
+    def interrupted(dt):  # Ctrl-C arrives in the middle of the build
+        if sum(rt.table.obs.stacks) >= 10:
+            raise KeyboardInterrupt
+        return advance(dt)
+    b.advance = interrupted
+    with pytest.raises(KeyboardInterrupt):
+        rt.run_cycle()
+    b.advance = advance
+    assert motors_stopped(b) and rt.table.phase is CY.Phase.SAFE_STOP
+    rt.clear_fault()
+    t = rt.run_cycle()
+    assert t.phase is CY.Phase.WALLS_UP and t.obs.stacks == (17,) * 4 and t.fault is None
+    b.close()
+
+
+def test_clearing_with_the_emergency_stop_pressed_says_so() -> None:
+    b, rt = open_rt(seed=4)
+    assert rt.run_cycle().phase is CY.Phase.WALLS_UP
+    b.model.press_estop(True)
+    rt.pump(0.2)
+    assert rt.table.phase is CY.Phase.SAFE_STOP and rt.table.fault.code == "E73"
+    rt.clear_fault()
+    assert rt.table.fault.code == "E73" and "still pressed" in rt.table.fault.observed_en
+    b.model.press_estop(False)
+    rt.pump(0.2)
+    rt.clear_fault()
+    assert rt.run_cycle().phase is CY.Phase.WALLS_UP
+    b.close()

@@ -96,3 +96,37 @@ def test_faults_list_json(capsys) -> None:
     kinds = {k["kind"]: k["sides"] for k in data["injectable"]}
     assert kinds["lift-short"] == ["E", "S", "W", "N"] and kinds["wrong-gear"] == []
     assert all(set(f) >= {"code", "meaning_en", "meaning_zh"} for f in data["faults"])
+
+
+def test_a_broken_settings_file_can_be_repaired_with_config_set(capsys, state_dir) -> None:
+    state_dir.mkdir(parents=True)
+    (state_dir / "settings.json").write_bytes(b"\xff\xfe")
+    code, _, err = run(["cycle", "--sim", "--seed", "1"], capsys)
+    assert code == 1 and "settings.json" in err and "config set" in err and "Traceback" not in err
+    code, out, _ = run(["config", "set", "dealer", "东"], capsys)
+    assert code == 0 and ST.load().dealer == "E"
+
+
+def test_an_unwritable_state_folder_is_one_line(capsys, monkeypatch) -> None:
+    monkeypatch.setenv("MJTABLE_STATE_DIR", "/proc/no-such-folder")
+    code, _, err = run(["config", "set", "tile-count", "144"], capsys)
+    assert code == 1 and "cannot write settings file" in err and "MJTABLE_STATE_DIR" in err
+
+
+@pytest.mark.parametrize("argv", [["cycle", "--sim", "--speed", "-1"], ["cycle", "--sim", "--speed", "nan"],
+                                  ["diagnose", "--sim", "--fault", "disc-stall", "--max-cycles", "0"]])
+def test_bad_numbers_are_refused(capsys, argv) -> None:
+    code, _, err = run(argv, capsys)
+    assert code == 1 and err.count("\n") == 1
+
+
+def test_sides_accept_the_wind_spellings(capsys) -> None:
+    code, out, _ = run(["cycle", "--sim", "--seed", "3", "--fault", "feeder-jammed:north", "--json"], capsys)
+    assert json.loads(out)["fault"]["side"] == "N"
+    code, out, _ = run(["dice", "--values", "3,4,2,5", "--dealer", "南", "--json"], capsys)
+    assert code == 0 and json.loads(out)["dealer"] == "S"
+
+
+def test_warnings_are_labelled_as_warnings(capsys) -> None:
+    code, out, _ = run(["cycle", "--sim", "--seed", "3", "--fault", "lift-late:S"], capsys)
+    assert code == 0 and "WARNING E22" in out and "警告 E22（南边）" in out and "FAULT" not in out

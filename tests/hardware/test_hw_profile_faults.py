@@ -90,7 +90,7 @@ def test_parse_fault():
         parse_fault("lift-short:X")
     with pytest.raises(FaultSpecError, match="needs a side"):
         parse_fault("lift-short")
-    with pytest.raises(FaultSpecError, match="takes no side"):
+    with pytest.raises(FaultSpecError, match="belongs to no side"):
         parse_fault("disc-stall:E")
     with pytest.raises(FaultSpecError, match="applies only to the mcu backend, not sim"):
         parse_fault("mcu-reset", "sim")

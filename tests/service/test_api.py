@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from conftest import AUTH, TOKEN, make_client, wait_state
+from service_support import AUTH, TOKEN, make_client, wait_state
 
 WRITES = [("post", "/api/cycle", None), ("post", "/api/lift", {"direction": "up"}), ("post", "/api/refill", None),
           ("post", "/api/stop", None), ("post", "/api/dice", {}), ("put", "/api/settings", {"tile_count": 144}),

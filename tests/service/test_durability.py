@@ -13,7 +13,7 @@ import time
 
 import httpx
 
-from conftest import ROOT, Server
+from service_support import ROOT, Server
 from service.eventlog import EventLog, integrity
 
 WRITER = """
