@@ -105,15 +105,21 @@ class WallBreak:
         """One line in English: whose wall, which stack, who starts."""
         throws = "; ".join(f"{t.side} threw {t.dice[0]}+{t.dice[1]}={t.total}" for t in self.throws)
         (s1, k1), (s2, k2) = self.first_stacks
+        first = (f"stacks {k1} and {k2} of {s1}'s wall" if s1 == s2
+                 else f"stack {k1} of {s1}'s wall and stack {k2} of {s2}'s wall")
         return (f"{throws}. Count {self.count} stacks from the right end of {self.counting_side}'s wall: the break is "
-                f"after stack {self.stack} of {self.wall}'s wall; dealer {self.dealer} takes stacks {k1} and {k2} of "
-                f"{s1 if s1 == s2 else s1 + '/' + s2}'s wall, then dealing goes {' -> '.join(self.order)}.")
+                f"after stack {self.stack} of {self.wall}'s wall; dealer {self.dealer} takes {first}, then dealing "
+                f"goes {' -> '.join(self.order)}.")
 
     def describe_zh(self) -> str:
         """同上，中文。"""
         throws = "；".join(f"{SIDE_NAMES_ZH[t.side]}家掷 {t.dice[0]}+{t.dice[1]}={t.total} 点" for t in self.throws)
+        (s1, k1), (s2, k2) = self.first_stacks
+        first = (f"{SIDE_NAMES_ZH[s1]}家牌墙第 {k1}、{k2} 墩" if s1 == s2
+                 else f"{SIDE_NAMES_ZH[s1]}家牌墙第 {k1} 墩和{SIDE_NAMES_ZH[s2]}家牌墙第 {k2} 墩")
         return (f"{throws}。从{SIDE_NAMES_ZH[self.counting_side]}家牌墙右端数 {self.count} 墩，在"
-                f"{SIDE_NAMES_ZH[self.wall]}家牌墙第 {self.stack} 墩后开牌，由庄家（{SIDE_NAMES_ZH[self.dealer]}）起抓两墩。")
+                f"{SIDE_NAMES_ZH[self.wall]}家牌墙第 {self.stack} 墩后开牌，由庄家（{SIDE_NAMES_ZH[self.dealer]}）起抓"
+                f"{first}。")
 
     def to_dict(self) -> dict:
         return {"method": self.method.value, "dealer": self.dealer,

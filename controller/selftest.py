@@ -48,6 +48,7 @@ from firmware_bridge.messages import (ClearSafeStop, Command, Lift, Motor, Motio
                                       SensorChanged, Side, StartShuffle, Status, StopReason,
                                       StopShuffle)
 
+from .diagnosis import LATE
 from .faults import BY_CODE, FaultType
 
 #: a limit reached in less than this fraction of the nominal travel time did not really travel
@@ -350,6 +351,11 @@ def _lift_verdict(side: Side, timing: Any, rest_code: str | None, up: _Step,
                               f"{up_en}; down ended after only {_s(d_s)}: the bottom limit "
                               f"signalled before the lift got down",
                               f"{up_zh}；仅 {_s(d_s)} 下降即结束：下限位提前有信号", "E13")
+        if up_s > LATE * nom_up:  # the same limit as the cycle's warning (controller.diagnosis.LATE)
+            return PartResult(*PART_LIFT, s, False,
+                              f"{up_en}: {100 * (up_s / nom_up - 1):.0f} % slower than nominal, the wall "
+                              f"rises late; {d_en}",
+                              f"{up_zh}：比标准慢 {100 * (up_s / nom_up - 1):.0f} %，牌墙升起偏慢；{d_zh}", "E22")
         slow_en = slow_zh = ""
         if up_s > nom_up * 1.1:
             slow_en = f" (up {100 * (up_s / nom_up - 1):.0f} % over nominal, within the deadline)"
