@@ -41,7 +41,7 @@ if hasattr(os, "sched_setaffinity"):
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
-from vision.data import iou, load_split  # noqa: E402
+from vision.data import iou, is_holdout_session, load_split  # noqa: E402
 from vision.pipeline import Recognizer  # noqa: E402
 
 cv2.setNumThreads(1)
@@ -127,7 +127,8 @@ def peak_rss_recognize(image: Path) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--splits", nargs="+", default=["test", "valid"], choices=["test", "valid", "train"])
+    ap.add_argument("--splits", nargs="+", default=["test", "valid"], choices=["test", "valid", "holdout"],
+                    help="holdout = the training split's held-out sessions (for model selection, not a result)")
     ap.add_argument("--no-peer", action="store_true", help="skip mahjong-detector")
     ap.add_argument("--limit", type=int, default=0, help="first N photos of each split (0 = all)")
     args = ap.parse_args(argv)
@@ -141,7 +142,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'split':<6} {'system':<17} {'photos':>6} {'tiles':>5} {'tile acc':>8} {'det rec':>7} {'det prec':>8} "
           f"{'exact':>6} {'strict':>6} {'flowers':>8} {'ms/img':>7}")
     for split in args.splits:
-        items = load_split(split)
+        items = ([i for i in load_split("train") if is_holdout_session(i.session)] if split == "holdout"
+                 else load_split(split))
         if args.limit:
             items = items[:args.limit]
         for name, fn in systems.items():
@@ -152,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"{100 * r['detection_recall']:>6.1f}% {100 * r['detection_precision']:>7.1f}% "
                   f"{100 * r['exact_hand_rate']:>5.1f}% {100 * r['exact_hand_rate_strict']:>5.1f}% "
                   f"{fr:>8} {r['median_latency_ms']:>7.1f}", flush=True)
-    probe = load_split(args.splits[0])[0].path
+    probe = load_split("test")[0].path
     rss = peak_rss_recognize(probe)
     results["peak_rss_mb_mjtable_recognize"] = round(rss, 1)
     print(f"peak resident memory of `mjtable recognize` on one photo: {rss:.0f} MB")

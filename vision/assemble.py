@@ -166,7 +166,11 @@ def assemble(tiles: Sequence[DetectedTile], min_confidence: float = MIN_CONFIDEN
     """
     uncertain = tuple(t for t in tiles if t.confidence < min_confidence or t.tile == UNKNOWN)
     flowers = tuple(t.tile for t in tiles if is_flower(t.tile))
-    rest = [t for t in tiles if not is_flower(t.tile)]
+    # an unreadable tile (``unknown``, or a doubtful ``back``) is listed in ``uncertain`` but takes
+    # no place in the layout: either it was no tile (the hand adds up without it) or the count
+    # tells the player that one is missing
+    rest = [t for t in tiles if not is_flower(t.tile) and t.tile != UNKNOWN
+            and not (t.tile == BACK and t.confidence < min_confidence)]
     problems: list[str] = []
     notes: list[str] = []
     melds: list[Meld] = []

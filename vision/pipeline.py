@@ -47,6 +47,25 @@ class Recognition:
                 "problems": list(a.problems), "notes": list(a.notes), "seconds": round(self.seconds, 3)}
 
 
+NORMALISE_CROPS = True
+
+
+def _normalised(boxes: list, sideways: list[bool]) -> list:
+    """Boxes narrower or shorter than 0.85 of the picture's usual tile size widened to it, around
+    their centre (the detector's centres are surer than its sizes)."""
+    up = [(b[2] - b[0], b[3] - b[1]) for b, s in zip(boxes, sideways) if not s] or \
+         [(b[2] - b[0], b[3] - b[1]) for b in boxes]
+    mw, mh = float(np.median([w for w, _ in up])), float(np.median([h for _, h in up]))
+    out = []
+    for b, s in zip(boxes, sideways):
+        tw, th = (mh, mw) if s else (mw, mh)
+        w, h = b[2] - b[0], b[3] - b[1]
+        cx, cy = (b[0] + b[2]) / 2, (b[1] + b[3]) / 2
+        w, h = (tw if w < 0.85 * tw else w), (th if h < 0.85 * th else h)
+        out.append((cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2, b[4]))
+    return out
+
+
 class Recognizer:
     """Loads the two models once; ``recognize`` is then called per picture."""
 
@@ -65,6 +84,8 @@ class Recognizer:
         ref = float(np.clip(np.median(aspects), 0.5, 1.0))
         sure = [bool(a > max(SIDEWAYS_RATIO, SIDEWAYS_RELATIVE * ref)) for a in aspects]
         unsure = [i for i, a in enumerate(aspects) if not sure[i] and a > 1.15 * ref]
+        if NORMALISE_CROPS:
+            boxes = _normalised(boxes, sure)
         crops = [TileClassifier.crop(image, b[:4], s) for b, s in zip(boxes, sure)]
         crops += [TileClassifier.crop(image, boxes[i][:4], True) for i in unsure]
         probs = self.classifier.classify(crops)

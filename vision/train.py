@@ -33,7 +33,7 @@ import torch.nn.functional as F
 
 from . import data as D
 from .models import CLS_H, CLS_W, DET_SIZE, DET_STRIDE, decode_heatmap, to_portrait
-from .synth import compose_scene, render_back
+from .synth import compose_scene, render_back, render_background
 from .tiles import LABEL_INDEX, LABELS, NUM_LABELS, SUITED, HONORS, FLOWERS
 
 OUT = Path(__file__).resolve().parent / "models"
@@ -343,7 +343,15 @@ def background_box(it, rng: np.random.Generator):
     return None
 
 
-def cls_batch(pools: Pools, rng: np.random.Generator, samples: list, bs: int) -> tuple[np.ndarray, np.ndarray]:
+def class_weights(samples: list, power: float = 0.6) -> np.ndarray:
+    """Sampling probabilities that favour rare labels (flowers): each sample weighs count^-power."""
+    counts = np.bincount([lab for _, _, lab in samples], minlength=NUM_LABELS).astype(np.float64)
+    w = np.array([counts[lab] ** -power for _, _, lab in samples])
+    return w / w.sum()
+
+
+def cls_batch(pools: Pools, rng: np.random.Generator, samples: list, bs: int,
+              weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     xs, ys = [], []
     for _ in range(bs):
         r = rng.random()
@@ -351,14 +359,18 @@ def cls_batch(pools: Pools, rng: np.random.Generator, samples: list, bs: int) ->
             h = int(rng.integers(40, 140)); w = int(h * rng.uniform(0.65, 0.85))
             crop = cls_crop(render_back(rng, h, w), (0, 0, w, h), rng)
             lab = LABEL_INDEX["back"]
-        elif r < 0.12:  # not a tile
+        elif r < 0.135:  # not a tile: a bare table surface
+            h = int(rng.integers(30, 120)); w = int(h * rng.uniform(0.5, 1.4))
+            crop = cls_crop(render_background(rng, h, w), (0, 0, w, h), rng)
+            lab = LABEL_INDEX["unknown"]
+        elif r < 0.16:  # not a tile: background of a photo
             it = pools.fit[rng.integers(len(pools.fit))]
             nb = background_box(it, rng)
             if nb is None:
                 continue
             crop = cls_crop(pools.images[it.path], nb, rng)
             lab = LABEL_INDEX["unknown"]
-        elif r < 0.22:  # a clean single tile (camerash), small and blurred to look like a photo
+        elif r < 0.25:  # a clean single tile (camerash), small and blurred to look like a photo
             img, name = pools.camerash[rng.integers(len(pools.camerash))]
             k = int(rng.integers(2)) * 2 + 1
             img = cv2.resize(img, (int(rng.integers(30, 90)), int(rng.integers(40, 120))))
@@ -369,7 +381,8 @@ def cls_batch(pools: Pools, rng: np.random.Generator, samples: list, bs: int) ->
             crop = cls_crop(img, (0, 0, img.shape[1], img.shape[0]), rng)
             lab = LABEL_INDEX[name]
         else:
-            path, box, lab = samples[rng.integers(len(samples))]
+            i = rng.integers(len(samples)) if weights is None else rng.choice(len(samples), p=weights)
+            path, box, lab = samples[i]
             crop = cls_crop(pools.images[path], box, rng)
         xs.append(colour_jitter(crop, rng, 0.8)); ys.append(lab)
     return np.stack(xs).transpose(0, 3, 1, 2).astype(np.float32), np.array(ys, np.int64)
@@ -393,6 +406,7 @@ def train_classifier(pools: Pools, epochs: int, seed: int, log) -> tuple[nn.Modu
     model = Classifier()
     fit, hold = cls_samples(pools, pools.fit), cls_samples(pools, pools.hold)
     bs, steps = 64, 120
+    weights = class_weights(fit)
     opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=5e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=epochs * steps, pct_start=0.1)
     best, best_state = -1.0, None
@@ -401,7 +415,7 @@ def train_classifier(pools: Pools, epochs: int, seed: int, log) -> tuple[nn.Modu
         model.train()
         tot = 0.0
         for _ in range(steps):
-            x, y = cls_batch(pools, rng, fit, bs)
+            x, y = cls_batch(pools, rng, fit, bs, weights)
             loss = F.cross_entropy(model(torch.from_numpy(x)), torch.from_numpy(y), label_smoothing=0.05)
             opt.zero_grad(); loss.backward(); opt.step(); sched.step()
             tot += loss.item()

@@ -102,8 +102,23 @@ def test_unknown_tile_in_the_hand_is_a_problem():
     _, tiles = layout("1m 2m 3m 4p 5p 6p 7s 8s 9s E E E N | N")
     tiles[0] = dataclasses.replace(tiles[0], tile="unknown", confidence=0.4)
     a = assemble(tiles)
-    assert a.hand is None and any("could not be read" in p for p in a.problems)
-    assert any(t.tile == "unknown" for t in a.uncertain)
+    assert a.hand is None and any("14 tiles" in p for p in a.problems)
+    assert [t.tile for t in a.uncertain] == ["unknown"]
+
+
+def test_an_unknown_box_between_groups_does_not_join_them():
+    _, tiles = layout("1m 2m 3m 4p 5p 6p 7s 8s 9s N | N", "E~ E E")
+    stray = DetectedTile("unknown", (tiles[-3].box[0] - 40, tiles[-3].box[1], tiles[-3].box[0] - 5, tiles[-3].box[3]),
+                         0.45, False)
+    a = assemble(tiles + [stray])
+    assert a.problems == () and a.melds == ("[EEE,1]",)
+    assert a.uncertain == (stray,)
+
+
+def test_a_face_down_tile_in_the_concealed_hand_is_a_problem():
+    _, tiles = layout("1m 2m 3m 4p 5p 6p 7s 8s 9s E E E B | N")
+    a = assemble(tiles)
+    assert a.hand is None and any("could not be read as hand tiles (back)" in p for p in a.problems)
 
 
 def test_rows_and_groups_follow_gaps_and_rows():
