@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -116,13 +115,20 @@ def evaluate(predict, items, warmup: int = 2) -> dict:
 
 
 def peak_rss_recognize(image: Path) -> float:
-    """Peak resident memory in MB of ``mjtable recognize IMAGE`` run as a child process."""
-    code = ("import sys; from controller.vision_cli import main; sys.exit(main(['recognize', sys.argv[1]]))")
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    subprocess.run([sys.executable, "-c", code, str(image)], cwd=ROOT, stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": str(ROOT)}, check=False)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return max(before, after) / 1024
+    """Peak resident memory in MB of ``mjtable recognize IMAGE`` run in a child process: the
+    child's own high-water mark (VmHWM, which the exec of the child resets; ru_maxrss of a child
+    would include the benchmark's memory copied at fork)."""
+    code = ("import sys\n"
+            "from controller.vision_cli import main\n"
+            "rc = main(['recognize', sys.argv[1]])\n"
+            "hwm = [l for l in open('/proc/self/status') if l.startswith('VmHWM')]\n"
+            "print(hwm[0].split()[1] if hwm else -1, file=sys.stderr)\n")
+    r = subprocess.run([sys.executable, "-c", code, str(image)], cwd=ROOT, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, check=False)
+    try:
+        return int(r.stderr.strip().splitlines()[-1]) / 1024
+    except (ValueError, IndexError):
+        return float("nan")
 
 
 def main(argv: list[str] | None = None) -> int:
