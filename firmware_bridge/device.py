@@ -120,16 +120,34 @@ class DeviceEngine:
                     self._last_no_session = now_ms
                     self._control(C.T_NO_SESSION, struct.pack("<I", self.boot_counter))
                 continue
-            accept = self.link.space() >= _ACCEPT_MIN_SPACE
-            if self.link.on_frame(flags, seq, ack, now_ms, accept) and flags & FLAG_RELIABLE:
+            link = self.link
+            accept = link.space() >= _ACCEPT_MIN_SPACE
+            sack = None
+            if mtype == C.T_ACK and len(payload) == 2:
+                sack = payload[0] | (payload[1] << 8)
+            if (link.on_frame(flags, seq, ack, now_ms, accept, (mtype, payload), sack)
+                    and flags & FLAG_RELIABLE):
                 self._execute(mtype, payload)
+            self._drain_ready()
+
+    def _drain_ready(self):
+        # commands held in the reorder buffer that are now in order, while there is room
+        # for their replies (the same flow control as for a command arriving in order)
+        link = self.link
+        while link._rx and link.space() >= _ACCEPT_MIN_SPACE:
+            msg = link.pop_ready()
+            if msg is None:
+                return
+            self._execute(msg[0], msg[1])
 
     def _on_hello(self, payload):
         if len(payload) != 5:
             return
-        _proto, nonce = struct.unpack("<BI", payload)
+        proto, nonce = struct.unpack("<BI", payload)
         if nonce == 0:
             return
+        # answer with the highest version both speak; SACK only towards version >= 2
+        version = PROTOCOL_VERSION if proto >= PROTOCOL_VERSION else max(1, proto)
         if nonce != self.session:
             # A new host session: whatever the previous host started is stopped silently
             # (that host is gone and cannot receive the reports).
@@ -137,9 +155,10 @@ class DeviceEngine:
                 self.table.forget()
             self.session = nonce
             self.link.reset()
+        self.link.send_sack = version >= 2
         fw = self.firmware
         self._control(C.T_HELLO_ACK, struct.pack(
-            C.FORMATS[C.T_HELLO_ACK], PROTOCOL_VERSION, nonce, fw[0], fw[1], fw[2],
+            C.FORMATS[C.T_HELLO_ACK], version, nonce, fw[0], fw[1], fw[2],
             self.profile_id, self.gear, self.boot_counter, self.heartbeat_window_ms,
             self.stop_reason))
 
@@ -176,6 +195,8 @@ class DeviceEngine:
             self.host_silent = True
             self._safe_stop(C.STOP_HOST_TIMEOUT, C.FAULT_HOST_TIMEOUT, now_ms - self.last_rx)
         self.table.tick(now_ms)
+        if self.session:
+            self._drain_ready()
         self.link.check_timeout(now_ms)
         if self._last_hb is None or now_ms - self._last_hb >= self.heartbeat_interval_ms:
             self._last_hb = now_ms
@@ -206,7 +227,7 @@ class DeviceEngine:
                 out.append(encode_frame(*f))
             if self.link.ack_needed():
                 flags, seq, ack = self.link.header_for_unreliable()
-                out.append(encode_frame(flags, seq, ack, C.T_ACK, b""))
+                out.append(encode_frame(flags, seq, ack, C.T_ACK, self.link.sack_payload()))
         return b"".join(out)
 
     # --------------------------------------------------------------- internals

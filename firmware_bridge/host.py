@@ -33,7 +33,7 @@ from .errors import (CommandRejected, FrameError, HandshakeError, LinkDown, Link
 from .messages import (Command, DeviceHeartbeat, DeviceInfo, DeviceState,
                        Reply, ReplyCode, Status, StopReason, decode_device_message, _enum)
 from .reliable import ReliableEndpoint
-from .wire import PROTOCOL_VERSION, FLAG_RELIABLE, FrameDecoder, encode_frame
+from .wire import PROTOCOL_VERSION, PROTOCOL_VERSIONS, FLAG_RELIABLE, FrameDecoder, encode_frame
 
 
 # ------------------------------------------------------------ host-side events
@@ -77,7 +77,7 @@ class LinkStats:
     sent_new: int
     retransmitted: int
     duplicates_dropped: int
-    out_of_order_dropped: int
+    out_of_order_dropped: int     # ahead of a gap and beyond the reorder buffer
     protocol_errors: int          # valid frames with an unknown type or bad payload
     srtt_ms: float | None
     rto_ms: float
@@ -181,16 +181,29 @@ class HostProtocol:
                         self._restart("device reports no session", LinkDown(
                             "the device lost the session; reconnecting"), events, now)
             elif self.state == "connected":
-                if self.link.on_frame(flags, seq, ack, now_ms) and flags & FLAG_RELIABLE:
-                    ev = decode_device_message(mtype, payload)
-                    if ev is None:
-                        self.protocol_errors += 1
-                        continue
-                    if isinstance(ev, (Reply, Status)):
-                        self.pending.pop(ev.cmd_id, None)
-                    events.append(ev)
+                sack = None
+                if mtype == C.T_ACK and len(payload) == 2:
+                    sack = payload[0] | (payload[1] << 8)
+                link = self.link
+                if (link.on_frame(flags, seq, ack, now_ms, True, (mtype, payload), sack)
+                        and flags & FLAG_RELIABLE):
+                    self._deliver(mtype, payload, events)
+                while link._rx:
+                    msg = link.pop_ready()
+                    if msg is None:
+                        break
+                    self._deliver(msg[0], msg[1], events)
         self._pump()
         return events
+
+    def _deliver(self, mtype: int, payload: bytes, events: list) -> None:
+        ev = decode_device_message(mtype, payload)
+        if ev is None:
+            self.protocol_errors += 1
+            return
+        if isinstance(ev, (Reply, Status)):
+            self.pending.pop(ev.cmd_id, None)
+        events.append(ev)
 
     def _on_hello_ack(self, payload: bytes, events: list) -> None:
         if len(payload) != struct.calcsize(C.FORMATS[C.T_HELLO_ACK]):
@@ -199,7 +212,7 @@ class HostProtocol:
         f = struct.unpack(C.FORMATS[C.T_HELLO_ACK], payload)
         if self.state != "handshake" or f[1] != self.nonce:
             return  # a late answer to an earlier HELLO
-        if f[0] != PROTOCOL_VERSION:
+        if f[0] not in PROTOCOL_VERSIONS:
             self.state = "disconnected"
             events.append(LinkLost(str(HandshakeError(
                 f"device speaks protocol version {f[0]}, this host speaks "
@@ -212,6 +225,7 @@ class HostProtocol:
         self.boot = info.boot_counter
         self.info = info
         self.link.reset()
+        self.link.send_sack = f[0] >= 2   # a version-1 device ignores it anyway
         self.state = "connected"
         events.append(Connected(info))
 
@@ -288,13 +302,13 @@ class HostProtocol:
                 out.append(encode_frame(*f))
             if self.link.ack_needed():
                 flags, seq, ack = self.link.header_for_unreliable()
-                out.append(encode_frame(flags, seq, ack, C.T_ACK, b""))
+                out.append(encode_frame(flags, seq, ack, C.T_ACK, self.link.sack_payload()))
         return b"".join(out)
 
     def stats(self) -> LinkStats:
         d, l = self.decoder, self.link
         return LinkStats(d.frames, d.errors(), d.crc_errors, l.sent_new, l.retransmitted,
-                         l.duplicates, l.out_of_order, self.protocol_errors, l.srtt, l.rto)
+                         l.duplicates, l.out_of_order - l.reordered, self.protocol_errors, l.srtt, l.rto)
 
 
 # =========================================================== threaded shell
@@ -429,7 +443,7 @@ class HostLink:
             raise LinkTimeout(f"no handshake answer from the device within {timeout} s "
                               "(check the cable, the port and that the firmware runs)")
         info = self.protocol.info
-        if info is None or info.protocol_version != PROTOCOL_VERSION:
+        if info is None or info.protocol_version not in PROTOCOL_VERSIONS:
             raise HandshakeError("handshake failed: protocol version mismatch")
         return info
 

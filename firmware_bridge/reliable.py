@@ -1,26 +1,54 @@
-"""Reliable delivery over the frame layer: sequence numbers, cumulative acks,
-go-back-N retransmission with an adaptive timeout, NAK fast retransmit, duplicate
-suppression and in-order delivery.
+"""Reliable delivery over the frame layer: sequence numbers, cumulative and selective
+acks, selective-repeat retransmission with an adaptive timeout, duplicate suppression
+and in-order delivery from a bounded reorder buffer (protocol version 2).
 
 Shared by both sides and written to port to MicroPython: no threads, no dataclasses,
 time passed in as milliseconds (int or float), every buffer bounded.
 
 Sender: at most ``window`` reliable frames are unacknowledged at once (``window`` <= 127,
-so an 8-bit sequence number is never ambiguous). The oldest unacknowledged frame is
-retransmitted, together with every frame after it, when its retransmission timeout
-(RTO) expires or when the peer sends a NAK for it. RTO = SRTT + 4 * RTTVAR (RFC 6298,
-Karn's rule: no sample from a retransmitted frame), clamped to [min_rto_ms, max_rto_ms],
-doubled on every timeout. After ``max_retries`` retransmissions of the same frame the
-endpoint fails (``failed`` holds the reason); ``max_retries=None`` never gives up (the
-device side uses that, so that a fault queued while the host was away is still
-delivered when it returns).
+so an 8-bit sequence number is never ambiguous). A frame is acknowledged by the
+cumulative ACK byte of any frame, or selectively by the SACK bitmap an ACK frame may
+carry (``sack``: bit i = frame ACK + 1 + i is held by the peer). Only frames that are
+neither acknowledged nor SACKed are ever retransmitted:
 
-Receiver: accepts only SEQ == expected (in order). An older SEQ is a duplicate: dropped
-(never delivered twice) and re-acknowledged. A newer SEQ means a frame was lost: dropped
-and answered with a NAK, once per gap.
+* fast retransmit: the line is FIFO, so a frame is lost as soon as a frame transmitted
+  after it has been acknowledged (cumulatively or selectively); every transmission gets
+  a serial number to tell which went first. A NAK naming the oldest frame also
+  retransmits it (if it was sent at least SRTT/2 ago).
+* timeout: a frame that has waited RTO since its last transmission is sent again.
+  RTO = SRTT + 4 * RTTVAR (RFC 6298, Karn's rule: no sample from a retransmitted frame),
+  clamped to [min_rto_ms, max_rto_ms]; doubled when an already retransmitted frame times
+  out again (not on a frame's first timeout: a serial line has no congestion, and a
+  single lost frame should not slow the next recovery).
+
+After ``max_retries`` retransmissions of the same frame the endpoint fails (``failed``
+holds the reason); ``max_retries=None`` never gives up (the device side uses that, so
+that a fault queued while the host was away is still delivered when it returns).
+
+Against a version-1 peer (go-back-N receiver: it drops out-of-order frames and never
+sends SACK) the same rules degrade to go-back-N: after the gap's retransmission is
+acknowledged, the frames sent before it are known lost and are resent.
+
+Receiver: a frame with SEQ == expected is delivered at once; a frame up to
+``rx_window - 1`` ahead is kept in the reorder buffer (at most ``rx_window`` frames)
+and delivered, in order, by :meth:`pop_ready` once the gap before it is filled. An older
+SEQ is a duplicate: dropped (never delivered twice) and re-acknowledged. A gap is
+answered with a NAK (once per gap, again after ``nak_holdoff_ms``) and, while frames are
+held out of order, with an ACK frame carrying the SACK bitmap (:meth:`sack_payload`).
 """
 
 WINDOW_DEFAULT = 16
+RX_WINDOW_DEFAULT = 16     # reorder buffer, frames; the SACK bitmap has 16 bits
+
+# in-flight entry fields (lists, not objects: cheap on MicroPython)
+_SEQ = 0
+_TYPE = 1
+_PAYLOAD = 2
+_SENT_AT = 3
+_RETRIES = 4
+_SACKED = 5
+_TXNO = 6
+_LOST = 7
 
 
 class ReliableEndpoint:
@@ -32,12 +60,17 @@ class ReliableEndpoint:
         initial_rto_ms, min_rto_ms, max_rto_ms: retransmission timeout bounds (ms).
         max_retries: retransmissions of one frame before failing, or None for never.
         nak_holdoff_ms: minimum time between two NAKs for the same gap.
+        rx_window: reorder buffer size in frames (1..16; 1 = in-order only, no SACK).
+        send_sack: put the SACK bitmap in ACK frames (False towards a version-1 peer).
     """
 
     def __init__(self, window=WINDOW_DEFAULT, queue_max=64, initial_rto_ms=100.0,
-                 min_rto_ms=15.0, max_rto_ms=1000.0, max_retries=12, nak_holdoff_ms=50.0):
+                 min_rto_ms=15.0, max_rto_ms=1000.0, max_retries=12, nak_holdoff_ms=50.0,
+                 rx_window=RX_WINDOW_DEFAULT, send_sack=True):
         if not 1 <= window <= 127:
             raise ValueError("window must be 1..127, got %r" % (window,))
+        if not 1 <= rx_window <= 16:
+            raise ValueError("rx_window must be 1..16, got %r" % (rx_window,))
         self.window = window
         self.queue_max = queue_max
         self.initial_rto_ms = initial_rto_ms
@@ -45,12 +78,17 @@ class ReliableEndpoint:
         self.max_rto_ms = max_rto_ms
         self.max_retries = max_retries
         self.nak_holdoff_ms = nak_holdoff_ms
+        self.rx_window = rx_window
+        self.send_sack = send_sack
         # statistics survive reset()
         self.sent_new = 0
         self.retransmitted = 0
+        self.fast_retransmits = 0
+        self.timeouts = 0
         self.delivered = 0
         self.duplicates = 0
-        self.out_of_order = 0
+        self.out_of_order = 0       # frames received ahead of a gap (buffered or not)
+        self.reordered = 0          # of those, kept in the reorder buffer
         self.naks_sent = 0
         self.naks_received = 0
         self.reset()
@@ -60,10 +98,13 @@ class ReliableEndpoint:
         self.next_seq = 0          # seq of the next new frame
         self.expected = 0          # next seq we expect from the peer
         self._queue = []           # [mtype, payload] not yet sent
-        self._inflight = []        # [seq, mtype, payload, sent_at, retries]
-        self._retx_all = False     # retransmit the whole window at next output
-        self._retx_next = None     # index in _inflight of the next frame to retransmit
+        self._inflight = []        # [seq, mtype, payload, sent_at, retries, sacked, txno, lost]
+        self._nlost = 0            # in-flight frames marked for retransmission
+        self._txno = 0             # serial number of the last transmission
+        self._delivered_txno = -1  # highest serial number known to have arrived
+        self._rx = {}              # reorder buffer: seq -> (mtype, payload)
         self._ack_due = False
+        self._sack_due = False
         self._nak_due = False
         self._nak_for = -1
         self._nak_at = -1e18
@@ -93,62 +134,151 @@ class ReliableEndpoint:
         returns the list of (mtype, payload) that were dropped, oldest first."""
         dropped = [(f[1], f[2]) for f in self._inflight] + [(q[0], q[1]) for q in self._queue]
         self._inflight = []
+        self._nlost = 0
         self._queue = []
         return dropped
 
     # ---------------------------------------------------------------- receiving
-    def on_frame(self, flags, seq, ack, now, accept=True):
+    def on_frame(self, flags, seq, ack, now, accept=True, msg=None, sack=None):
         """Process the header of a valid incoming frame.
 
         Args:
             flags, seq, ack: header fields; now: time in ms;
             accept: False to refuse a new in-order reliable frame for lack of room
-                (it is neither delivered nor acknowledged, so the peer retransmits it).
+                (it is not delivered now nor acknowledged; if ``msg`` is given it is
+                kept and :meth:`pop_ready` hands it out later);
+            msg: the frame's ``(mtype, payload)``, needed to keep a reliable frame that
+                arrives ahead of a gap (without it such a frame is dropped, as in v1);
+            sack: the SACK bitmap of an ACK frame (int), or None.
         Returns:
-            True when the frame's message must be delivered to the application (a new
-            reliable frame in order, or any unreliable frame); False for a duplicate, an
-            out-of-order frame, or a refused one.
+            True when the frame's message must be delivered to the application now (a
+            new reliable frame in order, or any unreliable frame); False for a duplicate,
+            a buffered or dropped out-of-order frame, or a refused one. After a True (or
+            at any time) call :meth:`pop_ready` for buffered frames that became in order.
         """
-        self._process_ack(ack, now, flags & 0x02)
+        self._process_ack(ack, now, flags & 0x02, sack)
         if not flags & 0x01:
             return True
+        rx = self._rx
         if seq == self.expected:
             if not accept:
+                if msg is not None and seq not in rx:
+                    rx[seq] = msg
                 return False
-            self.expected = (self.expected + 1) & 0xFF
+            if rx:
+                rx.pop(seq, None)
+            self.expected = (seq + 1) & 0xFF
             self.delivered += 1
             self._ack_due = True
             self._nak_due = False
+            if rx:
+                self._sack_due = True
             return True
-        if ((self.expected - seq) & 0xFF) <= 128:
+        ahead = (seq - self.expected) & 0xFF
+        if ahead >= 128:
             self.duplicates += 1
             self._ack_due = True
             return False
-        self.out_of_order += 1
         self._ack_due = True
+        if seq in rx:
+            self.duplicates += 1
+        else:
+            self.out_of_order += 1
+            if msg is not None and ahead < self.rx_window:
+                rx[seq] = msg
+                self.reordered += 1
+        if rx:
+            self._sack_due = True
         if self._nak_for != self.expected or now - self._nak_at >= self.nak_holdoff_ms:
             self._nak_due = True
             self._nak_for = self.expected
             self._nak_at = now
         return False
 
-    def _process_ack(self, ack, now, nak):
+    def pop_ready(self):
+        """The next buffered message that is now in order, as ``(mtype, payload)``
+        (it counts as delivered and will be acknowledged), or None."""
+        rx = self._rx
+        if not rx:
+            return None
+        msg = rx.pop(self.expected, None)
+        if msg is None:
+            return None
+        self.expected = (self.expected + 1) & 0xFF
+        self.delivered += 1
+        self._ack_due = True
+        return msg
+
+    def sack_bitmap(self):
+        """Bit i set: frame ``expected + 1 + i`` is held in the reorder buffer."""
+        bits = 0
+        exp = self.expected
+        for seq in self._rx:
+            i = ((seq - exp) & 0xFF) - 1
+            if 0 <= i < 16:
+                bits |= 1 << i
+        return bits
+
+    def sack_payload(self):
+        """Payload for an ACK frame sent now: b"" or the 2-byte SACK bitmap (u16 LE)."""
+        self._sack_due = False
+        if not self.send_sack or not self._rx:
+            return b""
+        bits = self.sack_bitmap()
+        if not bits:
+            return b""
+        return bytes((bits & 0xFF, bits >> 8))
+
+    def _process_ack(self, ack, now, nak, sack):
         inflight = self._inflight
-        if inflight:
-            d = (ack - inflight[0][0]) & 0xFF
-            if 0 < d <= len(inflight):
-                newest = inflight[d - 1]
-                if newest[4] == 0:
-                    self._sample_rtt(now - newest[3])
-                del inflight[:d]
-                if self._retx_next is not None:
-                    self._retx_next = max(0, self._retx_next - d)
+        if not inflight:
+            if nak:
+                self.naks_received += 1
+            return
+        newest = None
+        d = (ack - inflight[0][_SEQ]) & 0xFF
+        if 0 < d <= len(inflight):
+            for f in inflight[:d]:
+                self._delivered_txno = max(self._delivered_txno, f[_TXNO])
+                if f[_LOST]:
+                    self._nlost -= 1
+            newest = inflight[d - 1]
+            if newest[_SACKED]:
+                newest = None      # sampled (or not) when it was SACKed
+            del inflight[:d]
+        if sack:
+            # bit i: the peer holds seq ack + 1 + i
+            for f in inflight:
+                i = ((f[_SEQ] - ack) & 0xFF) - 1
+                if 0 <= i < 16 and (sack >> i) & 1 and not f[_SACKED]:
+                    f[_SACKED] = True
+                    if f[_LOST]:
+                        f[_LOST] = False
+                        self._nlost -= 1
+                    self._delivered_txno = max(self._delivered_txno, f[_TXNO])
+                    if f[_RETRIES] == 0:
+                        newest = f
+        if newest is not None and newest[_RETRIES] == 0:
+            self._sample_rtt(now - newest[_SENT_AT])
+        # FIFO line: anything transmitted before a frame that arrived, and not itself
+        # acknowledged, was lost
+        dtx = self._delivered_txno
+        for f in inflight:
+            if f[_TXNO] >= dtx:
+                break
+            if not f[_SACKED] and not f[_LOST]:
+                f[_LOST] = True
+                self._nlost += 1
+                self.fast_retransmits += 1
         if nak:
             self.naks_received += 1
-            if inflight and inflight[0][0] == ack:
+            if inflight and inflight[0][_SEQ] == ack:
+                f = inflight[0]
                 srtt = self.srtt if self.srtt is not None else self.min_rto_ms
-                if now - inflight[0][3] >= srtt * 0.5:
-                    self._retx_all = True
+                if not f[_LOST] and not f[_SACKED] and now - f[_SENT_AT] >= srtt * 0.5:
+                    f[_LOST] = True
+                    self._nlost += 1
+                    self.fast_retransmits += 1
 
     def _sample_rtt(self, rtt):
         if rtt < 0:
@@ -165,17 +295,30 @@ class ReliableEndpoint:
 
     # ------------------------------------------------------------------- output
     def check_timeout(self, now):
-        """Check the retransmission timer; call on every tick. Returns the failure
+        """Check the retransmission timers; call on every tick. Returns the failure
         reason (str) once the retry budget is exhausted, else None."""
         if self.failed is not None:
             return self.failed
-        inflight = self._inflight
-        if inflight and now - inflight[0][3] >= self.rto:
-            if self.max_retries is not None and inflight[0][4] >= self.max_retries:
+        rto = self.rto
+        fired = backoff = False
+        for f in self._inflight:
+            if f[_SACKED] or f[_LOST] or now - f[_SENT_AT] < rto:
+                continue
+            if self.max_retries is not None and f[_RETRIES] >= self.max_retries:
                 self.failed = ("no acknowledgement after %d retransmissions of frame %d"
-                               % (inflight[0][4], inflight[0][0]))
+                               % (f[_RETRIES], f[_SEQ]))
                 return self.failed
-            self._retx_all = True
+            f[_LOST] = True
+            self._nlost += 1
+            fired = True
+            if f[_RETRIES]:
+                backoff = True
+        if fired:
+            self.timeouts += 1
+        if backoff:
+            # a point-to-point line has no congestion to back off from: the first timeout
+            # of a frame (one lost frame, usually) keeps the RTO; a frame timing out again
+            # doubles it, so that a peer away or an RTT above the RTO is still handled
             self.rto = min(self.max_rto_ms, self.rto * 2)
         return None
 
@@ -183,37 +326,36 @@ class ReliableEndpoint:
         """Reliable frames to put on the wire now, as a list of
         ``(flags, seq, ack, mtype, payload)``; at most ``budget`` frames.
 
-        Retransmissions first (resumed at the next call if the budget cut them short),
-        then new frames while the window allows. Every frame
+        Retransmissions of lost frames first (oldest first; the rest at the next call if
+        the budget cut them short), then new frames while the window allows. Every frame
         carries the current cumulative ACK (and NAK when due).
         """
         out = []
         if self.failed is not None:
             return out
         inflight = self._inflight
-        if self._retx_all:
-            self._retx_all = False
-            self._retx_next = 0
-        while self._retx_next is not None and len(out) < budget:
-            if self._retx_next >= len(inflight):
-                self._retx_next = None
-                break
-            f = inflight[self._retx_next]
-            self._retx_next += 1
-            f[3] = now
-            f[4] += 1
-            self.retransmitted += 1
-            out.append((0x01 | self._take_nak(), f[0], self.expected, f[1], f[2]))
-        if self._retx_next is not None:
-            if out:
-                self._ack_due = False
-            return out
+        if self._nlost:
+            for f in inflight:
+                if len(out) >= budget:
+                    break
+                if not f[_LOST]:
+                    continue
+                f[_LOST] = False
+                self._nlost -= 1
+                self._txno += 1
+                f[_TXNO] = self._txno
+                f[_SENT_AT] = now
+                f[_RETRIES] += 1
+                self.retransmitted += 1
+                out.append((0x01 | self._take_nak(), f[_SEQ], self.expected, f[_TYPE],
+                            f[_PAYLOAD]))
         queue = self._queue
         while queue and len(inflight) < self.window and len(out) < budget:
             mtype, payload = queue.pop(0)
             seq = self.next_seq
             self.next_seq = (seq + 1) & 0xFF
-            inflight.append([seq, mtype, payload, now, 0])
+            self._txno += 1
+            inflight.append([seq, mtype, payload, now, 0, False, self._txno, False])
             self.sent_new += 1
             out.append((0x01 | self._take_nak(), seq, self.expected, mtype, payload))
         if out:
@@ -228,8 +370,9 @@ class ReliableEndpoint:
         return 0
 
     def ack_needed(self):
-        """True when an ACK (or NAK) must be sent even if there is no data frame."""
-        return self._ack_due or self._nak_due
+        """True when an ACK frame (or NAK) must be sent even if a data frame was sent:
+        an acknowledgement is due, or a SACK bitmap must reach the peer."""
+        return self._ack_due or self._nak_due or (self._sack_due and self.send_sack)
 
     def header_for_unreliable(self):
         """(flags, seq, ack) for an unreliable frame sent now; it carries the ACK."""

@@ -8,7 +8,7 @@ Frame on the wire (see ``docs/protocol.md``)::
 
     COBS( MAGIC FLAGS SEQ ACK TYPE LEN PAYLOAD[LEN] CRC16_HI CRC16_LO ) 0x00
 
-* ``MAGIC`` = 0xA1: fixed, and also the protocol version (version 1).
+* ``MAGIC`` = 0xA1: fixed; frame format 1 (protocol versions 1 and 2 share it).
 * ``FLAGS``: bit 0 RELIABLE (SEQ is meaningful and must be acknowledged), bit 1 NAK
   (the sender saw a gap and asks for retransmission from ACK); other bits are 0.
 * ``SEQ``: sequence number of a reliable frame, 0..255 (0 in unreliable frames).
@@ -26,7 +26,11 @@ except ImportError:  # pragma: no cover - MicroPython: use the local implementat
     _cobs_pkg = None
 
 MAGIC = 0xA1
-PROTOCOL_VERSION = 1
+# Protocol version (HELLO / HELLO_ACK). The frame format (MAGIC) is the same in both:
+# version 2 adds the receiver's reorder buffer and the SACK bitmap in ACK frames
+# (selective repeat); a version-2 endpoint also talks to a version-1 peer.
+PROTOCOL_VERSION = 2
+PROTOCOL_VERSIONS = (1, 2)
 FLAG_RELIABLE = 0x01
 FLAG_NAK = 0x02
 FLAGS_KNOWN = FLAG_RELIABLE | FLAG_NAK

@@ -150,7 +150,7 @@ def test_handshake_reports_versions_and_boot_counter():
     rig = Rig(boot=41)
     rig.connect(clear=False)
     info = rig.of(Connected)[0].info
-    assert info.protocol_version == 1 and info.firmware_version == (1, 0, 0)
+    assert info.protocol_version == 2 and info.firmware_version == (1, 0, 0)
     assert info.boot_counter == 41 and info.gear_tiles == 136
     assert info.heartbeat_window_ms == 500 and info.stop_reason == StopReason.POWER_ON
     r = rig.call(FeedStacks(Side.E, 3, 1000))
