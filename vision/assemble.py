@@ -131,7 +131,7 @@ def _set_kind(names: list[str]) -> MeldKind | None:
     return None
 
 
-def _meld_of(group: list[DetectedTile], notes: list[str]) -> Meld | None:
+def _meld_of(group: list[DetectedTile]) -> Meld | None:
     """The meld a group of 3-4 tiles shows, or None when it is not a declared set."""
     names = [t.tile for t in group]
     if len(group) == 4 and BACK in names:
@@ -183,7 +183,7 @@ def assemble(tiles: Sequence[DetectedTile], min_confidence: float = MIN_CONFIDEN
                 problems.append("a concealed kong lies all face down: turn one or two of its tiles face up "
                                 "so that it can be read")
                 continue
-            m = _meld_of(g, notes) if len(g) in (3, 4) else None
+            m = _meld_of(g) if len(g) in (3, 4) else None
             if m is not None:
                 melds.append(m)
             elif len(g) == 1:

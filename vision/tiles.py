@@ -7,8 +7,6 @@ the rules text), ``back`` (a face-down tile) and ``unknown`` (not a tile, or unr
 
 from __future__ import annotations
 
-
-
 SUITED: tuple[str, ...] = tuple(f"{r}{s}" for s in "mps" for r in range(1, 10))
 HONORS: tuple[str, ...] = tuple("ESWNCFP")
 FLOWERS: tuple[str, ...] = tuple(f"{i}f" for i in range(1, 9))
