@@ -23,7 +23,7 @@ from typing import IO, Iterable, Sequence
 import scoring
 from scoring import FANS, MELDED_AND_CONCEALED_KONG, ScoreResult, ScoringError, score_hand
 
-from . import service_cli, table_cli
+from . import service_cli, table_cli, vision_cli
 
 #: Keys a batch line may carry as input (see ``mjtable score --batch``).
 BATCH_KEYS = ("id", "hand", "self_drawn", "seat_wind", "prevalent_wind", "flowers", "last_tile",
@@ -209,6 +209,7 @@ def _parser() -> argparse.ArgumentParser:
     f = sub.add_parser("fans", help="list the 81 fans of the MCR table")
     f.add_argument("--json", action="store_true", help="print as JSON")
 
+    vision_cli.add_parsers(sub)
     table_cli.add_parsers(sub)
     service_cli.add_parsers(sub)
     dm = sub.add_parser("demo", help="one simulated table cycle you can watch, the dice, then hands scored")
@@ -348,6 +349,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_demo(args, out)
         if args.command == "serve":
             return service_cli.cmd_serve(args, out)
+        if args.command in vision_cli.HANDLERS:
+            return vision_cli.HANDLERS[args.command](args, out)
         if args.command in table_cli.COMMANDS:
             return table_cli.COMMANDS[args.command](args, out)
         parser.print_help()
