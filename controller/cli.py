@@ -18,6 +18,7 @@ import argparse
 import json
 import sys
 import unicodedata
+from pathlib import Path
 from typing import IO, Iterable, Sequence
 
 import scoring
@@ -290,7 +291,16 @@ def _cmd_demo(args: argparse.Namespace, out: IO[str]) -> int:
         out.write(table_cli._summary(t) + "\n")
     finally:
         backend.close()
-    for hand, flags, what in DEMO_HANDS[:3]:
+    photo = Path(__file__).resolve().parents[1] / "demo" / "table_hand.jpg"
+    if photo.exists():
+        out.write(f"\n$ mjtable score-photo demo/table_hand.jpg   # a table scene made of real tile crops "
+                  "(demo/README.md)\n")
+        out.flush()
+        vision_cli.cmd_score_photo(argparse.Namespace(
+            image=str(photo), self_drawn=False, seat_wind="E", prevalent_wind="E", flowers=None, last_tile=False,
+            kong_replacement=False, robbing_kong=False, fourth_tile=False, rules="mcr", json=False, annotate=None,
+            accept_uncertain=False), out, sys.stderr)
+    for hand, flags, what in DEMO_HANDS[:2]:
         shown = " ".join(f"--{k.replace('_', '-')}" + ("" if v is True else f" {v}")
                          for k, v in flags.items() if v is not False)
         out.write(f"\n$ mjtable score '{hand}' {shown}   # {what}\n")

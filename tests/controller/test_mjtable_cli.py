@@ -111,3 +111,4 @@ def test_fans_and_demo(capsys, tmp_path, monkeypatch) -> None:
     assert code == 0 and len(table) == 82 and table[0]["name_zh"] == "大四喜"
     code, out, _ = run(["demo", "--speed", "0"], capsys)
     assert code == 0 and "walls-up" in out and "Dice:" in out and "Big Four Winds" in out
+    assert "score-photo demo/table_hand.jpg" in out and "Mixed Straight" in out  # the photo recognised and scored
