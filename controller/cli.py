@@ -24,7 +24,7 @@ from typing import IO, Iterable, Sequence
 import scoring
 from scoring import FANS, MELDED_AND_CONCEALED_KONG, ScoreResult, ScoringError, score_hand
 
-from . import service_cli, table_cli, vision_cli
+from . import cli_args, service_cli, table_cli, vision_cli
 
 #: Keys a batch line may carry as input (see ``mjtable score --batch``).
 BATCH_KEYS = ("id", "hand", "self_drawn", "seat_wind", "prevalent_wind", "flowers", "last_tile",
@@ -160,28 +160,11 @@ def run_batch(lines: Iterable[bytes | str], out: IO[str]) -> int:
     return failed
 
 
-def _wind(value: str) -> str:
-    try:
-        return scoring.Wind.parse(value.strip()).value
-    except ScoringError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a wind: use E, S, W or N") from None
-
-
 class _Parser(argparse.ArgumentParser):
     """argparse with one-line errors (the usage is one ``--help`` away)."""
 
     def error(self, message: str):  # type: ignore[override]
         self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
-
-
-def _flowers(value: str) -> int:
-    try:
-        n = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a number of flowers (0-8)") from None
-    if not 0 <= n <= 8:
-        raise argparse.ArgumentTypeError(f"{n} flowers: there are 8 flower tiles, give 0-8")
-    return n
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -196,9 +179,9 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("hand", nargs="?", help="the hand; omit with --batch")
     s.add_argument("--batch", metavar="FILE", help="score JSON lines from FILE ('-' for standard input)")
     s.add_argument("--self-drawn", action="store_true", help="won on a self-drawn tile (自摸)")
-    s.add_argument("--seat-wind", type=_wind, default="E", help="seat wind E/S/W/N (门风; default E)")
-    s.add_argument("--prevalent-wind", type=_wind, default="E", help="prevalent wind E/S/W/N (圈风; default E)")
-    s.add_argument("--flowers", type=_flowers, default=0, help="number of flower tiles 0-8 (花牌)")
+    s.add_argument("--seat-wind", type=cli_args.wind, default="E", help="seat wind E/S/W/N (门风; default E)")
+    s.add_argument("--prevalent-wind", type=cli_args.wind, default="E", help="prevalent wind E/S/W/N (圈风; default E)")
+    s.add_argument("--flowers", type=cli_args.flowers, default=0, help="number of flower tiles 0-8 (花牌)")
     s.add_argument("--last-tile", action="store_true", help="last tile of the wall (妙手回春 / 海底捞月)")
     s.add_argument("--kong-replacement", action="store_true", help="won on a kong replacement tile (杠上开花)")
     s.add_argument("--robbing-kong", action="store_true", help="robbing the kong (抢杠和)")
@@ -293,7 +276,7 @@ def _cmd_demo(args: argparse.Namespace, out: IO[str]) -> int:
         backend.close()
     photo = Path(__file__).resolve().parents[1] / "demo" / "table_hand.jpg"
     if photo.exists():
-        out.write(f"\n$ mjtable score-photo demo/table_hand.jpg   # a table scene made of real tile crops "
+        out.write("\n$ mjtable score-photo demo/table_hand.jpg   # a table scene made of real tile crops "
                   "(demo/README.md)\n")
         out.flush()
         vision_cli.cmd_score_photo(argparse.Namespace(

@@ -5,8 +5,7 @@
   [--last-tile] [--kong-replacement] [--robbing-kong] [--fourth-tile] [--rules mcr|mcr-1998]
   [--json] [--annotate OUT.png] [--accept-uncertain]``: recognise, then score.
 
-Wiring: ``add_parsers(sub)`` in ``_parser()``; in ``main``, ``if args.command in HANDLERS: return
-HANDLERS[args.command](args, out)``. The handlers print their own one-line error on standard error
+Wired into ``mjtable`` by ``controller/cli.py`` (``add_parsers`` and ``HANDLERS``). The handlers print their own one-line error on standard error
 and return 1 for an unreadable or empty image, a picture with no tiles, a hand that does not add
 up or uncertain tiles (score-photo), never raising (OpenCV is imported only when they run).
 """
@@ -18,25 +17,7 @@ import json
 import sys
 from typing import IO, Callable
 
-WINDS = ("E", "S", "W", "N")
-
-
-def _wind(value: str) -> str:
-    v = value.strip().upper()
-    if v not in WINDS:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a wind: use E, S, W or N")
-    return v
-
-
-def _flowers(value: str) -> int:
-    try:
-        n = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a number of flowers (0-8)") from None
-    if not 0 <= n <= 8:
-        raise argparse.ArgumentTypeError(f"{n} flowers: there are 8 flower tiles, give 0-8")
-    return n
-
+from . import cli_args
 
 def add_parsers(subparsers: "argparse._SubParsersAction") -> None:
     """Add ``recognize`` and ``score-photo`` to the ``mjtable`` sub-command parsers."""
@@ -52,9 +33,9 @@ def add_parsers(subparsers: "argparse._SubParsersAction") -> None:
                               "Flowers are counted from the photo unless --flowers is given.")
     s.add_argument("image", help="image file (JPEG, PNG, ...)")
     s.add_argument("--self-drawn", action="store_true", help="won on a self-drawn tile (自摸)")
-    s.add_argument("--seat-wind", type=_wind, default="E", help="seat wind E/S/W/N (门风; default E)")
-    s.add_argument("--prevalent-wind", type=_wind, default="E", help="prevalent wind E/S/W/N (圈风; default E)")
-    s.add_argument("--flowers", type=_flowers, default=None, help="number of flowers 0-8 (default: those in the photo)")
+    s.add_argument("--seat-wind", type=cli_args.wind, default="E", help="seat wind E/S/W/N (门风; default E)")
+    s.add_argument("--prevalent-wind", type=cli_args.wind, default="E", help="prevalent wind E/S/W/N (圈风; default E)")
+    s.add_argument("--flowers", type=cli_args.flowers, default=None, help="number of flowers 0-8 (default: those in the photo)")
     s.add_argument("--last-tile", action="store_true", help="last tile of the wall (妙手回春 / 海底捞月)")
     s.add_argument("--kong-replacement", action="store_true", help="won on a kong replacement tile (杠上开花)")
     s.add_argument("--robbing-kong", action="store_true", help="robbing the kong (抢杠和)")
@@ -161,21 +142,3 @@ def cmd_score_photo(args: argparse.Namespace, out: IO[str] = sys.stdout, err: IO
 
 
 HANDLERS: dict[str, Callable[..., int]] = {"recognize": cmd_recognize, "score-photo": cmd_score_photo}
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Run the two commands on their own (``python -m controller.vision_cli recognize IMAGE``)."""
-    p = argparse.ArgumentParser(prog="mjtable")
-    add_parsers(p.add_subparsers(dest="command", metavar="COMMAND", required=True))
-    args = p.parse_args(argv)
-    try:
-        return HANDLERS[args.command](args, sys.stdout, sys.stderr)
-    except BrokenPipeError:
-        return 0
-    except KeyboardInterrupt:
-        print("mjtable: interrupted", file=sys.stderr)
-        return 130
-
-
-if __name__ == "__main__":
-    sys.exit(main())
