@@ -27,7 +27,7 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(PY) benchmarks/scoring_speed.py
 
-# Train the vision models (vision/models/*.onnx + metrics.json) from ../shared/data/tiles; CPU, ~25 min.
+# Train the vision models (vision/models/*.onnx + metrics.json) from ../shared/data/tiles: CPU, about 50 min on 2 cores.
 train: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[train]'
 	$(PY) -m vision.train
