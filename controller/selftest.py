@@ -176,14 +176,17 @@ class _Step:
 class _Driver:
     """Synchronous commands over the event-driven backend; link faults abort."""
 
-    def __init__(self, backend: Any) -> None:
+    def __init__(self, backend: Any, cancel: Callable[[], bool] | None = None) -> None:
         self.b = backend
+        self.cancel = cancel or (lambda: False)
 
-    @staticmethod
-    def _link_fault(ev: Any) -> bool:
-        return isinstance(ev, (McuReset, LinkLost))
+    def _link_fault(self, ev: Any) -> bool:
+        return isinstance(ev, (McuReset, LinkLost)) or self.cancel()
 
     def _check(self, events: list) -> None:
+        if self.cancel():
+            self.b.stop_all()
+            raise SelfTestAborted("stopped by the operator: every motor was stopped")
         for ev in events:
             if isinstance(ev, McuReset):
                 raise SelfTestAborted(f"the microcontroller restarted (boot {ev.previous_boot} -> "
@@ -402,16 +405,20 @@ def _lift_verdict(side: Side, timing: Any, rest_code: str | None, up: _Step,
 
 # ------------------------------------------------------------------------------- the run
 def run_selftest(backend: Any, *,
-                 progress: Callable[[PartResult], None] | None = None) -> SelfTestReport:
+                 progress: Callable[[PartResult], None] | None = None,
+                 cancel: Callable[[], bool] | None = None) -> SelfTestReport:
     """Exercise every actuator and sensor of the table in turn and judge each part.
 
     Args:
         backend: a :class:`hardware.TableBackend`, idle, lifts down (after power-on or a
             finished cycle). Its power-on safe-stop is cleared here (ClearSafeStop).
         progress: called with each :class:`PartResult` as soon as it is decided.
+        cancel: asked at every event the test waits on; True stops every motor and aborts
+            (the service's stop button), so a stop waits at most for the next event of the
+            motion under way, never for the rest of the test.
     Returns: the :class:`SelfTestReport` (parts in the order of the module docstring).
     Raises:
-        SelfTestAborted: the microcontroller restarted or its link went down.
+        SelfTestAborted: the microcontroller restarted, its link went down, or ``cancel``.
         hardware.HardwareError: the backend failed (closed, no report in time).
     Machine time used: about 35 s on a sound table (disc 1 s, feeders 4 x 3.6 s, lifts
     4 x 3.6 s, dice 1.2 s), more when lifts run into their deadlines.
@@ -419,7 +426,7 @@ def run_selftest(backend: Any, *,
     """
     p = backend.profile
     t = p.timing
-    drv = _Driver(backend)
+    drv = _Driver(backend, cancel)
     parts: list[PartResult] = []
 
     def add(r: PartResult) -> PartResult:

@@ -250,7 +250,9 @@ def create_app(control: Control, log: EventLog, token: str, scorer: Scorer, *,
 
     @app.post("/api/stop", dependencies=[Auth])
     async def stop() -> dict:
-        """Stop every motor now; latched as E73 when anything moved (clear it to re-home)."""
+        """Stop every motor now; latched as E73 when anything moved (clear it to re-home). A running
+        self-test is told first (it holds the control thread) and aborts at its next event."""
+        control.request_stop()
         return await run(control.stop_all)
 
     @app.post("/api/dice", dependencies=[Auth])

@@ -82,6 +82,7 @@ class Control:
         self._seen = (CY.Phase.IDLE, 0, None, 0)
         self.selftest: dict | None = None
         self.selftest_running = False
+        self._selftest_cancel = threading.Event()
         self.error: str | None = None
         self.seq = 0
         self._wd = systemd.watchdog_interval()
@@ -283,6 +284,11 @@ class Control:
         self._operator(CY.RefillButtons(), "refill")
         return self.snapshot()
 
+    def request_stop(self) -> None:
+        """Called from any thread by the stop button: a running self-test aborts at its next event
+        (it holds the control thread, so the queued stop_all would wait for it otherwise)."""
+        self._selftest_cancel.set()
+
     def stop_all(self) -> dict:
         """Stop every motor now (latched as E73 when anything moved)."""
         self.rt._stop_all()
@@ -328,7 +334,8 @@ class Control:
         self.selftest_running = True
         self._publish()
         try:
-            report = run_selftest(self.backend).to_dict()
+            self._selftest_cancel.clear()
+            report = run_selftest(self.backend, cancel=self._selftest_cancel.is_set).to_dict()
         except SelfTestAborted as e:
             report = {"passed": False, "parts": [], "aborted": str(e)}
         finally:

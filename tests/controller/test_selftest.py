@@ -268,3 +268,14 @@ def test_clear_safe_stop_is_sent_first():
         assert "SelfTestStep" in sent and sent.count("Lift") == 8 and sent[-1] == "RollDice"
     finally:
         b.close()
+
+
+def test_cancel_stops_the_self_test_at_once():
+    b = hardware.open_backend("sim", seed=3)
+    seen = []
+    try:
+        with pytest.raises(SelfTestAborted, match="stopped by the operator"):
+            run_selftest(b, progress=seen.append, cancel=lambda: len(seen) >= 3)
+        assert not b.model.running() and 3 <= len(seen) < 8  # aborted at the first motion after the request
+    finally:
+        b.close()
