@@ -180,6 +180,29 @@ def _no_travel(obs: Observations, i: int, nominal_s: float) -> bool:
     return obs.lift_outcome[i] is Outcome.COMPLETED and (obs.lift_ms[i] or 0) < 200 * nominal_s
 
 
+def _did_not_move(side: str, up: bool, ms: int, top, bottom, s) -> Diagnosis:
+    """A lift told to go ``up`` (or down) from the other end 'arrived' at once: the limit it was
+    going to already read active. If the limit it left still reads active too, the target limit
+    is stuck active (E11 top / E13 bottom); if not, both read the reverse of the position (E15)."""
+    target, other = ("top", "bottom") if up else ("bottom", "top")
+    target_zh, other_zh = ("上限位", "下限位") if up else ("下限位", "上限位")
+    where, where_zh = ("down", "下位") if up else ("up", "上位")
+    verb, verb_zh = ("rise", "上升") if up else ("go down", "下降")
+    nominal = s.lift_up_s if up else s.lift_down_s
+    evidence = {"top": top, "bottom": bottom, ("up_ms" if up else "down_ms"): ms}
+    head = (f"Lift {side} was {where} and its {target} limit read active at once when it was told to {verb} "
+            f"({ms} ms, nominal {nominal:.1f} s), ")
+    head_zh = (f"{SIDES_ZH[side]}边升牌在{where_zh}，{verb_zh}指令一发{target_zh}立即显示到位（{ms} 毫秒，"
+               f"正常 {nominal:.1f} 秒），")
+    if (bottom if up else top) == 1:
+        return _diag("E11" if up else "E13", side,
+                     head + f"while the {other} limit still reads active: the lift did not move, the {target} sensor "
+                     "is stuck active.",
+                     head_zh + f"{other_zh}仍到位：升牌没动，{target_zh}传感器卡在到位状态。", **evidence)
+    return _diag("E15", side, head + f"while the {other} limit reads inactive: both limits read the reverse of the "
+                 "lift's position.", head_zh + f"{other_zh}却无信号：上下限位信号都与实际位置相反。", **evidence)
+
+
 def after_homing(obs: Observations, sensors, s) -> Diagnosis | None:
     """Lifts down at rest: both limit sensors of each side must read bottom active, top inactive.
 
@@ -190,18 +213,7 @@ def after_homing(obs: Observations, sensors, s) -> Diagnosis | None:
         out = obs.lift_outcome[i]
         ms = obs.lift_ms[i] or 0
         if obs.lift_was_up[i] and _no_travel(obs, i, s.lift_down_s):
-            if top == 1:
-                return _diag("E13", side, f"Lift {side} was up and its bottom limit read active at once when it was "
-                             f"told to go down ({ms} ms, nominal {s.lift_down_s:.1f} s), while the top limit still "
-                             "reads active: the lift did not move, the bottom sensor is stuck active.",
-                             f"{SIDES_ZH[side]}边升牌在上位，下降指令一发下限位立即显示到位（{ms} 毫秒，正常 "
-                             f"{s.lift_down_s:.1f} 秒），上限位仍到位：升牌没动，下限位传感器卡在到位状态。",
-                             top=top, bottom=bottom, down_ms=ms)
-            return _diag("E15", side, f"Lift {side} was up and its bottom limit read active at once when it was told "
-                         f"to go down ({ms} ms), while the top limit reads inactive: both limits read the reverse "
-                         "of the lift's position.",
-                         f"{SIDES_ZH[side]}边升牌在上位，下降指令一发下限位立即显示到位（{ms} 毫秒），上限位却无信号："
-                         "上下限位信号都与实际位置相反。", top=top, bottom=bottom, down_ms=ms)
+            return _did_not_move(side, False, ms, top, bottom, s)
         if top == 1 and bottom == 1:
             return _diag("E11", side, f"Lift {side} at rest (down): top limit reads active, bottom limit active too; "
                          f"expected top inactive.",
@@ -225,19 +237,7 @@ def after_lift(obs: Observations, sensors, s) -> Diagnosis | None:
     for i, side in enumerate(SIDES):
         if _no_travel(obs, i, s.lift_up_s):
             top, bottom = _level(sensors, Sensor.LIFT_TOP, i), _level(sensors, Sensor.LIFT_BOTTOM, i)
-            ms = obs.lift_ms[i] or 0
-            if bottom == 1:
-                return _diag("E11", side, f"Lift {side} was down and its top limit read active at once when it was told "
-                             f"to rise ({ms} ms, nominal {s.lift_up_s:.1f} s), while the bottom limit reads active too: "
-                             "the lift did not move, the top sensor is stuck active.",
-                             f"{SIDES_ZH[side]}边升牌在下位，上升指令一发上限位立即显示到位（{ms} 毫秒，正常 "
-                             f"{s.lift_up_s:.1f} 秒），下限位也到位：升牌没动，上限位传感器卡在到位状态。",
-                             top=top, bottom=bottom, up_ms=ms)
-            return _diag("E15", side, f"Lift {side} was down and its top limit read active at once when it was told to "
-                         f"rise ({ms} ms), while the bottom limit reads inactive: both limits read the reverse of the "
-                         "lift's position.",
-                         f"{SIDES_ZH[side]}边升牌在下位，上升指令一发上限位立即显示到位（{ms} 毫秒），下限位却无信号："
-                         "上下限位信号都与实际位置相反。", top=top, bottom=bottom, up_ms=ms)
+            return _did_not_move(side, True, obs.lift_ms[i] or 0, top, bottom, s)
     for i, side in enumerate(SIDES):
         if _level(sensors, Sensor.LIFT_BOTTOM, i) == 1 and _level(sensors, Sensor.LIFT_TOP, i) == 1:
             return _diag("E13", side, f"Lift {side} at the top (top limit active after {obs.lift_ms[i] / 1000:.1f} s): "
