@@ -151,12 +151,23 @@ def test_the_matrix_covers_every_injectable_fault() -> None:
     assert all(BY_KIND[k].code == code for k, (code, _) in EXPECTED.items())
 
 
+def motors_stop_within(b, seconds: float) -> bool:
+    """With the link down the host cannot send StopAll: the microcontroller's own rule stops every
+    motor within its heartbeat window (500 ms of real time); wait that long, no longer."""
+    import time
+    end = time.monotonic() + seconds
+    while not motors_stopped(b) and time.monotonic() < end:
+        time.sleep(0.02)
+    return motors_stopped(b)
+
+
 def run_until_diagnosed(kind: str, spec: str, max_cycles: int = 6):
     b, rt = open_rt(kind, seed=11, faults=[spec])
     try:
         for _ in range(max_cycles):
             t = rt.run_cycle()
-            assert motors_stopped(b), f"{spec}: motors left running in {t.phase.value}"
+            wait = 0.5 + 0.25 if spec == "link-broken" else 0.0  # heartbeat window plus a margin
+            assert motors_stop_within(b, wait), f"{spec}: motors left running in {t.phase.value}"
             if t.fault or t.warnings:
                 return t
         return t
