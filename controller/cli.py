@@ -1,15 +1,17 @@
-"""The ``mjtable`` command line.
-
-Commands so far:
+"""The ``mjtable`` command line: the parser, the scoring commands and the demo.
 
 * ``mjtable score HAND [--self-drawn] [--seat-wind E] [--prevalent-wind E] [--flowers N]
   [--last-tile] [--kong-replacement] [--robbing-kong] [--fourth-tile] [--rules mcr|mcr-1998] [--json]``
 * ``mjtable score --batch FILE`` (``-`` for standard input): JSON lines in, JSON lines out.
 * ``mjtable fans [--json]``: the fan table.
-* ``mjtable demo``: scores example hands (the simulated table joins it in a later issue).
+* ``mjtable demo``: one simulated table cycle, the dice, a table scene and hands scored.
+* the table commands (``cycle``, ``diagnose``, ``selftest``, ``dice``, ``config``, ``faults``) come
+  from ``controller.table_cli``, ``recognize``/``score-photo`` from ``controller.vision_cli``, and
+  ``serve`` from ``controller.service_cli``.
 
 Errors are one line on standard error with a non-zero exit code (1 for a hand or input that
-cannot be scored, 2 for a command-line usage error), never a traceback.
+cannot be scored, 2 for a command-line usage error), never a traceback. SIGTERM unwinds like
+Ctrl-C, so every motor is stopped on the way out.
 """
 
 from __future__ import annotations
