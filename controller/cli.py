@@ -353,10 +353,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ScoringError as e:
         print(f"mjtable: {e.code}: {e.message}", file=sys.stderr)
         return 1
-    except _TABLE_ERRORS as e:
-        print(f"mjtable: {e}", file=sys.stderr)
-        return 1
-    except _InputError as e:
+    except (*_TABLE_ERRORS, _InputError) as e:
         print(f"mjtable: {e}", file=sys.stderr)
         return 1
     except _UsageError as e:

@@ -462,7 +462,7 @@ def step(table: Table, event, now: float) -> tuple[Table, list[Command]]:
         diag = D.after_homing(obs, table.sensors, s)
         if diag:
             return _fault(table, diag, now)
-        t = _enter(table, Phase.SHUFFLING, now, obs=obs.start_shuffle(), lifts_up=(False,) * 4)
+        t = _enter(table, Phase.SHUFFLING, now, obs=obs.start_shuffle())
         return t, [StartShuffle(s.shuffle_deadline_ms)]
 
     if ph is Phase.BUILDING and event.command == "FeedStacks":
@@ -484,8 +484,7 @@ def step(table: Table, event, now: float) -> tuple[Table, list[Command]]:
             return _fault(table, diag, now)
         warns = D.lift_warnings(obs, table.trend, s)
         trend = D.update_trend(table.trend, obs)
-        t = _enter(table, Phase.DICE, now, warnings=table.warnings + warns, trend=trend, raise_first=False,
-                   lifts_up=(True,) * 4)
+        t = _enter(table, Phase.DICE, now, warnings=table.warnings + warns, trend=trend, raise_first=False)
         return t, [RollDice(s.dice_spin_ms, s.dice_deadline_ms)]
 
     if ph is Phase.PROBING and event.command == "Lift" and side == obs.probing:
