@@ -18,7 +18,9 @@ MOTOR_SHUFFLE = 0   # side NONE
 MOTOR_FEEDER = 1    # per side
 MOTOR_LIFT = 2      # per side; direction 1 = up, 0 = down
 MOTOR_DICE = 3      # side NONE
-MOTORS = (MOTOR_SHUFFLE, MOTOR_FEEDER, MOTOR_LIFT, MOTOR_DICE)
+MOTOR_CENTRE = 4    # side NONE: the centre lift (played tiles drop through); 1 = up, 0 = down
+MOTOR_BUZZER = 5    # side NONE: an output, timed like a motion so that it never stays on
+MOTORS = (MOTOR_SHUFFLE, MOTOR_FEEDER, MOTOR_LIFT, MOTOR_DICE, MOTOR_CENTRE, MOTOR_BUZZER)
 
 SENSOR_LIFT_TOP = 0      # per side, 1 = lift at the top limit
 SENSOR_LIFT_BOTTOM = 1   # per side, 1 = lift at the bottom limit
@@ -29,10 +31,28 @@ SENSOR_ESTOP = 5         # side NONE, 1 = emergency stop pressed
 SENSOR_FEEDER_MOTION = 6  # per side, pulses while the feeder's conveyor wheel turns
 SENSOR_DISC_PULSE = 7     # side NONE, pulses while the shuffle disc turns
 SENSOR_DICE_PULSE = 8     # side NONE, pulses while the dice cup spins
+SENSOR_PUSH_HOME = 9      # per side, 1 = the push (stacking) head is at its home position
+SENSOR_CENTRE_TOP = 10    # side NONE, 1 = centre lift at its top limit (hole closed)
+SENSOR_CENTRE_BOTTOM = 11  # side NONE, 1 = centre lift at its bottom limit (tiles drop)
+SENSOR_JAM = 12           # side NONE, 1 = a tile jammed at the disc outlet / track
+SENSOR_LIFT_BUTTON_A = 13  # side NONE, 1 = pressed (the lift button at the dealer's corner)
+SENSOR_LIFT_BUTTON_B = 14  # side NONE, 1 = pressed (the lift button at the opposite corner)
+SENSOR_DICE_BUTTON = 15   # side NONE, 1 = pressed
 SENSORS = (SENSOR_LIFT_TOP, SENSOR_LIFT_BOTTOM, SENSOR_STACK, SENSOR_TILE_PRESENT,
            SENSOR_LID, SENSOR_ESTOP, SENSOR_FEEDER_MOTION, SENSOR_DISC_PULSE,
-           SENSOR_DICE_PULSE)
-SIDELESS_SENSORS = (SENSOR_LID, SENSOR_ESTOP, SENSOR_DISC_PULSE, SENSOR_DICE_PULSE)
+           SENSOR_DICE_PULSE, SENSOR_PUSH_HOME, SENSOR_CENTRE_TOP, SENSOR_CENTRE_BOTTOM,
+           SENSOR_JAM, SENSOR_LIFT_BUTTON_A, SENSOR_LIFT_BUTTON_B, SENSOR_DICE_BUTTON)
+PER_SIDE_SENSORS = (SENSOR_LIFT_TOP, SENSOR_LIFT_BOTTOM, SENSOR_STACK, SENSOR_TILE_PRESENT,
+                    SENSOR_FEEDER_MOTION, SENSOR_PUSH_HOME)
+SIDELESS_SENSORS = (SENSOR_LID, SENSOR_ESTOP, SENSOR_DISC_PULSE, SENSOR_DICE_PULSE,
+                    SENSOR_CENTRE_TOP, SENSOR_CENTRE_BOTTOM, SENSOR_JAM,
+                    SENSOR_LIFT_BUTTON_A, SENSOR_LIFT_BUTTON_B, SENSOR_DICE_BUTTON)
+
+# lights (SET_INDICATORS lights mask)
+LIGHT_READY = 0x01        # green: walls up, the hand can start
+LIGHT_FAULT = 0x02        # red: a fault is latched
+LIGHT_DEALER_E = 0x04     # the dealer's seat light; E, S, W, N = 0x04, 0x08, 0x10, 0x20
+LIGHTS_ALL = 0x3F
 
 GEARS = (136, 144, 152, 108)  # tile-count gears
 
@@ -82,6 +102,7 @@ T_SET_GEAR = 0x16
 T_GET_STATUS = 0x17
 T_SELF_TEST = 0x18
 T_CLEAR_SAFE_STOP = 0x19
+T_SET_INDICATORS = 0x1A
 # replies and events (reliable, device -> host)
 T_REPLY = 0x20
 T_STATUS = 0x21
@@ -102,16 +123,18 @@ FORMATS = {
     T_SHUFFLE_START: "<HI",      # cmd id, deadline ms
     T_SHUFFLE_STOP: "<H",
     T_FEED_STACK: "<HBBI",       # cmd id, side, stacks, deadline ms
-    T_LIFT: "<HBBI",             # cmd id, side, direction (1 up, 0 down), deadline ms
+    T_LIFT: "<HBBI",             # cmd id, side (0xFF = centre lift), direction (1 up,
+                                 # 0 down), deadline ms
     T_ROLL_DICE: "<HHI",         # cmd id, spin ms, deadline ms
     T_STOP_ALL: "<H",
     T_SET_GEAR: "<HH",           # cmd id, tiles
     T_GET_STATUS: "<H",
     T_SELF_TEST: "<HBBBHI",      # cmd id, step, motor, side, jog ms, deadline ms
     T_CLEAR_SAFE_STOP: "<H",
+    T_SET_INDICATORS: "<HBH",    # cmd id, lights mask (LIGHT_*), buzzer ms (0 = silent)
     T_REPLY: "<HBB",             # cmd id, result, detail
-    T_STATUS: "<HBBHHIIB",       # cmd id, state, stop reason, gear tiles, motors mask,
-                                 # sensors mask, uptime ms, active motions
+    T_STATUS: "<HBBHHQIB",       # cmd id, state, stop reason, gear tiles, motors mask,
+                                 # sensors mask (u64), uptime ms, active motions
     T_SENSOR: "<BBBI",           # sensor, side, value, t ms
     T_STACKS: "<HBBI",           # cmd id, side, count so far, t ms
     T_MOTION_DONE: "<HBBBII",    # cmd id, command type, side, outcome, elapsed ms, detail
@@ -119,14 +142,19 @@ FORMATS = {
 }
 
 COMMAND_TYPES = (T_SHUFFLE_START, T_SHUFFLE_STOP, T_FEED_STACK, T_LIFT, T_ROLL_DICE,
-                 T_STOP_ALL, T_SET_GEAR, T_GET_STATUS, T_SELF_TEST, T_CLEAR_SAFE_STOP)
+                 T_STOP_ALL, T_SET_GEAR, T_GET_STATUS, T_SELF_TEST, T_CLEAR_SAFE_STOP,
+                 T_SET_INDICATORS)
 
 
 def motor_bit(motor, side):
     """Bit index of a motor in the STATUS motors mask: shuffle 0, feeders 1-4 (E S W N),
-    lifts 5-8, dice 9."""
+    lifts 5-8, dice 9, centre lift 10, buzzer 11."""
     if motor == MOTOR_SHUFFLE:
         return 0
+    if motor == MOTOR_CENTRE:
+        return 10
+    if motor == MOTOR_BUZZER:
+        return 11
     if motor == MOTOR_FEEDER:
         return 1 + side
     if motor == MOTOR_LIFT:
@@ -134,16 +162,16 @@ def motor_bit(motor, side):
     return 9
 
 
+_SIDELESS_BITS = {SENSOR_LID: 16, SENSOR_ESTOP: 17, SENSOR_DISC_PULSE: 18,
+                  SENSOR_DICE_PULSE: 19, SENSOR_CENTRE_TOP: 20, SENSOR_CENTRE_BOTTOM: 21,
+                  SENSOR_JAM: 22, SENSOR_LIFT_BUTTON_A: 23, SENSOR_LIFT_BUTTON_B: 28,
+                  SENSOR_DICE_BUTTON: 29}
+
+
 def sensor_bit(sensor, side):
-    """Bit index of a sensor in the STATUS sensors mask: per-side sensors at
-    4 * sensor + side (0..15; feeder motion 24..27), lid 16, emergency stop 17,
-    disc pulse 18, dice pulse 19."""
-    if sensor == SENSOR_LID:
-        return 16
-    if sensor == SENSOR_ESTOP:
-        return 17
-    if sensor == SENSOR_DISC_PULSE:
-        return 18
-    if sensor == SENSOR_DICE_PULSE:
-        return 19
-    return 4 * sensor + side
+    """Bit index of a sensor in the STATUS sensors mask (u64): per-side sensors at
+    4 * sensor + side (0..15; feeder motion 24..27, push-head home 36..39); lid 16,
+    emergency stop 17, disc pulse 18, dice pulse 19, centre top 20, centre bottom 21,
+    jam 22, lift button A 23, lift button B 28, dice button 29."""
+    bit = _SIDELESS_BITS.get(sensor)
+    return 4 * sensor + side if bit is None else bit

@@ -34,7 +34,7 @@ Safety rules enforced here, independent of the host:
 import struct
 
 from . import catalogue as C
-from .motion import MotionTable
+from .executor import CommandCore
 from .reliable import ReliableEndpoint
 from .wire import PROTOCOL_VERSION, FLAG_RELIABLE, FrameDecoder, encode_frame
 
@@ -69,7 +69,6 @@ class DeviceEngine:
         self.boot_counter = boot_counter & _U32
         self.firmware = firmware
         self.profile_id = profile_id
-        self.gear = gear_tiles
         self.heartbeat_window_ms = heartbeat_window_ms
         self.heartbeat_interval_ms = heartbeat_interval_ms
         self.on_execute = on_execute
@@ -79,24 +78,32 @@ class DeviceEngine:
         self.now = now_ms
         self.boot_ms = now_ms
         self.session = 0
-        self.stop_reason = C.STOP_POWER_ON
         self.last_rx = None        # time of the last valid frame from the host
         self.host_silent = False
         self._last_hb = None
         self._last_no_session = None
         self._ctrl = []
-        self.table = MotionTable(machine, self._on_stack, self._on_done)
-        self.sensors = 0           # bit mask, see catalogue.sensor_bit
         self.events_dropped = 0
         self._drop_reported = 0
-        self.machine.stop_all()
+        #: the command rules (shared with the Pi's own backends: hardware.local)
+        self.core = CommandCore(machine, self._event, now_ms, gear_tiles)
+
+    @property
+    def stop_reason(self):
+        return self.core.stop_reason
+
+    @property
+    def table(self):
+        return self.core.table
+
+    @property
+    def gear(self):
+        return self.core.gear
 
     # ------------------------------------------------------------ introspection
     def state(self):
         """STATE_SAFE_STOP, STATE_BUSY or STATE_IDLE."""
-        if self.stop_reason != C.STOP_NONE:
-            return C.STATE_SAFE_STOP
-        return C.STATE_BUSY if self.table.motions else C.STATE_IDLE
+        return self.core.state()
 
     def tx_space(self):
         """Sensor events that can be queued now without being dropped."""
@@ -159,31 +166,19 @@ class DeviceEngine:
         fw = self.firmware
         self._control(C.T_HELLO_ACK, struct.pack(
             C.FORMATS[C.T_HELLO_ACK], version, nonce, fw[0], fw[1], fw[2],
-            self.profile_id, self.gear, self.boot_counter, self.heartbeat_window_ms,
+            self.profile_id, self.core.gear, self.boot_counter, self.heartbeat_window_ms,
             self.stop_reason))
 
     def sensor_changed(self, sensor, side, value, now_ms):
         """Report an input change (from the interrupt queue or the simulator).
 
-        Args: sensor: SENSOR_* id; side: 0..3 (0xFF for lid and emergency stop);
+        Args: sensor: SENSOR_* id; side: 0..3 (0xFF for sideless sensors);
             value: 0 or 1; now_ms: time of the change (the event's MCU timestamp).
         Returns True if the SENSOR event was queued for the host, False if the queue was
         full (the drop is counted and reported as FAULT(EVENTS_DROPPED)) or the value did
         not change.
         """
-        bit = 1 << C.sensor_bit(sensor, side)
-        old = 1 if self.sensors & bit else 0
-        value = 1 if value else 0
-        if old == value:
-            return False
-        self.sensors = (self.sensors | bit) if value else (self.sensors & ~bit)
-        queued = self._event(C.T_SENSOR, struct.pack("<BBBI", sensor, side, value,
-                                                      now_ms & _U32), False)
-        if sensor == C.SENSOR_ESTOP and value:
-            self._safe_stop(C.STOP_ESTOP, C.FAULT_ESTOP, 0)
-            return queued
-        self.table.on_sensor(sensor, side, value, now_ms)
-        return queued
+        return self.core.sensor_changed(sensor, side, value, now_ms)
 
     # -------------------------------------------------------------------- tick
     def tick(self, now_ms):
@@ -194,7 +189,7 @@ class DeviceEngine:
                 and now_ms - self.last_rx >= self.heartbeat_window_ms):
             self.host_silent = True
             self._safe_stop(C.STOP_HOST_TIMEOUT, C.FAULT_HOST_TIMEOUT, now_ms - self.last_rx)
-        self.table.tick(now_ms)
+        self.core.tick(now_ms)
         if self.session:
             self._drain_ready()
         self.link.check_timeout(now_ms)
@@ -244,113 +239,12 @@ class DeviceEngine:
         self.events_dropped += 1
         return False
 
-    def _reply(self, cmd, code, detail=0):
-        self.link.send(C.T_REPLY, struct.pack("<HBB", cmd, code, detail))
-
     def _safe_stop(self, reason, fault, detail):
-        self.table.stop_all(C.OUTCOME_SAFE_STOP, self.now)
-        if self.stop_reason == C.STOP_NONE or reason == C.STOP_ESTOP:
-            self.stop_reason = reason
-        self._event(C.T_FAULT, struct.pack("<BBHII", fault, C.SIDE_NONE, 0, detail & _U32,
-                                           self.now & _U32), True)
-
-    def _on_stack(self, m, now_ms):
-        self._event(C.T_STACKS, struct.pack("<HBBI", m.cmd, m.side, m.progress & 0xFF,
-                                             now_ms & _U32), True)
-
-    def _on_done(self, m, outcome, elapsed_ms):
-        self._event(C.T_MOTION_DONE, struct.pack("<HBBBII", m.cmd, m.mtype, m.side, outcome,
-                                                  elapsed_ms & _U32, m.progress & _U32), True)
-        if outcome == C.OUTCOME_DEADLINE:
-            self._event(C.T_FAULT, struct.pack("<BBHII", C.FAULT_DEADLINE, m.side, m.cmd,
-                                               m.progress & _U32, self.now & _U32), True)
-
-    def _begin(self, cmd, mtype, motor, side, direction, target, deadline_ms):
-        if self.stop_reason != C.STOP_NONE:
-            self._reply(cmd, C.REPLY_SAFE_STOP, self.stop_reason)
-            return
-        if self.table.busy(motor, side):
-            self._reply(cmd, C.REPLY_BUSY, 0)
-            return
-        # the reply goes first, so the host sees OK before the motion's first event
-        self._reply(cmd, C.REPLY_OK, 0)
-        self.table.begin(cmd, mtype, motor, side, direction, target, deadline_ms, self.now)
+        self.core.safe_stop(reason, fault, detail)
 
     def _execute(self, mtype, payload):
         fmt = C.FORMATS.get(mtype)
-        cmd = payload[0] | (payload[1] << 8) if len(payload) >= 2 else 0
-        if mtype not in C.COMMAND_TYPES or len(payload) != struct.calcsize(fmt):
-            self._reply(cmd, C.REPLY_UNKNOWN, mtype)
-            return
-        if self.on_execute is not None:
-            self.on_execute(cmd, mtype)
-        f = struct.unpack(fmt, payload)
-        bad = C.REPLY_BAD_ARGUMENT
-        if mtype == C.T_SHUFFLE_START:
-            if f[1] == 0:
-                return self._reply(cmd, bad, 1)
-            self._begin(cmd, mtype, C.MOTOR_SHUFFLE, C.SIDE_NONE, 1, 0, f[1])
-        elif mtype == C.T_SHUFFLE_STOP:
-            self._reply(cmd, C.REPLY_OK, 0)
-            self.table.finish((C.MOTOR_SHUFFLE, C.SIDE_NONE), C.OUTCOME_STOPPED, self.now)
-        elif mtype == C.T_FEED_STACK:
-            if f[1] not in C.SIDES:
-                return self._reply(cmd, bad, 1)
-            if not 1 <= f[2] <= 40:
-                return self._reply(cmd, bad, 2)
-            if f[3] == 0:
-                return self._reply(cmd, bad, 3)
-            self._begin(cmd, mtype, C.MOTOR_FEEDER, f[1], 1, f[2], f[3])
-        elif mtype == C.T_LIFT:
-            side, up, deadline = f[1], f[2], f[3]
-            if side not in C.SIDES:
-                return self._reply(cmd, bad, 1)
-            if up not in (0, 1):
-                return self._reply(cmd, bad, 2)
-            if deadline == 0:
-                return self._reply(cmd, bad, 3)
-            limit = C.SENSOR_LIFT_TOP if up else C.SENSOR_LIFT_BOTTOM
-            if (self.stop_reason == C.STOP_NONE and not self.table.busy(C.MOTOR_LIFT, side)
-                    and self.sensors & (1 << C.sensor_bit(limit, side))):
-                self._reply(cmd, C.REPLY_OK, 0)   # already there: done without moving
-                self._event(C.T_MOTION_DONE, struct.pack("<HBBBII", cmd, mtype, side,
-                                                          C.OUTCOME_COMPLETED, 0, 0), True)
-                return
-            self._begin(cmd, mtype, C.MOTOR_LIFT, side, up, 0, deadline)
-        elif mtype == C.T_ROLL_DICE:
-            if f[1] == 0:
-                return self._reply(cmd, bad, 1)
-            if f[2] < f[1]:
-                return self._reply(cmd, bad, 2)
-            self._begin(cmd, mtype, C.MOTOR_DICE, C.SIDE_NONE, 1, f[1], f[2])
-        elif mtype == C.T_STOP_ALL:
-            self.table.stop_all(C.OUTCOME_STOPPED, self.now)
-            self._reply(cmd, C.REPLY_OK, 0)
-        elif mtype == C.T_SET_GEAR:
-            if f[1] not in C.GEARS:
-                return self._reply(cmd, bad, 1)
-            if self.table.motions:
-                return self._reply(cmd, C.REPLY_BUSY, 0)
-            self.gear = f[1]
-            self.machine.set_gear(f[1])
-            self._reply(cmd, C.REPLY_OK, 0)
-        elif mtype == C.T_GET_STATUS:
-            mask = self.table.motors_mask()
-            self.link.send(C.T_STATUS, struct.pack(
-                C.FORMATS[C.T_STATUS], cmd, self.state(), self.stop_reason, self.gear, mask,
-                self.sensors & _U32, (self.now - self.boot_ms) & _U32, len(self.table)))
-        elif mtype == C.T_SELF_TEST:
-            _, step, motor, side, jog, deadline = f
-            if motor not in C.MOTORS:
-                return self._reply(cmd, bad, 2)
-            per_side = motor in (C.MOTOR_FEEDER, C.MOTOR_LIFT)
-            if (per_side and side not in C.SIDES) or (not per_side and side != C.SIDE_NONE):
-                return self._reply(cmd, bad, 3)
-            if jog == 0 or deadline < jog:
-                return self._reply(cmd, bad, 4)
-            self._begin(cmd, mtype, motor, side, 1, jog, deadline)
-        elif mtype == C.T_CLEAR_SAFE_STOP:
-            if self.sensors & (1 << C.sensor_bit(C.SENSOR_ESTOP, C.SIDE_NONE)):
-                return self._reply(cmd, C.REPLY_SAFE_STOP, C.STOP_ESTOP)
-            self.stop_reason = C.STOP_NONE
-            self._reply(cmd, C.REPLY_OK, 0)
+        if (self.on_execute is not None and mtype in C.COMMAND_TYPES
+                and len(payload) == struct.calcsize(fmt)):
+            self.on_execute(payload[0] | (payload[1] << 8), mtype)
+        self.core.execute(mtype, payload, self.now)

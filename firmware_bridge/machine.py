@@ -35,6 +35,10 @@ class Machine(Protocol):
     def set_gear(self, tiles: int) -> None:
         """Select the tile-count gear (136, 144, 152 or 108 tiles)."""
 
+    def set_lights(self, mask: int) -> None:
+        """Switch the lights: ``mask`` of ``catalogue.LIGHT_*`` (the others off). A build
+        without lights ignores it."""
+
 
 class FakeMachine:
     """In-memory :class:`Machine` for tests: records every call and which motors run.
@@ -43,6 +47,7 @@ class FakeMachine:
         running: dict ``(motor, side) -> direction`` of energised motors.
         calls: list of ``(method, args...)`` tuples in call order.
         gear: last gear set.
+        lights: last lights mask set.
         stop_all_count: how many times ``stop_all`` was called.
     """
 
@@ -50,6 +55,7 @@ class FakeMachine:
         self.running: dict[tuple[int, int], int] = {}
         self.calls: list[tuple] = []
         self.gear = 136
+        self.lights = 0
         self.stop_all_count = 0
 
     def start(self, motor: int, side: int, direction: int) -> None:
@@ -70,3 +76,7 @@ class FakeMachine:
     def set_gear(self, tiles: int) -> None:
         self.gear = tiles
         self.calls.append(("set_gear", tiles))
+
+    def set_lights(self, mask: int) -> None:
+        self.lights = mask
+        self.calls.append(("set_lights", mask))

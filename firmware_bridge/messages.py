@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass
-from enum import IntEnum
+from enum import IntEnum, IntFlag
 from typing import ClassVar
 
 from . import catalogue as C
@@ -31,6 +31,8 @@ class Motor(IntEnum):
     FEEDER = C.MOTOR_FEEDER
     LIFT = C.MOTOR_LIFT
     DICE = C.MOTOR_DICE
+    CENTRE_LIFT = C.MOTOR_CENTRE
+    BUZZER = C.MOTOR_BUZZER
 
 
 class Sensor(IntEnum):
@@ -43,6 +45,29 @@ class Sensor(IntEnum):
     FEEDER_MOTION = C.SENSOR_FEEDER_MOTION
     DISC_PULSE = C.SENSOR_DISC_PULSE
     DICE_PULSE = C.SENSOR_DICE_PULSE
+    PUSH_HOME = C.SENSOR_PUSH_HOME
+    CENTRE_TOP = C.SENSOR_CENTRE_TOP
+    CENTRE_BOTTOM = C.SENSOR_CENTRE_BOTTOM
+    JAM = C.SENSOR_JAM
+    LIFT_BUTTON_A = C.SENSOR_LIFT_BUTTON_A
+    LIFT_BUTTON_B = C.SENSOR_LIFT_BUTTON_B
+    DICE_BUTTON = C.SENSOR_DICE_BUTTON
+
+
+class Light(IntFlag):
+    """The lights of the SetIndicators lights mask."""
+
+    READY = C.LIGHT_READY
+    FAULT = C.LIGHT_FAULT
+    DEALER_E = C.LIGHT_DEALER_E
+    DEALER_S = C.LIGHT_DEALER_E << 1
+    DEALER_W = C.LIGHT_DEALER_E << 2
+    DEALER_N = C.LIGHT_DEALER_E << 3
+
+    @classmethod
+    def dealer(cls, side: "Side") -> "Light":
+        """The dealer's seat light of ``side``."""
+        return cls(C.LIGHT_DEALER_E << int(side))
 
 
 class DeviceState(IntEnum):
@@ -169,22 +194,26 @@ class FeedStacks(Command):
 
 @dataclass(frozen=True)
 class Lift(Command):
-    """Move ``side``'s lift up (to its top limit) or down (to its bottom limit)."""
+    """Move ``side``'s lift up (to its top limit) or down (to its bottom limit);
+    ``side=None`` moves the centre lift (down: the played tiles pushed into the centre
+    drop into the disc; up: the hole is closed again)."""
 
-    side: Side
+    side: Side | None
     up: bool
     deadline_ms: int
     TYPE: ClassVar[int] = C.T_LIFT
     MOTION: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
-        _check_side(self.side)
+        if self.side is not None:
+            _check_side(self.side)
         if not isinstance(self.up, bool):
             raise CommandError(f"up must be True or False, got {self.up!r}")
         _check_range("deadline_ms", self.deadline_ms, 1, _MAX_DEADLINE, " ms")
 
     def _fields(self) -> tuple:
-        return (int(self.side), 1 if self.up else 0, self.deadline_ms)
+        side = C.SIDE_NONE if self.side is None else int(self.side)
+        return (side, 1 if self.up else 0, self.deadline_ms)
 
 
 @dataclass(frozen=True)
@@ -253,6 +282,8 @@ class SelfTestStep(Command):
             raise CommandError(f"motor must be a Motor, got {self.motor!r}")
         if self.motor in (Motor.FEEDER, Motor.LIFT):
             _check_side(self.side)
+        elif self.motor is Motor.BUZZER:
+            raise CommandError("the buzzer is not a self-test motor: use SetIndicators")
         elif self.side is not None:
             raise CommandError(f"side must be None for the {self.motor.name} motor, "
                                f"got {self.side!r}")
@@ -271,9 +302,29 @@ class ClearSafeStop(Command):
     TYPE: ClassVar[int] = C.T_CLEAR_SAFE_STOP
 
 
+@dataclass(frozen=True)
+class SetIndicators(Command):
+    """Set the lights (``lights``: a :class:`Light` mask; the others go off) and sound the
+    buzzer for ``buzzer_ms`` (0 = silent; the device stops it by itself). Accepted in
+    safe-stop too: an alarm must sound while the motors are stopped. A build without
+    lights or buzzer accepts it and does nothing."""
+
+    lights: int = 0
+    buzzer_ms: int = 0
+    TYPE: ClassVar[int] = C.T_SET_INDICATORS
+
+    def __post_init__(self) -> None:
+        lights = int(self.lights) if isinstance(self.lights, Light) else self.lights
+        _check_range("lights", lights, 0, C.LIGHTS_ALL, " (a Light mask)")
+        _check_range("buzzer_ms", self.buzzer_ms, 0, 10000, " ms")
+
+    def _fields(self) -> tuple:
+        return (int(self.lights), self.buzzer_ms)
+
+
 COMMAND_NAMES = {cls.TYPE: cls.__name__ for cls in (
     StartShuffle, StopShuffle, FeedStacks, Lift, RollDice, StopAll, SetGear, GetStatus,
-    SelfTestStep, ClearSafeStop)}
+    SelfTestStep, ClearSafeStop, SetIndicators)}
 
 
 # --------------------------------------------------------------------- events

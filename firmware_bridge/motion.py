@@ -10,11 +10,17 @@ has at most one motion. Goals per command type (catalogue ``T_*``):
 
 * ``T_SHUFFLE_START``: no goal; ends STOPPED (stop command) or DEADLINE.
 * ``T_FEED_STACK``: ``target`` stacks; each 0->1 edge of that side's STACK sensor counts
-  one (``on_stack`` is called) and the motion COMPLETES at the target.
+  one (``on_stack`` is called). The feeder motor also drives that side's push (stacking)
+  head through its cam, so after the target the motor runs on until the head is back
+  home (the 0->1 edge of PUSH_HOME) and the motion COMPLETES there: a head left out
+  would block the lift. A head that never reports home ends the motion at its DEADLINE
+  with ``progress == target``.
 * ``T_LIFT``: COMPLETES on the 0->1 edge of that side's top (direction 1) or bottom
-  (direction 0) limit.
-* ``T_ROLL_DICE`` / ``T_SELF_TEST``: run ``target`` ms then COMPLETE; a self-test counts
-  every sensor change on its side (all sides for shuffle and dice) in ``progress``.
+  (direction 0) limit; for the centre lift (MOTOR_CENTRE, side NONE) on CENTRE_TOP /
+  CENTRE_BOTTOM.
+* ``T_ROLL_DICE`` / ``T_SELF_TEST`` / ``T_SET_INDICATORS`` (the buzzer): run ``target``
+  ms then COMPLETE; a self-test counts every sensor change on its side (all sides for
+  shuffle, dice and the centre lift) in ``progress``.
 
 Every motion has a deadline (ms after it began); when it passes first, the motor is
 stopped and the motion ends with OUTCOME_DEADLINE. Outcomes are reported through
@@ -28,7 +34,7 @@ class Motion:
     """One running motion. Times in ms (the owner's clock)."""
 
     __slots__ = ("cmd", "mtype", "motor", "side", "direction", "target", "progress",
-                 "started", "deadline_at")
+                 "started", "deadline_at", "parking")
 
     def __init__(self, cmd, mtype, motor, side, direction, target, started, deadline_at):
         self.cmd = cmd                  # command id (u16)
@@ -40,6 +46,10 @@ class Motion:
         self.progress = 0               # stacks counted / sensor changes seen
         self.started = started          # ms
         self.deadline_at = deadline_at  # ms
+        self.parking = False            # feed: target reached, waiting for the head home
+
+
+_TIMED = (C.T_ROLL_DICE, C.T_SELF_TEST, C.T_SET_INDICATORS)
 
 
 def _nothing(*args):
@@ -98,21 +108,28 @@ class MotionTable:
             if m.mtype == C.T_SELF_TEST:
                 if m.side == C.SIDE_NONE or m.side == side:
                     m.progress += 1
-            elif (m.motor == C.MOTOR_FEEDER and sensor == C.SENSOR_STACK and side == m.side
-                  and value):
-                m.progress += 1
-                self.on_stack(m, now_ms)
-                if m.progress >= m.target:
+            elif m.motor == C.MOTOR_FEEDER:
+                if side != m.side or not value:
+                    continue
+                if sensor == C.SENSOR_STACK and not m.parking:
+                    m.progress += 1
+                    self.on_stack(m, now_ms)
+                    m.parking = m.progress >= m.target
+                elif sensor == C.SENSOR_PUSH_HOME and m.parking:
                     self.finish(key, C.OUTCOME_COMPLETED, now_ms)
             elif m.motor == C.MOTOR_LIFT and side == m.side and value and (
                     (sensor == C.SENSOR_LIFT_TOP and m.direction == 1)
                     or (sensor == C.SENSOR_LIFT_BOTTOM and m.direction == 0)):
                 self.finish(key, C.OUTCOME_COMPLETED, now_ms)
+            elif m.motor == C.MOTOR_CENTRE and value and (
+                    (sensor == C.SENSOR_CENTRE_TOP and m.direction == 1)
+                    or (sensor == C.SENSOR_CENTRE_BOTTOM and m.direction == 0)):
+                self.finish(key, C.OUTCOME_COMPLETED, now_ms)
 
     def tick(self, now_ms):
         """Advance time: timed motions complete, overdue motions end with DEADLINE."""
         for key, m in list(self.motions.items()):
-            if m.mtype in (C.T_ROLL_DICE, C.T_SELF_TEST) and now_ms - m.started >= m.target:
+            if m.mtype in _TIMED and now_ms - m.started >= m.target:
                 self.finish(key, C.OUTCOME_COMPLETED, now_ms)
             elif now_ms >= m.deadline_at:
                 self.finish(key, C.OUTCOME_DEADLINE, now_ms)
@@ -122,7 +139,7 @@ class MotionTable:
         due = None
         for m in self.motions.values():
             t = m.deadline_at
-            if m.mtype in (C.T_ROLL_DICE, C.T_SELF_TEST) and m.started + m.target < t:
+            if m.mtype in _TIMED and m.started + m.target < t:
                 t = m.started + m.target
             if due is None or t < due:
                 due = t

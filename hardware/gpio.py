@@ -65,31 +65,54 @@ class GpioMachine:
         #: called with the new gear; the simulator uses it to load the matching tile set
         self.on_gear: Any = None
 
-    def _dev(self, motor: int, side: int, direction: int = 1) -> Any:
-        if motor == C.MOTOR_SHUFFLE:
-            return self.o["shuffle"][0]
-        if motor == C.MOTOR_DICE:
-            return self.o["dice"][0]
-        if motor == C.MOTOR_FEEDER:
-            return self.o["feeder"][side]
-        return self.o["lift_up" if direction else "lift_down"][side]
+    def _relays(self, motor: int, side: int) -> tuple[Any, Any] | None:
+        """(up, down) relays of a side lift or the centre lift, else None."""
+        if motor == C.MOTOR_LIFT:
+            return self.o["lift_up"][side], self.o["lift_down"][side]
+        if motor == C.MOTOR_CENTRE:
+            return self.o["centre_up"][0], self.o["centre_down"][0]
+        return None
+
+    def _dev(self, motor: int, side: int) -> Any | None:
+        name = {C.MOTOR_SHUFFLE: "shuffle", C.MOTOR_DICE: "dice", C.MOTOR_FEEDER: "feeder",
+                C.MOTOR_BUZZER: "buzzer"}[motor]
+        devs = self.o.get(name)  # the buzzer may be not fitted
+        if devs is None:
+            return None
+        return devs[0] if len(devs) == 1 else devs[side]
 
     def start(self, motor: int, side: int, direction: int) -> None:
-        if motor == C.MOTOR_LIFT:  # never both relays of one lift at once
-            self.o["lift_down" if direction else "lift_up"][side].off()
-        self._dev(motor, side, direction).on()
+        relays = self._relays(motor, side)
+        if relays is not None:  # never both relays of one lift at once
+            relays[0 if direction == 0 else 1].off()
+            relays[1 if direction == 0 else 0].on()
+            return
+        dev = self._dev(motor, side)
+        if dev is not None:
+            dev.on()
 
     def stop(self, motor: int, side: int) -> None:
-        if motor == C.MOTOR_LIFT:
-            self.o["lift_up"][side].off()
-            self.o["lift_down"][side].off()
-        else:
-            self._dev(motor, side).off()
+        relays = self._relays(motor, side)
+        if relays is not None:
+            relays[0].off()
+            relays[1].off()
+            return
+        dev = self._dev(motor, side)
+        if dev is not None:
+            dev.off()
+
+    def set_lights(self, mask: int) -> None:
+        """Lights that are fitted follow ``mask``; the others are ignored."""
+        for name, bits in (("light_ready", [C.LIGHT_READY]), ("light_fault", [C.LIGHT_FAULT]),
+                           ("light_dealer", [C.LIGHT_DEALER_E << i for i in range(4)])):
+            for dev, bit in zip(self.o.get(name, ()), bits):
+                dev.value = bool(mask & bit)
 
     def stop_all(self) -> None:
-        for devs in self.o.values():
-            for d in devs:
-                d.off()
+        for name, devs in self.o.items():
+            if not name.startswith("light_"):  # the lights are not motors
+                for d in devs:
+                    d.off()
 
     def set_gear(self, tiles: int) -> None:
         self.gear = tiles  # the gear is the controller's stack count; no pin
@@ -153,8 +176,14 @@ class GpioBackend(LocalBackend):
         self._devices.append(dev)
         return dev
 
+    @property
+    def fitted(self) -> frozenset[str]:
+        """The profile's GPIO names wired on this build (see ``profile.OPTIONAL_GPIO``)."""
+        return frozenset(self.profile.gpio.outputs) | frozenset(self.profile.gpio.inputs)
+
     def _read(self, sensor: int, side: int) -> int:
-        return int(self.inputs[(sensor, side)].value)
+        dev = self.inputs.get((sensor, side))
+        return 0 if dev is None else int(dev.value)  # not fitted: never on
 
     def _input(self, sensor: int, side: int, value: int) -> None:
         with self.lock:

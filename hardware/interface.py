@@ -9,8 +9,9 @@ over a pseudo-terminal).
 Commands are the goal-level dataclasses of :mod:`firmware_bridge.messages`
 (:class:`StartShuffle`, :class:`StopShuffle`, :class:`FeedStacks`, :class:`Lift`,
 :class:`RollDice`, :class:`StopAll`, :class:`SetGear`, :class:`GetStatus`,
-:class:`SelfTestStep`, :class:`ClearSafeStop`). Times inside them (``deadline_ms``,
-``spin_ms``, ``jog_ms``) are ms of *machine time*.
+:class:`SelfTestStep`, :class:`ClearSafeStop`, :class:`SetIndicators`). ``Lift(None, ...)``
+moves the centre lift. Times inside them (``deadline_ms``, ``spin_ms``, ``jog_ms``,
+``buzzer_ms``) are ms of *machine time*.
 
 Events (what :meth:`TableBackend.events` / ``advance`` / ``run_until`` return) are the
 dataclasses of :mod:`firmware_bridge.messages` and :mod:`firmware_bridge.host`:
@@ -37,6 +38,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Protocol, runtime_checkable
 
+from firmware_bridge import catalogue as C
 from firmware_bridge.host import CommandFailed, Connected, LinkLost, McuReset
 from firmware_bridge.messages import (Command, Fault, MotionDone, Reply, Sensor,
                                       SensorChanged, Side, StacksCounted, Status)
@@ -47,9 +49,8 @@ Event = Any  # one of the dataclasses listed in the module docstring
 EVENT_TYPES = (Reply, Status, SensorChanged, StacksCounted, MotionDone, Fault, McuReset,
                LinkLost, Connected, CommandFailed)
 
-PER_SIDE_SENSORS = (Sensor.LIFT_TOP, Sensor.LIFT_BOTTOM, Sensor.STACK, Sensor.TILE_PRESENT,
-                    Sensor.FEEDER_MOTION)
-SIDELESS_SENSORS = (Sensor.LID, Sensor.ESTOP, Sensor.DISC_PULSE, Sensor.DICE_PULSE)
+PER_SIDE_SENSORS = tuple(Sensor(s) for s in C.PER_SIDE_SENSORS)
+SIDELESS_SENSORS = tuple(Sensor(s) for s in C.SIDELESS_SENSORS)
 
 
 @dataclass(frozen=True)
@@ -75,11 +76,14 @@ class TableBackend(Protocol):
     """What the controller's runtime uses. Event-driven: nothing here blocks for a motion.
 
     Attributes: ``kind`` ("sim", "gpio" or "mcu"), ``profile`` (:class:`Profile`),
+    ``fitted`` (the part names of ``hardware.profile.ALL_PARTS`` this build has: a GPIO
+    build may leave the indicators, buttons and jam sensor out),
     ``model`` (the simulated machine behind it, or None on real hardware).
     """
 
     kind: str
     profile: Profile
+    fitted: frozenset
 
     def now(self) -> float:
         """Machine time in seconds since the backend opened (virtual for sim and for

@@ -1,11 +1,9 @@
 """In-process command execution, shared by the ``sim`` and ``gpio`` backends.
 
-:class:`LocalExecutor` gives a machine driven from the Pi itself the same command
-semantics as the microcontroller's :class:`firmware_bridge.device.DeviceEngine`: the
-motions run through the same :class:`firmware_bridge.motion.MotionTable`; power-on and
-the emergency stop latch a safe-stop that only ClearSafeStop clears; a motor that already
-has a motion answers BUSY; a lift already at its limit completes at once; SetGear is
-refused BUSY while anything moves. :class:`LocalBackend` adds the event queue, the clock
+:class:`LocalExecutor` gives a machine driven from the Pi itself the microcontroller's
+command rules: it runs the same :class:`firmware_bridge.executor.CommandCore` as the
+device engine and decodes its reports with the host's own decoder, so that the events are
+the ones the MCU backend gets over the link. :class:`LocalBackend` adds the event queue, the clock
 and time stepping (virtual: the machine model's discrete events and the motion
 deadlines, in order; real: a ticker thread).
 """
@@ -18,146 +16,64 @@ import time
 from typing import Any, Callable
 
 from firmware_bridge import catalogue as C
-from firmware_bridge.messages import (COMMAND_NAMES, ClearSafeStop, Command, DeviceState,
-                                      Fault, FaultCode, FeedStacks, GetStatus, Lift,
-                                      MotionDone, Outcome, Reply, ReplyCode, RollDice,
-                                      SelfTestStep, Sensor, SensorChanged, SetGear, Side,
-                                      StacksCounted, StartShuffle, Status, StopAll,
-                                      StopReason, StopShuffle)
-from firmware_bridge.motion import MotionTable
+from firmware_bridge.executor import CommandCore
+from firmware_bridge.messages import Command, decode_device_message
 
 from .errors import BackendError, HardwareTimeout
 from .interface import Event, all_sensor_keys
 from .profile import Profile
 
 
-def _side(v: int) -> Side | None:
-    return None if v == C.SIDE_NONE else Side(v)
-
-
 class LocalExecutor:
-    """Executes commands against a :class:`firmware_bridge.machine.Machine`.
+    """Executes commands against a :class:`firmware_bridge.machine.Machine` with the
+    microcontroller's own rules (:class:`firmware_bridge.executor.CommandCore`), and turns
+    its reports into the event dataclasses the host decodes from the link.
 
     Args:
-        machine: motor outputs (``start``, ``stop``, ``stop_all``, ``set_gear``).
+        machine: motor outputs (``start``, ``stop``, ``stop_all``, ``set_gear``,
+            ``set_lights``).
         now_ms: clock in integer ms of machine time.
         emit: called with every event (Reply, Status, SensorChanged, StacksCounted,
             MotionDone, Fault).
-        read: ``read(sensor, side) -> 0/1`` current input reading (for STATUS and the
-            "lift already at its limit" rule).
+        read: ``read(sensor, side) -> 0/1`` input reading at power-on.
         gear: gear at power-on (tiles).
     """
 
     def __init__(self, machine: Any, now_ms: Callable[[], int], emit: Callable[[Event], None],
                  read: Callable[[int, int], int], gear: int = 136) -> None:
-        self.machine = machine
         self.now_ms = now_ms
         self.emit = emit
-        self.read = read
-        self.gear = gear
-        self.stop_reason = C.STOP_POWER_ON
-        self.table = MotionTable(machine, self._on_stack, self._on_done)
-        self.boot_ms = now_ms()
-        machine.stop_all()
+        mask = 0
+        for sensor, side in all_sensor_keys():
+            s = C.SIDE_NONE if side is None else int(side)
+            if read(int(sensor), s):
+                mask |= 1 << C.sensor_bit(int(sensor), s)
+        self.core = CommandCore(machine, self._report, now_ms(), gear, mask)
+        self.table = self.core.table
 
-    def _on_stack(self, m: Any, now_ms: int) -> None:
-        self.emit(StacksCounted(m.cmd, Side(m.side), m.progress, now_ms))
+    @property
+    def stop_reason(self) -> int:
+        return self.core.stop_reason
 
-    def _on_done(self, m: Any, outcome: int, elapsed_ms: int) -> None:
-        self.emit(MotionDone(m.cmd, COMMAND_NAMES[m.mtype], _side(m.side), Outcome(outcome),
-                             elapsed_ms, m.progress))
-        if outcome == C.OUTCOME_DEADLINE:
-            self.emit(Fault(FaultCode.DEADLINE, _side(m.side), m.cmd, m.progress,
-                            self.now_ms()))
+    def _report(self, mtype: int, payload: bytes, essential: bool) -> bool:
+        self.emit(decode_device_message(mtype, payload))
+        return True
 
-    # ------------------------------------------------------------------ inputs
     def on_sensor(self, sensor: int, side: int, value: int) -> None:
-        """An input reading changed (already de-duplicated)."""
-        now = self.now_ms()
-        self.emit(SensorChanged(Sensor(sensor), _side(side), value, now))
-        if sensor == C.SENSOR_ESTOP and value:
-            self.table.stop_all(C.OUTCOME_SAFE_STOP, now)
-            self.stop_reason = C.STOP_ESTOP
-            self.emit(Fault(FaultCode.ESTOP, None, 0, 0, now))
-            return
-        self.table.on_sensor(sensor, side, value, now)
+        """An input reading changed."""
+        self.core.sensor_changed(sensor, side, value, self.now_ms())
 
     def tick(self) -> None:
-        self.table.tick(self.now_ms())
+        self.core.tick(self.now_ms())
 
     def stop_all(self) -> None:
-        self.table.stop_all(C.OUTCOME_STOPPED, self.now_ms())
+        self.core.now = self.now_ms()
+        self.table.stop_all(C.OUTCOME_STOPPED, self.core.now)
 
-    # ---------------------------------------------------------------- commands
     def execute(self, cmd_id: int, command: Command) -> None:
         """Execute ``command`` (already validated by its dataclass); emits the Reply or
         Status first, then whatever the motion produces."""
-        now = self.now_ms()
-
-        def reply(code: int, detail: int = 0) -> None:
-            self.emit(Reply(cmd_id, ReplyCode(code), detail))
-
-        def begin(mtype: int, motor: int, side: int, direction: int, target: int,
-                  deadline: int) -> None:
-            if self.stop_reason != C.STOP_NONE:
-                return reply(C.REPLY_SAFE_STOP, self.stop_reason)
-            if self.table.busy(motor, side):
-                return reply(C.REPLY_BUSY)
-            reply(C.REPLY_OK)
-            self.table.begin(cmd_id, mtype, motor, side, direction, target, deadline, now)
-
-        if isinstance(command, StartShuffle):
-            begin(C.T_SHUFFLE_START, C.MOTOR_SHUFFLE, C.SIDE_NONE, 1, 0, command.deadline_ms)
-        elif isinstance(command, StopShuffle):
-            reply(C.REPLY_OK)
-            self.table.finish((C.MOTOR_SHUFFLE, C.SIDE_NONE), C.OUTCOME_STOPPED, now)
-        elif isinstance(command, FeedStacks):
-            begin(C.T_FEED_STACK, C.MOTOR_FEEDER, int(command.side), 1, command.stacks,
-                  command.deadline_ms)
-        elif isinstance(command, Lift):
-            side = int(command.side)
-            limit = C.SENSOR_LIFT_TOP if command.up else C.SENSOR_LIFT_BOTTOM
-            if (self.stop_reason == C.STOP_NONE and not self.table.busy(C.MOTOR_LIFT, side)
-                    and self.read(limit, side)):
-                reply(C.REPLY_OK)  # already there: done without moving
-                self.emit(MotionDone(cmd_id, "Lift", Side(side), Outcome.COMPLETED, 0, 0))
-                return
-            begin(C.T_LIFT, C.MOTOR_LIFT, side, 1 if command.up else 0, 0,
-                  command.deadline_ms)
-        elif isinstance(command, RollDice):
-            begin(C.T_ROLL_DICE, C.MOTOR_DICE, C.SIDE_NONE, 1, command.spin_ms,
-                  command.deadline_ms)
-        elif isinstance(command, StopAll):
-            self.table.stop_all(C.OUTCOME_STOPPED, now)
-            reply(C.REPLY_OK)
-        elif isinstance(command, SetGear):
-            if self.table.motions:
-                return reply(C.REPLY_BUSY)
-            self.gear = command.tiles
-            self.machine.set_gear(command.tiles)
-            reply(C.REPLY_OK)
-        elif isinstance(command, GetStatus):
-            mask = 0
-            for sensor, side in all_sensor_keys():
-                s = C.SIDE_NONE if side is None else int(side)
-                if self.read(int(sensor), s):
-                    mask |= 1 << C.sensor_bit(int(sensor), s)
-            state = (C.STATE_SAFE_STOP if self.stop_reason != C.STOP_NONE
-                     else C.STATE_BUSY if self.table.motions else C.STATE_IDLE)
-            self.emit(Status(cmd_id, DeviceState(state), StopReason(self.stop_reason),
-                             self.gear, self.table.motors_mask(), mask, now - self.boot_ms,
-                             len(self.table)))
-        elif isinstance(command, SelfTestStep):
-            side = C.SIDE_NONE if command.side is None else int(command.side)
-            begin(C.T_SELF_TEST, int(command.motor), side, 1, command.jog_ms,
-                  command.deadline_ms)
-        elif isinstance(command, ClearSafeStop):
-            if self.read(C.SENSOR_ESTOP, C.SIDE_NONE):
-                return reply(C.REPLY_SAFE_STOP, C.STOP_ESTOP)
-            self.stop_reason = C.STOP_NONE
-            reply(C.REPLY_OK)
-        else:
-            reply(C.REPLY_UNKNOWN, getattr(command, "TYPE", 0) & 0xFF)
+        self.core.execute(command.TYPE, command.pack(cmd_id), self.now_ms())
 
 
 class LocalBackend:

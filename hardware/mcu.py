@@ -19,11 +19,11 @@ from firmware_bridge.errors import LinkError
 from firmware_bridge.host import CommandFailed, HostLink, PendingCommand
 from firmware_bridge.messages import (Command, Fault, FeedStacks, GetStatus, Lift,
                                       MotionDone, RollDice, SelfTestStep, SensorChanged, StacksCounted, StartShuffle,
-                                      Status, StopAll)
+                                      SetIndicators, Status, StopAll)
 
 from .errors import BackendError, HardwareTimeout
 from .interface import Event, SensorSnapshot, all_sensor_keys
-from .profile import Profile
+from .profile import ALL_PARTS, Profile
 
 _U32 = 0xFFFFFFFF
 
@@ -42,6 +42,7 @@ class McuBackend:
     """
 
     kind = "mcu"
+    fitted = ALL_PARTS  # the microcontroller board wires every part
 
     def __init__(self, profile: Profile, link: HostLink, speed: float = 1.0,
                  device_t0_ms: int | None = None, device: Any = None,
@@ -96,6 +97,8 @@ class McuBackend:
         if isinstance(c, SelfTestStep):
             return dataclasses.replace(c, jog_ms=self._ms_out(c.jog_ms),
                                        deadline_ms=self._ms_out(c.deadline_ms))
+        if isinstance(c, SetIndicators) and c.buzzer_ms:
+            return dataclasses.replace(c, buzzer_ms=self._ms_out(c.buzzer_ms))
         return c
 
     def _convert(self, ev: Event) -> Event:

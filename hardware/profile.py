@@ -27,17 +27,30 @@ TIMING_KEYS = (
     "tile_present_s", "push_s", "feed_stack_s", "feed_margin", "feed_grace_s", "lift_up_s",
     "lift_down_s", "lift_deadline_s", "dice_spin_s", "dice_deadline_s", "disc_pulse_s",
     "feeder_pulse_s", "dice_pulse_s", "late_lift_factor", "short_lift_reach",
-    "capacitor_wear")
+    "capacitor_wear", "push_cycle_s", "centre_up_s", "centre_down_s", "centre_deadline_s",
+    "jam_after_s")
 FRACTION_KEYS = ("face_up_fraction",)
 
 #: per-side outputs and inputs of the GPIO pin map, and the side-less ones
-PER_SIDE_OUTPUTS = ("feeder", "lift_up", "lift_down")
-SINGLE_OUTPUTS = ("shuffle", "dice")
+PER_SIDE_OUTPUTS = ("feeder", "lift_up", "lift_down", "light_dealer")
+SINGLE_OUTPUTS = ("shuffle", "dice", "centre_up", "centre_down", "buzzer", "light_ready",
+                  "light_fault")
 PER_SIDE_INPUTS = {"lift_top": C.SENSOR_LIFT_TOP, "lift_bottom": C.SENSOR_LIFT_BOTTOM,
                    "stack": C.SENSOR_STACK, "tile_present": C.SENSOR_TILE_PRESENT,
-                   "feeder_motion": C.SENSOR_FEEDER_MOTION}
+                   "feeder_motion": C.SENSOR_FEEDER_MOTION, "push_home": C.SENSOR_PUSH_HOME}
 SINGLE_INPUTS = {"disc_pulse": C.SENSOR_DISC_PULSE, "dice_pulse": C.SENSOR_DICE_PULSE,
-                 "lid": C.SENSOR_LID, "estop": C.SENSOR_ESTOP}
+                 "lid": C.SENSOR_LID, "estop": C.SENSOR_ESTOP,
+                 "centre_top": C.SENSOR_CENTRE_TOP, "centre_bottom": C.SENSOR_CENTRE_BOTTOM,
+                 "jam": C.SENSOR_JAM, "lift_button_a": C.SENSOR_LIFT_BUTTON_A,
+                 "lift_button_b": C.SENSOR_LIFT_BUTTON_B, "dice_button": C.SENSOR_DICE_BUTTON}
+#: parts a GPIO build may leave unwired ("not fitted"): the indicators and operator inputs.
+#: A build without them runs the cycle; the buttons then never press and the jam sensor
+#: never reports (a jammed tile shows as a stalled disc).
+OPTIONAL_GPIO = ("buzzer", "light_ready", "light_fault", "light_dealer", "jam",
+                 "lift_button_a", "lift_button_b", "dice_button")
+#: every part name of a full machine (what the sim and MCU builds have fitted)
+ALL_PARTS = frozenset(PER_SIDE_OUTPUTS + SINGLE_OUTPUTS) | frozenset(PER_SIDE_INPUTS) \
+    | frozenset(SINGLE_INPUTS)
 PIN_FACTORIES = ("rpigpio", "lgpio", "mock", "native", "pigpio")
 
 
@@ -66,6 +79,11 @@ class Timing:
     late_lift_factor: float
     short_lift_reach: float
     capacitor_wear: float
+    push_cycle_s: float
+    centre_up_s: float
+    centre_down_s: float
+    centre_deadline_s: float
+    jam_after_s: float
 
 
 @dataclass(frozen=True)
@@ -81,7 +99,8 @@ class InputPin:
 @dataclass(frozen=True)
 class GpioMap:
     """Pin map of the GPIO backend. ``outputs[name]`` is a tuple of BCM pins (one, or
-    four for E, S, W, N); ``inputs[name]`` a tuple of :class:`InputPin`."""
+    four for E, S, W, N); ``inputs[name]`` a tuple of :class:`InputPin`. A name of
+    ``OPTIONAL_GPIO`` that is absent is not fitted on this build."""
 
     board: str
     mock_revision: str
@@ -127,6 +146,9 @@ class Profile:
 
     def shuffle_deadline_ms(self) -> int:
         return int(1000 * self.timing.shuffle_deadline_s)
+
+    def centre_deadline_ms(self) -> int:
+        return int(1000 * self.timing.centre_deadline_s)
 
 
 def _num(d: dict, key: str, path: str, positive: bool = True) -> float:
@@ -191,10 +213,12 @@ def parse_profile(data: dict, source: str = "<dict>") -> Profile:
     if values["short_lift_reach"] >= 1:
         raise ProfileError("timing.short_lift_reach must be below 1 (a fraction of the "
                            f"travel), got {values['short_lift_reach']!r}")
-    for k in ("lift_up_s", "lift_down_s"):
-        if values[k] >= values["lift_deadline_s"]:
-            raise ProfileError(f"timing.{k} must be below timing.lift_deadline_s "
-                               f"({values['lift_deadline_s']}), got {values[k]!r}")
+    for k, limit in (("lift_up_s", "lift_deadline_s"), ("lift_down_s", "lift_deadline_s"),
+                     ("centre_up_s", "centre_deadline_s"),
+                     ("centre_down_s", "centre_deadline_s")):
+        if values[k] >= values[limit]:
+            raise ProfileError(f"timing.{k} must be below timing.{limit} "
+                               f"({values[limit]}), got {values[k]!r}")
     if values["dice_spin_s"] > values["dice_deadline_s"]:
         raise ProfileError("timing.dice_spin_s must not exceed timing.dice_deadline_s, got "
                            f"{values['dice_spin_s']!r}")
@@ -235,12 +259,16 @@ def parse_profile(data: dict, source: str = "<dict>") -> Profile:
     _unknown(outs_t, SINGLE_OUTPUTS + PER_SIDE_OUTPUTS, "gpio.outputs")
     outputs: dict[str, tuple[int, ...]] = {}
     for k in SINGLE_OUTPUTS + PER_SIDE_OUTPUTS:
+        if k in OPTIONAL_GPIO and k not in outs_t:
+            continue
         outputs[k] = _pins(outs_t.get(k), f"gpio.outputs.{k}", 1 if k in SINGLE_OUTPUTS else 4)
     ins_t = _table(gp, "inputs", "gpio")
     _unknown(ins_t, tuple(PER_SIDE_INPUTS) + tuple(SINGLE_INPUTS), "gpio.inputs")
     inputs: dict[str, tuple[InputPin, ...]] = {}
     for k in tuple(PER_SIDE_INPUTS) + tuple(SINGLE_INPUTS):
         full = f"gpio.inputs.{k}"
+        if k in OPTIONAL_GPIO and k not in ins_t:
+            continue
         spec = _table(ins_t, k, "gpio.inputs")
         per_side = k in PER_SIDE_INPUTS
         pins = _pins(spec.get("pins" if per_side else "pin"),

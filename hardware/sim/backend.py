@@ -7,7 +7,7 @@ from firmware_bridge import catalogue as C
 
 from ..interface import SensorSnapshot, all_sensor_keys
 from ..local import LocalBackend, LocalExecutor
-from ..profile import Profile
+from ..profile import ALL_PARTS, Profile
 from .model import TableModel
 
 
@@ -30,11 +30,15 @@ class ModelMachine:
     def set_gear(self, tiles: int) -> None:
         self.model.set_gear(tiles)
 
+    def set_lights(self, mask: int) -> None:
+        self.model.set_lights(mask)
+
 
 class SimBackend(LocalBackend):
     """:class:`~hardware.interface.TableBackend` over a :class:`TableModel`."""
 
     kind = "sim"
+    fitted = ALL_PARTS
 
     def __init__(self, profile: Profile, model: TableModel) -> None:
         super().__init__(profile, model)

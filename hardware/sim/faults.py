@@ -22,6 +22,7 @@ from ..errors import FaultSpecError
 BACKENDS = ("sim", "gpio", "mcu")
 _ALL = BACKENDS
 _MCU = ("mcu",)
+_JAM_FITTED = ("sim", "mcu")  # the default GPIO build has no jam sensor
 
 
 @dataclass(frozen=True)
@@ -81,6 +82,23 @@ INJECTABLE: dict[str, FaultKind] = {k.name: k for k in (
               "runs; feeders get no tiles (FeedStacks DEADLINE, 0 stacks) but pulse"),
     FaultKind("dice-stuck", False, _ALL,
               "the dice motor does not spin: RollDice completes but no DICE_PULSE changes"),
+    FaultKind("push-head-jammed", True, _ALL,
+              "the push head sticks on its way out and stalls the drive it shares with the "
+              "conveyor: PUSH_HOME goes 0 and stays 0, no FEEDER_MOTION pulses, no tiles, "
+              "no stacks: FeedStacks DEADLINE with 0 stacks (a loose wire leaves the head "
+              "home: PUSH_HOME stays 1)"),
+    FaultKind("push-home-stuck-off", True, _ALL,
+              "the push head's home sensor never reads 1 (dirty or unplugged micro-switch): "
+              "every stack is built and counted, but the head is never seen home: "
+              "FeedStacks DEADLINE with detail = all the stacks"),
+    FaultKind("centre-lift-stuck", False, _ALL,
+              "the centre lift does not move (tiles wedged under the plate, or its motor): "
+              "Lift(None, down) ends DEADLINE with CENTRE_TOP still 1; the played set does "
+              "not drop into the disc"),
+    FaultKind("tile-jam", False, _JAM_FITTED,
+              "a tile jams at the disc outlet after the disc turned jam_after_s: JAM reads 1 "
+              "and the disc stops (no more DISC_PULSE changes) while the shuffle motor is "
+              "energised"),
     FaultKind("mcu-reset", False, _MCU,
               "the microcontroller reboots mid-cycle: McuReset event, pending commands "
               "fail (CommandFailed), every motor stopped, device latched POWER_ON"),

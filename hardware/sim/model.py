@@ -8,14 +8,26 @@ Not a mock: motors take time and sensors follow the machine's state.
   the set, the remainder to E, S, ...). While the shuffle disc turns and a side's feeder
   runs, tiles reach that side's push head at random intervals (exponential, mean
   ``tile_interval_s``; a fraction ``face_up_fraction`` arrive face up and go round once
-  more, ``disc_revolution_s``). Each tile pulses the tile-present sensor; every second
-  tile the push head pushes a stack two-high (a STACK sensor pulse) into the wall.
-  A feeder stopped while its quarter still holds tiles leaves one tile at the throat
-  (tile-present stays 1).
+  more, ``disc_revolution_s``). Each tile pulses the tile-present sensor; two tiles make
+  a stack two-high at the push head; the tile-present sensor sees a tile pass, and keeps
+  seeing the stack while it waits for the push head.
+* **Push heads.** A side's feeder motor also turns that side's push-head cam (one turn
+  ``push_cycle_s``: the head is home, PUSH_HOME = 1, for the first 30% of the turn, then
+  strokes out and back). At mid-stroke the head pushes a waiting stack into the wall (a
+  STACK sensor pulse); tiles that arrive while a stack waits queue behind it. A motor
+  stopped mid-stroke leaves the head out (PUSH_HOME = 0). A feeder stopped while its
+  quarter still holds tiles leaves one tile at the throat (tile-present stays 1).
 * **Lifts** travel between their bottom and top limit sensors in ``lift_up_s`` /
-  ``lift_down_s``; a lift can be stopped anywhere and restarted. When all four lifts
-  went up and came back to the bottom the played set has dropped into the disc: the
-  disc is refilled for the next cycle.
+  ``lift_down_s``; a lift can be stopped anywhere and restarted.
+* **The centre lift** (index 4 of the lift arrays; sensors CENTRE_TOP / CENTRE_BOTTOM)
+  rests at the top, closing the hole. The players push the played set into the centre;
+  when the centre lift reaches the bottom after the four walls were raised, the played
+  set drops into the disc: the disc is refilled for the next cycle.
+* **Jam sensor**: 1 while a tile is jammed at the disc outlet (fault ``tile-jam``: the
+  disc jams after turning ``jam_after_s`` and stops).
+* **Buttons** (two lift buttons, the dice button): :meth:`press` sets them.
+* **Indicators**: ``lights`` (the last SetIndicators mask) and the buzzer (a motor key,
+  ``(MOTOR_BUZZER, SIDE_NONE)`` in ``motors`` while it sounds).
 * **Pulse sensors**: the disc, each feeder's conveyor wheel and the dice cup toggle a
   sensor every half period while they turn.
 
@@ -45,8 +57,18 @@ NONE = C.SIDE_NONE
 LIVE_MODELS: "weakref.WeakSet[TableModel]" = weakref.WeakSet()
 # wrong-gear: the set that is in the machine instead of the gear's own
 WRONG_SET = {136: 144, 144: 136, 152: 144, 108: 136}
-_PER_SIDE_SENSORS = (C.SENSOR_LIFT_TOP, C.SENSOR_LIFT_BOTTOM, C.SENSOR_STACK,
-                     C.SENSOR_TILE_PRESENT, C.SENSOR_FEEDER_MOTION)
+_PER_SIDE_SENSORS = C.PER_SIDE_SENSORS
+CENTRE = 4  #: index of the centre lift in the lift arrays
+_BUTTONS = (C.SENSOR_LIFT_BUTTON_A, C.SENSOR_LIFT_BUTTON_B, C.SENSOR_DICE_BUTTON)
+_HOME_FRACTION = 0.3   # of a cam turn, the push head at home
+_PUSH_AT = 0.65        # of a cam turn, mid-stroke: the stack goes into the wall
+
+
+def _limits(s: int) -> tuple[int, int, int]:
+    """(top sensor, bottom sensor, side) of lift ``s`` (0..3 sides, 4 the centre)."""
+    if s == CENTRE:
+        return C.SENSOR_CENTRE_TOP, C.SENSOR_CENTRE_BOTTOM, NONE
+    return C.SENSOR_LIFT_TOP, C.SENSOR_LIFT_BOTTOM, s
 
 
 class TableModel:
@@ -81,10 +103,12 @@ class TableModel:
         self.changes: dict[tuple[int, int], int] = {}
         for s in _SIDES:
             for sensor in _PER_SIDE_SENSORS:
-                self.physical[(sensor, s)] = 1 if sensor == C.SENSOR_LIFT_BOTTOM else 0
-        for sensor in (C.SENSOR_DISC_PULSE, C.SENSOR_DICE_PULSE, C.SENSOR_ESTOP):
+                self.physical[(sensor, s)] = 1 if sensor in (C.SENSOR_LIFT_BOTTOM,
+                                                             C.SENSOR_PUSH_HOME) else 0
+        for sensor in C.SIDELESS_SENSORS:
             self.physical[(sensor, NONE)] = 0
         self.physical[(C.SENSOR_LID, NONE)] = 1
+        self.physical[(C.SENSOR_CENTRE_TOP, NONE)] = 1  # the centre lift rests up
         for key, v in self.physical.items():
             self.reading[key] = self._read(key[0], key[1], v)
             self.changes[key] = 0
@@ -99,13 +123,26 @@ class TableModel:
         self.missing_side: int | None = None
         self._flow = [False] * 4
         self._feed_gen = [0, 0, 0, 0]
-        # lifts
-        self.lift_pos = [0.0] * 4
-        self.lift_vel = [0.0] * 4
-        self.lift_t0 = [0.0] * 4
-        self._lift_gen = [0, 0, 0, 0]
-        self._stroke_start: list[tuple[float, int] | None] = [None] * 4
-        self.up_strokes = [0, 0, 0, 0]
+        # push heads: cam position (fraction of a turn), a stack waiting, tiles queued
+        self.cam = [0.0] * 4
+        self._cam_t0 = [0.0] * 4
+        self._cam_on = [False] * 4
+        self._cam_gen = [0, 0, 0, 0]
+        self.ready = [False] * 4
+        self.queued = [0, 0, 0, 0]
+        self._releasing = [False] * 4
+        self._tp_free = [0.0] * 4
+        # lifts: 0..3 the sides, 4 (CENTRE) the centre lift, which rests at the top
+        self.lift_pos = [0.0] * 4 + [1.0]
+        self.lift_vel = [0.0] * 5
+        self.lift_t0 = [0.0] * 5
+        self._lift_gen = [0, 0, 0, 0, 0]
+        self._stroke_start: list[tuple[float, int] | None] = [None] * 5
+        self.jammed = False
+        self._disc_on_s = 0.0
+        self._disc_t0: float | None = None
+        self.lights = 0
+        self.up_strokes = [0, 0, 0, 0, 0]
         self.raised = [False] * 4
         self.lift_times: list[tuple[int, bool, float]] = []
         # pulses
@@ -143,6 +180,8 @@ class TableModel:
                 return 1 - p
         if sensor == C.SENSOR_TILE_PRESENT and self.has("tile-sensor-dirty", side):
             return 1
+        if sensor == C.SENSOR_PUSH_HOME and self.has("push-home-stuck-off", side):
+            return 0
         return p
 
     # -------------------------------------------------------------- the clock
@@ -183,9 +222,20 @@ class TableModel:
 
     def press_estop(self, pressed: bool) -> None:
         """Press (True) or release the emergency stop button."""
-        self._phys(C.SENSOR_ESTOP, NONE, 1 if pressed else 0)
+        self.press(C.SENSOR_ESTOP, pressed)
+
+    def press(self, button: int, pressed: bool) -> None:
+        """Press (True) or release a button: SENSOR_ESTOP, SENSOR_LIFT_BUTTON_A / _B or
+        SENSOR_DICE_BUTTON. Raises ValueError for another sensor."""
+        if button not in _BUTTONS + (C.SENSOR_ESTOP,):
+            raise ValueError(f"not a button: sensor {button!r}")
+        self._phys(button, NONE, 1 if pressed else 0)
         if self.after_event is not None:
             self.after_event()
+
+    def set_lights(self, mask: int) -> None:
+        """The lights (catalogue LIGHT_* mask)."""
+        self.lights = mask
 
     # -------------------------------------------------------------- actuators
     def set_motor(self, motor: int, side: int, on: bool, direction: int = 1) -> None:
@@ -237,6 +287,8 @@ class TableModel:
             self.quadrant[self.missing_side] -= 1
         self.walls = [0, 0, 0, 0]
         self.half = [False] * 4
+        self.ready = [False] * 4
+        self.queued = [0, 0, 0, 0]
         self.held = [0, 0, 0, 0]
         self.tiles_fed = [0, 0, 0, 0]
         self.throat = [False] * 4
@@ -244,15 +296,35 @@ class TableModel:
             self._phys(C.SENSOR_TILE_PRESENT, s, 0)
 
     def disc_turning(self) -> bool:
-        return (C.MOTOR_SHUFFLE, NONE) in self.motors and not self.has("disc-stall")
+        return ((C.MOTOR_SHUFFLE, NONE) in self.motors and not self.has("disc-stall")
+                and not self.jammed)
+
+    def _jam(self, gen: int) -> None:
+        if gen == self._pulse_gen.get((C.SENSOR_DISC_PULSE, NONE)) and not self.jammed:
+            self.jammed = True
+            self._phys(C.SENSOR_JAM, NONE, 1)
+            self._update()
 
     # ---------------------------------------------------------- state changes
     def _update(self) -> None:
         disc = self.disc_turning()
+        was_turning = self._pulsing.get((C.SENSOR_DISC_PULSE, NONE), False)
         self._pulse(C.SENSOR_DISC_PULSE, NONE, disc, self.t.disc_pulse_s)
+        if disc and not was_turning:
+            self._disc_t0 = self.now
+            if self.has("tile-jam"):
+                left = max(0.0, self.t.jam_after_s - self._disc_on_s)
+                self.schedule(self.now + left, self._jam,
+                              self._pulse_gen[(C.SENSOR_DISC_PULSE, NONE)])
+        elif not disc and was_turning and self._disc_t0 is not None:
+            self._disc_on_s += self.now - self._disc_t0
+            self._disc_t0 = None
         for s in _SIDES:
             on = (C.MOTOR_FEEDER, s) in self.motors
-            moving = on and not self.has("feeder-wire-loose", s)
+            # a jammed push head stalls the drive it shares with the conveyor
+            moving = (on and not self.has("feeder-wire-loose", s)
+                      and not self.has("push-head-jammed", s))
+            self._cam(s, on and not self.has("feeder-wire-loose", s))
             self._pulse(C.SENSOR_FEEDER_MOTION, s, moving, self.t.feeder_pulse_s)
             flow = moving and disc and not self.has("feeder-jammed", s)
             if flow and not self._flow[s]:
@@ -273,6 +345,7 @@ class TableModel:
                     self.throat[s] = True
                     self._phys(C.SENSOR_TILE_PRESENT, s, 1)
             self._lift(s)
+        self._lift(CENTRE)
         dice = (C.MOTOR_DICE, NONE) in self.motors
         spinning = dice and not self.has("dice-stuck")
         was = self._pulsing.get((C.SENSOR_DICE_PULSE, NONE), False)
@@ -311,6 +384,31 @@ class TableModel:
             if self.quadrant[s] <= 0:
                 return  # nothing left on this side's share of the disc
             self.quadrant[s] -= 1
+        # the tile reaches the push head; it waits there while a stack waits for the
+        # head, and tiles pass the tile-present sensor one at a time
+        self.queued[s] += 1
+        self._kick(s)
+        if self.quadrant[s] > 0:
+            self._schedule_tile(s)
+
+    def _kick(self, s: int) -> None:
+        if not self._releasing[s]:
+            self._releasing[s] = True
+            self.schedule(max(self.now, self._tp_free[s]), self._release, s)
+
+    def _release(self, s: int) -> None:
+        """The next waiting tile moves past the tile-present sensor into the stacker."""
+        self._releasing[s] = False
+        if self.now < self._tp_free[s] - 1e-9:
+            return self._kick(s)
+        if self.queued[s] and not self.ready[s]:
+            self.queued[s] -= 1
+            self._stack_tile(s)
+            if self.queued[s] and not self.ready[s]:
+                self._kick(s)
+
+    def _stack_tile(self, s: int) -> None:
+        self._tp_free[s] = self.now + 2 * self.t.tile_present_s
         self.tiles_fed[s] += 1
         self._phys(C.SENSOR_TILE_PRESENT, s, 1)
         self.schedule(self.now + self.t.tile_present_s, self._tile_gone, s)
@@ -318,24 +416,77 @@ class TableModel:
         self.half[s] = self.held[s] == 1
         if self.held[s] == 2:
             self.held[s] = 0
-            self.schedule(self.now + self.t.tile_present_s, self._push, s)
-        if self.quadrant[s] > 0:
-            self._schedule_tile(s)
+            self.ready[s] = True
 
     def _tile_gone(self, s: int) -> None:
-        if not self.throat[s]:
+        if not self.throat[s] and not self.ready[s]:  # a waiting stack stays in view
             self._phys(C.SENSOR_TILE_PRESENT, s, 0)
 
     def _push(self, s: int) -> None:
+        """Mid-stroke of the push head: a waiting stack goes into the wall."""
+        if not self.ready[s]:
+            return
+        self.ready[s] = False
+        if not self.throat[s]:
+            self._phys(C.SENSOR_TILE_PRESENT, s, 0)
         self.walls[s] += 1
         self.half[s] = False
         self._phys(C.SENSOR_STACK, s, 1)
         self.schedule(self.now + self.t.push_s, self._phys, C.SENSOR_STACK, s, 0)
+        if self.queued[s]:
+            self._kick(s)
+
+    # ------------------------------------------------------------ push heads
+    def _cam(self, s: int, on: bool) -> None:
+        """Start or stop side ``s``'s push-head cam (driven by its feeder motor)."""
+        if on == self._cam_on[s]:
+            return
+        P = self.t.push_cycle_s
+        if on:
+            self._cam_on[s], self._cam_t0[s] = True, self.now
+        else:
+            self._cam_on[s] = False
+            phase = (self.cam[s] + (self.now - self._cam_t0[s]) / P) % 1.0
+            self.cam[s] = 0.0 if phase > 1.0 - 1e-6 else phase
+        self._cam_gen[s] += 1
+        if on:
+            self._cam_next(s, self._cam_gen[s])
+
+    def _cam_next(self, s: int, gen: int) -> None:
+        """Schedule the cam's next event: leaving home, the push, or home again."""
+        P = self.t.push_cycle_s
+        phase = (self.cam[s] + (self.now - self._cam_t0[s]) / P) % 1.0
+        if phase > 1.0 - 1e-6:
+            phase = 0.0
+        self.cam[s], self._cam_t0[s] = phase, self.now
+        jammed = self.has("push-head-jammed", s)
+        for mark in (_HOME_FRACTION, _PUSH_AT, 1.0):
+            if phase < mark - 1e-9:
+                if jammed and mark > _HOME_FRACTION:
+                    return  # the head is stuck out on its way: the cam stops there
+                self.schedule(self.now + (mark - phase) * P, self._cam_at, s, gen, mark)
+                return
+
+    def _cam_at(self, s: int, gen: int, mark: float) -> None:
+        if gen != self._cam_gen[s]:
+            return
+        self.cam[s], self._cam_t0[s] = mark % 1.0, self.now
+        if mark == _HOME_FRACTION:
+            self._phys(C.SENSOR_PUSH_HOME, s, 0)
+        elif mark == _PUSH_AT:
+            self._push(s)
+        else:
+            self._phys(C.SENSOR_PUSH_HOME, s, 1)
+        if gen == self._cam_gen[s]:  # (the motor may have been stopped by that change)
+            self._cam_next(s, gen)
 
     # ----------------------------------------------------------------- lifts
     def travel_time(self, s: int, up: bool) -> float:
-        """Bottom-to-top (``up``) or top-to-bottom travel time of side ``s`` now (s)."""
+        """Bottom-to-top (``up``) or top-to-bottom travel time of side ``s`` now (s);
+        ``s`` = CENTRE (4) is the centre lift."""
         t = self.t
+        if s == CENTRE:
+            return t.centre_up_s if up else t.centre_down_s
         if not up:
             return t.lift_down_s
         T = t.lift_up_s
@@ -347,14 +498,22 @@ class TableModel:
             T *= 1 + t.capacitor_wear * before
         return T
 
+    def _reach(self, s: int) -> float:
+        if s == CENTRE:
+            return 1.0
+        return self.t.short_lift_reach if self.has("lift-short", s) else 1.0
+
     def _lift_pos(self, s: int) -> float:
-        reach = self.t.short_lift_reach if self.has("lift-short", s) else 1.0
+        reach = self._reach(s)
         p = self.lift_pos[s] + self.lift_vel[s] * (self.now - self.lift_t0[s])
         return min(max(p, 0.0), reach)
 
     def _lift(self, s: int) -> None:
-        key = (C.MOTOR_LIFT, s)
+        key = (C.MOTOR_CENTRE, NONE) if s == CENTRE else (C.MOTOR_LIFT, s)
+        top, bottom, _ = _limits(s)
         d = self.motors.get(key)
+        if s == CENTRE and self.has("centre-lift-stuck"):
+            d = None  # tiles wedged under the plate, or the motor: it does not move
         vel = 0.0
         if d is not None:
             vel = 1.0 / self.travel_time(s, d == 1) * (1 if d == 1 else -1)
@@ -369,21 +528,21 @@ class TableModel:
                 self.up_strokes[s] += 1 if pos <= 0.0 else 0
                 self._stroke_start[s] = (self.now, 1)
             if pos <= 0.0:
-                self.schedule(self.now + 0.02, self._lift_leaves, s, gen, C.SENSOR_LIFT_BOTTOM)
-            reach = self.t.short_lift_reach if self.has("lift-short", s) else 1.0
+                self.schedule(self.now + 0.02, self._lift_leaves, s, gen, bottom)
+            reach = self._reach(s)
             if reach >= 1.0 and pos < 1.0:
                 self.schedule(self.now + (1.0 - pos) / vel, self._lift_arrives, s, gen, True)
         elif vel < 0:
             if pos > 0.0:
                 self._stroke_start[s] = (self.now, 0)
             if pos >= 1.0:
-                self.schedule(self.now + 0.02, self._lift_leaves, s, gen, C.SENSOR_LIFT_TOP)
+                self.schedule(self.now + 0.02, self._lift_leaves, s, gen, top)
             if pos > 0.0:
                 self.schedule(self.now + pos / -vel, self._lift_arrives, s, gen, False)
 
     def _lift_leaves(self, s: int, gen: int, sensor: int) -> None:
         if gen == self._lift_gen[s]:
-            self._phys(sensor, s, 0)
+            self._phys(sensor, _limits(s)[2], 0)
             if sensor == C.SENSOR_LIFT_BOTTOM:
                 self.raised[s] = True
 
@@ -392,13 +551,13 @@ class TableModel:
             return
         self.lift_pos[s], self.lift_t0[s] = (1.0 if up else 0.0), self.now
         start = self._stroke_start[s]
-        if start is not None:
+        if start is not None and s != CENTRE:
             self.lift_times.append((s, up, self.now - start[0]))
             self._stroke_start[s] = None
-        self._phys(C.SENSOR_LIFT_TOP if up else C.SENSOR_LIFT_BOTTOM, s, 1)
-        if not up and all(self.raised) and all(
-                self.physical[(C.SENSOR_LIFT_BOTTOM, x)] for x in _SIDES):
-            # end of a cycle: the played set has dropped into the disc
+        top, bottom, side = _limits(s)
+        self._phys(top if up else bottom, side, 1)
+        if s == CENTRE and not up and all(self.raised):
+            # end of a cycle: the played set, pushed into the centre, drops into the disc
             self.raised = [False] * 4
             self.cycles += 1
             self.fill_disc()

@@ -60,12 +60,22 @@ class PinBridge:
         m = self.model
         m.set_motor(C.MOTOR_SHUFFLE, C.SIDE_NONE, on[("shuffle", 0)])
         m.set_motor(C.MOTOR_DICE, C.SIDE_NONE, on[("dice", 0)])
+        m.set_motor(C.MOTOR_BUZZER, C.SIDE_NONE, on.get(("buzzer", 0), False))
+        lights = 0
+        for name, bits in (("light_ready", [C.LIGHT_READY]), ("light_fault", [C.LIGHT_FAULT]),
+                           ("light_dealer", [C.LIGHT_DEALER_E << i for i in range(4)])):
+            for i, bit in enumerate(bits):
+                lights |= bit if on.get((name, i)) else 0
+        m.set_lights(lights)
+        lifts = [(C.MOTOR_LIFT, s, "lift_up", "lift_down", s) for s in C.SIDES]
+        lifts.append((C.MOTOR_CENTRE, C.SIDE_NONE, "centre_up", "centre_down", 0))
         for s in C.SIDES:
             m.set_motor(C.MOTOR_FEEDER, s, on[("feeder", s)])
-            up, down = on[("lift_up", s)], on[("lift_down", s)]
+        for motor, side, up_name, down_name, i in lifts:
+            up, down = on[(up_name, i)], on[(down_name, i)]
             if up and not down:
-                m.set_motor(C.MOTOR_LIFT, s, True, 1)
+                m.set_motor(motor, side, True, 1)
             elif down and not up:
-                m.set_motor(C.MOTOR_LIFT, s, True, 0)
+                m.set_motor(motor, side, True, 0)
             else:  # off, or both relays closed (the motor does not turn)
-                m.set_motor(C.MOTOR_LIFT, s, False)
+                m.set_motor(motor, side, False)

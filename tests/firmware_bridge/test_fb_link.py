@@ -242,6 +242,8 @@ def test_feed_stacks_counts_and_completes():
         rig.dev.sensor_changed(C.SENSOR_STACK, C.SIDE_W, 1, ms)
         rig.dev.sensor_changed(C.SENSOR_STACK, C.SIDE_W, 0, ms + 1)
         rig.run(0.02)
+    ms = int(rig.now * 1000)
+    rig.dev.sensor_changed(C.SENSOR_PUSH_HOME, C.SIDE_W, 1, ms)  # the head back home
     rig.run_until(lambda: rig.of(MotionDone))
     assert [s.count for s in rig.of(StacksCounted)] == [1, 2, 3]
     assert all(s.side == Side.W for s in rig.of(StacksCounted))
@@ -249,7 +251,7 @@ def test_feed_stacks_counts_and_completes():
     assert (done.command, done.side, done.outcome, done.detail) == ("FeedStacks", Side.W,
                                                                      Outcome.COMPLETED, 3)
     sensors = rig.of(SensorChanged)
-    assert len(sensors) == 6 and sensors[0].t_ms <= sensors[-1].t_ms
+    assert len(sensors) == 7 and sensors[0].t_ms <= sensors[-1].t_ms
     assert not rig.machine.running
 
 

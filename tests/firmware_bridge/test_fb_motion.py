@@ -22,7 +22,44 @@ def test_feed_counts_stack_edges_and_completes():
     t.on_sensor(C.SENSOR_STACK, C.SIDE_S, 0, 150)
     t.on_sensor(C.SENSOR_STACK, C.SIDE_S, 1, 200)
     assert stacks == [(C.SIDE_S, 1, 100), (C.SIDE_S, 2, 200)]
-    assert done == [(1, C.OUTCOME_COMPLETED, 200, 2)] and not m.running
+    # the target is reached mid-stroke: the motor runs on until the push head is home
+    assert done == [] and m.running == {(C.MOTOR_FEEDER, C.SIDE_S): 1}
+    t.on_sensor(C.SENSOR_STACK, C.SIDE_S, 1, 210)       # a late pulse: not counted
+    t.on_sensor(C.SENSOR_PUSH_HOME, C.SIDE_E, 1, 220)   # another side's head: ignored
+    assert done == []
+    t.on_sensor(C.SENSOR_PUSH_HOME, C.SIDE_S, 1, 260)
+    assert stacks[-1] == (C.SIDE_S, 2, 200)
+    assert done == [(1, C.OUTCOME_COMPLETED, 260, 2)] and not m.running
+
+
+def test_feed_whose_push_head_never_comes_home_ends_at_its_deadline():
+    m, t, done, stacks = _table()
+    t.begin(1, C.T_FEED_STACK, C.MOTOR_FEEDER, C.SIDE_N, 1, 1, 1000, 0)
+    t.on_sensor(C.SENSOR_PUSH_HOME, C.SIDE_N, 1, 50)    # home before the target: ignored
+    t.on_sensor(C.SENSOR_STACK, C.SIDE_N, 1, 100)
+    t.tick(999)
+    assert done == []
+    t.tick(1000)
+    assert done == [(1, C.OUTCOME_DEADLINE, 1000, 1)] and not m.running
+
+
+def test_centre_lift_completes_on_its_own_limits():
+    m, t, done, _ = _table()
+    assert t.begin(7, C.T_LIFT, C.MOTOR_CENTRE, C.SIDE_NONE, 0, 0, 3000, 0) == C.REPLY_OK
+    assert t.motors_mask() == 1 << 10
+    t.on_sensor(C.SENSOR_LIFT_BOTTOM, C.SIDE_E, 1, 100)  # a side lift's limit: ignored
+    t.on_sensor(C.SENSOR_CENTRE_TOP, C.SIDE_NONE, 1, 200)  # the wrong limit for down
+    assert done == []
+    t.on_sensor(C.SENSOR_CENTRE_BOTTOM, C.SIDE_NONE, 1, 900)
+    assert done == [(7, C.OUTCOME_COMPLETED, 900, 0)] and not m.running
+
+
+def test_buzzer_is_timed_and_never_stays_on():
+    m, t, done, _ = _table()
+    t.begin(8, C.T_SET_INDICATORS, C.MOTOR_BUZZER, C.SIDE_NONE, 1, 300, 301, 0)
+    assert m.running == {(C.MOTOR_BUZZER, C.SIDE_NONE): 1} and t.next_due() == 300
+    t.tick(300)
+    assert done == [(8, C.OUTCOME_COMPLETED, 300, 0)] and not m.running
 
 
 def test_lift_deadline_and_next_due():

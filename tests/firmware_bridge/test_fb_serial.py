@@ -41,6 +41,7 @@ def test_over_pty_handshake_commands_and_events(pty_link):
     assert machine.running == {(C.MOTOR_FEEDER, C.SIDE_E): 1}
     for v in (1, 0, 1):
         runner.sensor_changed(C.SENSOR_STACK, C.SIDE_E, v)
+    runner.sensor_changed(C.SENSOR_PUSH_HOME, C.SIDE_E, 1)  # the push head back home
     events = []
     deadline = time.monotonic() + 2
     while not any(isinstance(e, MotionDone) for e in events) and time.monotonic() < deadline:

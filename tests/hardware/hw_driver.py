@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from firmware_bridge.messages import (ClearSafeStop, FeedStacks, MotionDone, Reply,
+from firmware_bridge.messages import (ClearSafeStop, FeedStacks, Lift, MotionDone, Reply,
                                       SetGear, Side, StartShuffle, Status, StopShuffle)
 
 
@@ -52,3 +52,9 @@ class Table:
         got = self.wait_done(ids, 60)
         self.call(StopShuffle())
         return {ids[i]: d for i, d in got.items()}
+
+    def centre(self, up: bool, timeout: float = 5.0) -> MotionDone:
+        """Move the centre lift; returns its MotionDone."""
+        i, r = self.call(Lift(None, up, self.p.centre_deadline_ms()))
+        assert r.code == 0, r
+        return self.wait_done([i], timeout)[i]

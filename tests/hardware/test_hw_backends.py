@@ -8,8 +8,9 @@ import pytest
 
 from firmware_bridge import catalogue as C
 from firmware_bridge.messages import (ClearSafeStop, Fault, FaultCode, FeedStacks,
-                                      GetStatus, Lift, MotionDone, Outcome, ReplyCode, RollDice, Sensor, SensorChanged, Side,
-                                      StacksCounted, StartShuffle, Status, StopReason)
+                                      GetStatus, Lift, Light, MotionDone, Outcome, ReplyCode,
+                                      RollDice, Sensor, SensorChanged, SetIndicators, Side,
+                                      StacksCounted, StartShuffle, Status, StopAll, StopReason)
 from hardware.interface import TableBackend
 
 from hw_driver import Table
@@ -55,9 +56,22 @@ def test_full_cycle_for_each_gear(open_table, gear):
     assert changes(t, Sensor.DICE_PULSE) >= 10
     down = lifts(t, False)
     assert all(d.outcome == Outcome.COMPLETED for d in down.values())
+    assert t.b.model.cycles == 0  # the played set is still on the table top
+    # the players push it into the centre: the centre lift drops it into the disc
+    d = t.centre(False)
+    assert d.outcome == Outcome.COMPLETED and d.side is None
+    assert abs(d.elapsed_ms - 1000 * t.p.timing.centre_down_s) <= TOL_MS
+    assert t.b.model.cycles == 1 and t.b.model.quadrant == [2 * n for n in stacks]
+    assert t.centre(True).outcome == Outcome.COMPLETED
+    snap = t.b.sensors()
+    assert snap(Sensor.CENTRE_TOP) == 1 and snap(Sensor.CENTRE_BOTTOM) == 0
+    # each push head turned once per stack at least, and parked at home
+    for side, n in zip(Side, stacks):
+        assert changes(t, Sensor.PUSH_HOME, side) >= 2 * n
+        assert snap(Sensor.PUSH_HOME, side) == 1
     assert not t.of(Fault)
-    assert t.b.model.cycles == 1 and t.b.model.running() == {}
-    assert t.b.now() - t0 < 40  # about 30 s of machine time
+    assert t.b.model.running() == {}
+    assert t.b.now() - t0 < 45  # about 30 s of machine time
 
 
 def test_power_on_is_safe_stop_until_cleared(open_table):
@@ -258,3 +272,103 @@ def test_dice_stuck(open_table):
     i, _ = t.call(RollDice(1200, 2500))
     assert t.wait_done([i], 5)[i].outcome == Outcome.COMPLETED
     assert changes(t, Sensor.DICE_PULSE) == 0
+
+
+# ------------------------------------------------------- push heads, centre lift, jam
+def test_push_head_jammed(open_table):
+    t = open_table(["push-head-jammed:W"])
+    done = _feed_two_sides(t, Side.W, Side.N)
+    assert (done[Side.W].outcome, done[Side.W].detail) == (Outcome.DEADLINE, 0)
+    assert done[Side.N].outcome == Outcome.COMPLETED
+    # the head went out and stuck there, stalling the drive: no motion, no tiles
+    assert [e.value for e in t.of(SensorChanged, sensor=Sensor.PUSH_HOME, side=Side.W)] == [0]
+    assert changes(t, Sensor.FEEDER_MOTION, Side.W) == 0
+    assert changes(t, Sensor.TILE_PRESENT, Side.W) == 0
+    assert t.b.sensors()(Sensor.PUSH_HOME, Side.W) == 0
+
+
+def test_feeder_wire_loose_leaves_the_push_head_home(open_table):
+    t = open_table(["feeder-wire-loose:S"])
+    _feed_two_sides(t, Side.S, Side.E)
+    assert changes(t, Sensor.PUSH_HOME, Side.S) == 0
+    assert t.b.sensors()(Sensor.PUSH_HOME, Side.S) == 1
+
+
+def test_push_home_stuck_off(open_table):
+    t = open_table(["push-home-stuck-off:E"])
+    assert t.b.sensors()(Sensor.PUSH_HOME, Side.E) == 0
+    done = _feed_two_sides(t, Side.E, Side.S)
+    # every stack built and counted, but the head is never seen home
+    assert (done[Side.E].outcome, done[Side.E].detail) == (Outcome.DEADLINE, 3)
+    assert len(t.of(StacksCounted, side=Side.E)) == 3
+    assert changes(t, Sensor.PUSH_HOME, Side.E) == 0
+    assert done[Side.S].outcome == Outcome.COMPLETED
+
+
+def test_centre_lift_stuck(open_table):
+    t = open_table(["centre-lift-stuck"])
+    t.start()
+    d = t.centre(False)
+    assert d.outcome == Outcome.DEADLINE and d.side is None
+    assert abs(d.elapsed_ms - t.p.centre_deadline_ms()) <= TOL_MS
+    snap = t.b.sensors()
+    assert snap(Sensor.CENTRE_TOP) == 1 and snap(Sensor.CENTRE_BOTTOM) == 0
+    t.log += t.b.advance(0.2)  # the Fault follows the MotionDone
+    assert any(f.code == FaultCode.DEADLINE and f.side is None for f in t.of(Fault))
+
+
+def test_centre_lift_already_up_completes_at_once(open_table):
+    t = open_table()
+    t.start()
+    d = t.centre(True)
+    assert (d.outcome, d.elapsed_ms) == (Outcome.COMPLETED, 0)
+
+
+@pytest.mark.parametrize("kind", ["sim", "mcu"])
+def test_tile_jam_stops_the_disc(open_table):
+    t = open_table(["tile-jam"])
+    t.start()
+    t.call(StartShuffle(t.p.shuffle_deadline_ms()))
+    t.log += t.b.advance(3.0)
+    jam = t.of(SensorChanged, sensor=Sensor.JAM)
+    assert [e.value for e in jam] == [1]
+    pulses = t.of(SensorChanged, sensor=Sensor.DISC_PULSE)
+    assert pulses and pulses[-1].t_ms <= jam[0].t_ms + 1  # the disc stopped at the jam
+    assert abs(jam[0].t_ms - pulses[0].t_ms - 1000 * t.p.timing.jam_after_s) <= 2 * TOL_MS + 250
+    t.call(StopAll())
+
+
+# ------------------------------------------------------------ buttons and indicators
+def test_buttons_report_where_fitted(open_table, kind):
+    t = open_table()
+    t.start()
+    t.b.model.press(C.SENSOR_LIFT_BUTTON_A, True)
+    t.b.model.press(C.SENSOR_DICE_BUTTON, True)
+    t.log += t.b.advance(0.3)
+    t.b.model.press(C.SENSOR_DICE_BUTTON, False)
+    t.log += t.b.advance(0.3)
+    seen = [(e.sensor, e.value) for e in t.of(SensorChanged)
+            if e.sensor in (Sensor.LIFT_BUTTON_A, Sensor.DICE_BUTTON)]
+    if kind == "gpio":  # not fitted on the default GPIO build: never pressed
+        assert seen == [] and "dice_button" not in t.b.fitted
+        assert t.b.sensors()(Sensor.LIFT_BUTTON_A) == 0
+    else:
+        assert seen == [(Sensor.LIFT_BUTTON_A, 1), (Sensor.DICE_BUTTON, 1),
+                        (Sensor.DICE_BUTTON, 0)]
+        assert t.b.sensors()(Sensor.LIFT_BUTTON_A) == 1
+
+
+def test_indicators_and_a_buzzer_that_stops_by_itself(open_table, kind):
+    t = open_table()
+    # accepted in the power-on safe-stop: an alarm must sound while nothing moves
+    i, r = t.call(SetIndicators(Light.FAULT | Light.dealer(Side.S), 400))
+    assert r.code == ReplyCode.OK
+    fitted = kind != "gpio"
+    assert t.b.model.lights == (C.LIGHT_FAULT | C.LIGHT_DEALER_E << 1 if fitted else 0)
+    assert ((C.MOTOR_BUZZER, C.SIDE_NONE) in t.b.model.running()) is fitted
+    d = t.wait_done([i], 3)[i]
+    assert d.command == "SetIndicators" and d.outcome == Outcome.COMPLETED
+    assert abs(d.elapsed_ms - 400) <= TOL_MS
+    assert t.b.model.running() == {}
+    t.call(SetIndicators(Light.READY))
+    assert t.b.model.lights == (C.LIGHT_READY if fitted else 0)

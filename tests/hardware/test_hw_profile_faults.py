@@ -68,8 +68,9 @@ CONTRACT = {
     "lift-bottom-stuck-off": True, "lift-sensor-reversed": True, "lift-short": True,
     "lift-late": True, "lift-slow": True, "feeder-wire-loose": True, "feeder-jammed": True,
     "tile-sensor-dirty": True, "wrong-gear": False, "missing-tile": False,
-    "disc-stall": False, "dice-stuck": False, "mcu-reset": False, "link-noise": False,
-    "link-broken": False}
+    "disc-stall": False, "dice-stuck": False, "push-head-jammed": True,
+    "push-home-stuck-off": True, "centre-lift-stuck": False, "tile-jam": False,
+    "mcu-reset": False, "link-noise": False, "link-broken": False}
 
 
 def test_injectable_list_is_the_contract():
@@ -96,3 +97,21 @@ def test_parse_fault():
         parse_fault("mcu-reset", "sim")
     with pytest.raises(FaultSpecError, match="applies only to the mcu backend, not gpio"):
         open_backend("gpio", faults=["link-noise"])
+    with pytest.raises(FaultSpecError, match="applies only to the sim/mcu backend, not gpio"):
+        open_backend("gpio", faults=["tile-jam"])  # the GPIO build has no jam sensor
+
+
+def test_optional_gpio_parts_may_be_left_out_but_not_the_core():
+    d = _bad(("gpio", "outputs", "buzzer"), 44)
+    with pytest.raises(ProfileError, match="GPIO44 is already used by gpio.outputs.buzzer"):
+        parse_profile(d)
+    d = copy.deepcopy(RAW)
+    d["gpio"]["inputs"]["estop"]["pin"] = 46
+    d["gpio"]["inputs"]["dice_button"] = {"pin": 43, "active": "low", "pull": "up"}
+    p = parse_profile(d)
+    assert "dice_button" in p.gpio.inputs and "jam" not in p.gpio.inputs
+    with pytest.raises(ProfileError, match=r"\[gpio.inputs.push_home\] table is missing"):
+        parse_profile(_bad(("gpio", "inputs", "push_home"), KeyError))
+    with pytest.raises(ProfileError, match="timing.centre_down_s must be below "
+                                           "timing.centre_deadline_s"):
+        parse_profile(_bad(("timing", "centre_down_s"), 9.0))
