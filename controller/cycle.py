@@ -7,14 +7,21 @@ commands out, and injects the time (seconds of machine time) and the dice values
 
 One cycle::
 
-    [CLEARING (lifts up: only after a build was interrupted)] -> HOMING (lifts down: the played set
-    drops into the disc)  -> SHUFFLING (disc turns)  -> BUILDING (four feeders
-    stack the walls)  -> LIFTING (four lifts up)  -> DICE  -> WALLS_UP (cycle done; the hand is played)
+    [CLEARING (lifts up: only after a build was interrupted)] -> HOMING (the four lifts down, and
+    the centre lift down: the played set, pushed into the centre, drops into the disc)
+    -> SHUFFLING (disc turns; the centre lift rises again and closes the hole)  -> BUILDING (four
+    feeders stack the walls; each push head comes home)  -> LIFTING (four lifts up)  -> DICE
+    -> WALLS_UP (cycle done; the hand is played)
 
 and FAULT (latched until ``ClearFault``, then re-homing), SAFE_STOP (the microcontroller stopped
 every motor: host timeout, emergency stop, link lost, or the operator's ``StopAllRequest``),
 REFILL_PAUSE (both lift buttons, 补牌: feeders stopped until the buttons are pressed again),
 MANUAL_LIFT (``ManualLift``: the four lifts moved up or down by hand, only from idle or walls up).
+The dice button (``DiceButton``) throws the dice again with the walls up.
+
+Indicators (``SetIndicators``; a build without them ignores it): every cycle starts with only the
+dealer's seat light on; walls up lights READY with a short beep; a fault or safe-stop lights FAULT
+with a long beep, sent right after StopAll.
 
 ``refusal(table, event)`` says in one line why an operator event would be ignored in the current
 state (the service answers with it instead of silently doing nothing).
@@ -35,8 +42,9 @@ from typing import Iterable, Mapping
 
 from firmware_bridge.host import CommandFailed, LinkLost, McuReset
 from firmware_bridge.messages import (ClearSafeStop, Command, Fault, FaultCode, FeedStacks, Lift,
-                                      MotionDone, Outcome, RollDice, Sensor, SensorChanged, SetGear,
-                                      Side, StacksCounted, StartShuffle, StopAll, StopShuffle)
+                                      Light, MotionDone, Outcome, RollDice, Sensor, SensorChanged,
+                                      SetGear, SetIndicators, Side, StacksCounted, StartShuffle,
+                                      StopAll, StopShuffle)
 
 from . import diagnosis as D
 from .dice import Method, WallBreak, wall_break
@@ -96,6 +104,14 @@ class RefillButtons:
 
 
 @dataclasses.dataclass(frozen=True)
+class DiceButton:
+    """The dice button: throw the dice again with the walls up (``dice``: the new values, drawn by
+    the runtime like StartCycle's). The dice motor spins and the wall break is computed anew."""
+
+    dice: tuple[int, ...]
+
+
+@dataclasses.dataclass(frozen=True)
 class ManualLift:
     """Move all four lifts up (``up``) or down, by hand. Accepted only in idle or walls up
     (``refusal`` says why otherwise); each lift carries its deadline, a missed one is a fault."""
@@ -144,6 +160,7 @@ class Settings:
         lift_up_s, lift_down_s: nominal lift travel times (s).
         dice_method: how the dice give the wall break.
         dealer: the dealer's side.
+        centre_deadline_ms, centre_up_s, centre_down_s: the centre lift's deadline and nominal travel.
     """
 
     gear: int
@@ -158,6 +175,9 @@ class Settings:
     dice_deadline_ms: int
     dice_method: Method = Method.TWO_THROW
     dealer: str = "E"
+    centre_deadline_ms: int = 2500
+    centre_up_s: float = 1.2
+    centre_down_s: float = 1.0
 
     @classmethod
     def from_profile(cls, profile, gear: int, dice_method: "Method | str" = Method.TWO_THROW,
@@ -169,7 +189,8 @@ class Settings:
         spin, dice_deadline = profile.dice_ms()
         return cls(gear, tuple(stacks), t.shuffle_s, profile.shuffle_deadline_ms(),
                    tuple(profile.feed_deadline_ms(n) for n in stacks), profile.lift_deadline_ms(),
-                   t.lift_up_s, t.lift_down_s, spin, dice_deadline, Method.parse(dice_method), dealer)
+                   t.lift_up_s, t.lift_down_s, spin, dice_deadline, Method.parse(dice_method), dealer,
+                   profile.centre_deadline_ms(), t.centre_up_s, t.centre_down_s)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -195,6 +216,7 @@ class Table:
             down since): a lift that then 'reaches' the bottom at once did not move.
         settle_until: after the last feeder stopped, the time (s) the build is judged at: a tile
             still coasting to a push head arrives in the meantime.
+        reroll: the DICE phase is a throw of the dice button (the cycle count does not change).
         raise_first: stacks were built since the walls were last raised; before the next build
             the lifts must go up and down once to drop them into the disc (a set that has not
             been lifted cannot be reshuffled: the technician's answer in 002_4c2a73aa42bc09ab.txt).
@@ -217,6 +239,7 @@ class Table:
     manual_from: Phase | None = None
     lifts_up: tuple = (False, False, False, False)
     settle_until: float | None = None
+    reroll: bool = False
 
     @property
     def stacks(self) -> tuple[int, int, int, int]:
@@ -253,13 +276,27 @@ def _enter(table: Table, phase: Phase, now: float, **changes) -> Table:
     return dataclasses.replace(table, phase=phase, phase_t=now, **changes)
 
 
+#: buzzer times (ms of machine time)
+ALARM_MS = 1500
+READY_BEEP_MS = 200
+
+
+def _dealer_light(s: Settings) -> Light:
+    return Light.dealer(Side(SIDES.index(s.dealer)))
+
+
 def _fault(table: Table, diag: Diagnosis, now: float, safe_stop: bool = False) -> tuple[Table, list[Command]]:
     phase = Phase.SAFE_STOP if safe_stop else Phase.FAULT
-    return _enter(table, phase, now, fault=diag), [StopAll()]
+    alarm = SetIndicators(Light.FAULT | _dealer_light(table.settings), ALARM_MS)
+    return _enter(table, phase, now, fault=diag, reroll=False), [StopAll(), alarm]
 
 
 def _lift_all(up: bool, s: Settings) -> list[Command]:
     return [Lift(Side(i), up, s.lift_deadline_ms) for i in range(4)]
+
+
+def _centre(up: bool, s: Settings) -> Lift:
+    return Lift(None, up, s.centre_deadline_ms)
 
 
 #: seconds after the last feeder stopped before the build is judged (a coasting tile arrives)
@@ -268,23 +305,29 @@ SETTLE_S = 0.5
 
 def _start_homing(table: Table, now: float, settings: Settings | None = None) -> tuple[Table, list[Command]]:
     s = settings or table.settings
+    if table.sensors.get((Sensor.JAM, None)) == 1:
+        # a tile still jammed at the disc outlet: nothing may turn until it is taken out
+        return _fault(dataclasses.replace(table, settings=s), D.tile_jam(Phase.IDLE.value), now)
+    lights = SetIndicators(_dealer_light(s))
     if table.raise_first:
         obs = D.Observations().lifts_commanded(down=False)
         t = _enter(table, Phase.CLEARING, now, settings=s, obs=obs, fault=None, wall=None, settle_until=None)
-        return t, [ClearSafeStop(), SetGear(s.gear)] + _lift_all(True, s)
-    obs = D.Observations().lifts_commanded(down=True, were_up=table.lifts_up)
+        return t, [ClearSafeStop(), lights, SetGear(s.gear)] + _lift_all(True, s)
+    obs = D.Observations().lifts_commanded(down=True, were_up=table.lifts_up, centre=True)
     t = _enter(table, Phase.HOMING, now, settings=s, obs=obs, fault=None, wall=None, settle_until=None)
-    return t, [ClearSafeStop(), SetGear(s.gear)] + _lift_all(False, s)
+    return t, [ClearSafeStop(), lights, SetGear(s.gear)] + _lift_all(False, s) + [_centre(False, s)]
 
 
 def phase_deadline_s(table: Table) -> float:
     """The controller's own limit for the current phase (s): the motion deadlines plus a margin."""
     s = table.settings
     margin = 5.0
-    if table.phase in (Phase.CLEARING, Phase.HOMING, Phase.LIFTING, Phase.PROBING, Phase.MANUAL_LIFT):
+    if table.phase is Phase.HOMING:  # the centre lift goes down with the side lifts
+        return max(s.lift_deadline_ms, s.centre_deadline_ms) / 1000 + margin
+    if table.phase in (Phase.CLEARING, Phase.LIFTING, Phase.PROBING, Phase.MANUAL_LIFT):
         return s.lift_deadline_ms / 1000 + margin
-    if table.phase is Phase.SHUFFLING:
-        return s.shuffle_s + margin
+    if table.phase is Phase.SHUFFLING:  # and the centre lift closes the hole
+        return max(s.shuffle_s, s.centre_deadline_ms / 1000) + margin
     if table.phase is Phase.BUILDING:
         return max(s.feed_deadline_ms) / 1000 + margin
     if table.phase is Phase.DICE:
@@ -295,7 +338,7 @@ def phase_deadline_s(table: Table) -> float:
 def refusal(table: Table, event) -> str | None:
     """Why ``step`` would ignore the operator event ``event`` in this state (one line), or None
     when it would act on it. Covers StartCycle, ClearFault, RefillButtons and ManualLift;
-    StopAllRequest is never refused."""
+    StopAllRequest is never refused. Also DiceButton."""
     ph = table.phase
     latched = ph in (Phase.FAULT, Phase.SAFE_STOP)
     code = f" ({table.fault.code})" if table.fault else ""
@@ -310,6 +353,9 @@ def refusal(table: Table, event) -> str | None:
     if isinstance(event, RefillButtons):
         return None if ph in (Phase.BUILDING, Phase.REFILL_PAUSE) else \
             f"refill (补牌) pauses a build: the machine is {ph.value}"
+    if isinstance(event, DiceButton):
+        return None if ph is Phase.WALLS_UP else \
+            f"the dice button throws again with the walls up: the machine is {ph.value}"
     if isinstance(event, ManualLift):
         if latched:
             return f"a fault is latched{code}: clear it first"
@@ -334,6 +380,9 @@ def step(table: Table, event, now: float) -> tuple[Table, list[Command]]:
     # --- events that count in every phase --------------------------------------------------------
     if isinstance(event, SensorChanged):
         obs = table.obs.sensor(event, table.phase.value)
+        if event.sensor is Sensor.JAM and event.value == 1 and table.phase in MOVING_PHASES:
+            sensors = {**table.sensors, (Sensor.JAM, None): 1}
+            return _fault(dataclasses.replace(table, sensors=sensors, obs=obs), D.tile_jam(table.phase.value), now)
         if event.sensor in _PULSES:  # counted in the observations only; their level means nothing
             return (table if obs is table.obs else dataclasses.replace(table, obs=obs)), []
         sensors = dict(table.sensors)
@@ -400,7 +449,7 @@ def step(table: Table, event, now: float) -> tuple[Table, list[Command]]:
             return _after_build(table, now)
         if ph in MOVING_PHASES and now - table.phase_t > phase_deadline_s(table):
             return _fault(table, D.no_answer(ph.value, now - table.phase_t), now)
-        if ph is Phase.SHUFFLING and now - table.phase_t >= s.shuffle_s:
+        if ph is Phase.SHUFFLING and now - table.phase_t >= s.shuffle_s and table.obs.centre_done():
             diag = D.after_shuffle(table.obs)
             if diag:
                 return _fault(table, diag, now)
@@ -408,6 +457,13 @@ def step(table: Table, event, now: float) -> tuple[Table, list[Command]]:
             return _enter(table, Phase.BUILDING, now, obs=obs, raise_first=True), [
                 FeedStacks(Side(i), s.stacks[i], s.feed_deadline_ms[i]) for i in range(4)]
         return table, []
+
+    if isinstance(event, DiceButton):
+        if ph is not Phase.WALLS_UP:
+            return table, []
+        t = _enter(table, Phase.DICE, now, dice=tuple(event.dice), reroll=True,
+                   obs=dataclasses.replace(table.obs, dice_edges=0))
+        return t, [RollDice(s.dice_spin_ms, s.dice_deadline_ms)]
 
     if isinstance(event, RefillButtons):
         if ph is Phase.BUILDING:
@@ -438,9 +494,9 @@ def step(table: Table, event, now: float) -> tuple[Table, list[Command]]:
         if not obs.all_lifts_done():
             return table, []
         went_up = tuple(o is Outcome.COMPLETED and (ms or 0) > 0 for o, ms in zip(obs.lift_outcome, obs.lift_ms))
-        t = _enter(table, Phase.HOMING, now, obs=D.Observations().lifts_commanded(down=True, were_up=went_up),
-                   raise_first=False)
-        return t, _lift_all(False, s)
+        t = _enter(table, Phase.HOMING, now,
+                   obs=D.Observations().lifts_commanded(down=True, were_up=went_up, centre=True), raise_first=False)
+        return t, _lift_all(False, s) + [_centre(False, s)]
 
     if ph is Phase.MANUAL_LIFT and event.command == "Lift":
         if not obs.all_lifts_done():
@@ -462,8 +518,12 @@ def step(table: Table, event, now: float) -> tuple[Table, list[Command]]:
         diag = D.after_homing(obs, table.sensors, s)
         if diag:
             return _fault(table, diag, now)
-        t = _enter(table, Phase.SHUFFLING, now, obs=obs.start_shuffle())
-        return t, [StartShuffle(s.shuffle_deadline_ms)]
+        t = _enter(table, Phase.SHUFFLING, now, obs=obs.start_shuffle().centre_commanded(True))
+        return t, [StartShuffle(s.shuffle_deadline_ms), _centre(True, s)]
+
+    if ph is Phase.SHUFFLING and event.command == "Lift" and event.side is None:
+        diag = D.centre_stroke(obs, table.sensors, s)
+        return (_fault(table, diag, now) if diag else (table, []))
 
     if ph is Phase.BUILDING and event.command == "FeedStacks":
         if not obs.all_feeders_done():
@@ -496,7 +556,9 @@ def step(table: Table, event, now: float) -> tuple[Table, list[Command]]:
         if w:
             warns = warns + (w,)
         wall = wall_break(s.dice_method, table.dice, dict(zip(SIDES, s.stacks)), s.dealer)
-        return _enter(table, Phase.WALLS_UP, now, warnings=warns, wall=wall, cycles=table.cycles + 1), []
+        cycles = table.cycles + (0 if table.reroll else 1)
+        ready = SetIndicators(Light.READY | _dealer_light(s), READY_BEEP_MS)
+        return _enter(table, Phase.WALLS_UP, now, warnings=warns, wall=wall, cycles=cycles, reroll=False), [ready]
 
     return table, []
 

@@ -17,9 +17,16 @@ and the machine's sensors):
   has been growing cycle after cycle is a failing lift-motor capacitor (E23). A lift whose bottom
   limit never released did not move at all (E71).
 * A lift that reaches the top but late: uneven walls (E22, a warning); growing over cycles: E23.
-* A feeder that missed its deadline: no motion pulses at all: the motor's wire (E31); motion
-  pulses but no tile passing: the wheel is jammed (E32). Stacks counted with no tile-present edge:
-  the tile-present sensor is dirty (E33).
+* The centre lift (the played set drops through it, then it closes the hole): a stroke that misses
+  its limit by the deadline is E24.
+* A feeder that missed its deadline: no motion pulses at all with the push head out (its home
+  sensor went inactive and stayed so): the push head jammed and stalled the shared drive (E34);
+  no motion pulses with the head home: the motor's wire (E31); motion pulses but no tile passing:
+  the wheel is jammed (E32). Every stack counted and the deadline still passed: the push head was
+  never seen home: no home-sensor change at all is the sensor (E35), a head that moved and stayed
+  out is jammed (E34). Stacks counted with no tile-present edge: the tile-present sensor is dirty
+  (E33).
+* The jam sensor going active while anything moves: a tile jammed at the disc outlet (E53).
 * Stack counts against the gear: every side short by the same number, or every side complete with
   a tile left at the throat: the gear does not match the tiles (E41); one side one tile short: a
   tile is missing (E42); anything else: E43.
@@ -80,6 +87,9 @@ class Observations:
             is added to it, so a sensor event lost on the link does not lose a stack.
         events_dropped: sensor events the microcontroller could not send (its queue was full).
         lift_was_up: per side, the lift was known to be at the top when this motion began.
+        push_edges: per side, changes of the push-head home sensor while building.
+        centre_dir: direction last commanded to the centre lift (True up, False down, None none).
+        centre_outcome, centre_ms: outcome and travel time (ms) of its last motion.
     """
 
     stacks: tuple = (0, 0, 0, 0)
@@ -99,12 +109,22 @@ class Observations:
     feed_base: tuple = (0, 0, 0, 0)
     events_dropped: int = 0
     lift_was_up: tuple = (False, False, False, False)
+    push_edges: tuple = (0, 0, 0, 0)
+    centre_dir: bool | None = None
+    centre_outcome: Outcome | None = None
+    centre_ms: int | None = None
 
     # -- updates (each returns a new record) --
-    def lifts_commanded(self, down: bool, were_up: tuple = (False, False, False, False)) -> "Observations":
-        return dataclasses.replace(self, lift_dir=(not down,) * 4, lift_outcome=(None,) * 4, lift_ms=(None,) * 4,
-                                   bottom_left=(False,) * 4, probing=None, probe_ms=None, probe_outcome=None,
-                                   lift_was_up=tuple(were_up))
+    def lifts_commanded(self, down: bool, were_up: tuple = (False, False, False, False),
+                        centre: bool = False) -> "Observations":
+        """The four side lifts were sent down (or up); ``centre``: the centre lift too."""
+        obs = dataclasses.replace(self, lift_dir=(not down,) * 4, lift_outcome=(None,) * 4, lift_ms=(None,) * 4,
+                                  bottom_left=(False,) * 4, probing=None, probe_ms=None, probe_outcome=None,
+                                  lift_was_up=tuple(were_up))
+        return obs.centre_commanded(not down) if centre else obs
+
+    def centre_commanded(self, up: bool) -> "Observations":
+        return dataclasses.replace(self, centre_dir=up, centre_outcome=None, centre_ms=None)
 
     def start_shuffle(self) -> "Observations":
         return dataclasses.replace(self, disc_edges=0)
@@ -114,7 +134,8 @@ class Observations:
         if resume:
             return dataclasses.replace(self, feeding=which, feed_outcome=(None,) * 4, feed_base=self.stacks)
         return dataclasses.replace(self, feeding=which, feed_outcome=(None,) * 4, stacks=(0,) * 4,
-                                   feeder_edges=(0,) * 4, tile_edges=(0,) * 4, feed_base=(0,) * 4, events_dropped=0)
+                                   feeder_edges=(0,) * 4, tile_edges=(0,) * 4, feed_base=(0,) * 4, events_dropped=0,
+                                   push_edges=(0,) * 4)
 
     def dropped(self, n: int) -> "Observations":
         return dataclasses.replace(self, events_dropped=self.events_dropped + n)
@@ -140,12 +161,16 @@ class Observations:
             return dataclasses.replace(self, feeder_edges=_set(self.feeder_edges, i, self.feeder_edges[i] + 1))
         if s is Sensor.TILE_PRESENT and phase == "building":
             return dataclasses.replace(self, tile_edges=_set(self.tile_edges, i, self.tile_edges[i] + 1))
+        if s is Sensor.PUSH_HOME and phase == "building":
+            return dataclasses.replace(self, push_edges=_set(self.push_edges, i, self.push_edges[i] + 1))
         if s is Sensor.LIFT_BOTTOM and ev.value == 0 and self.lift_dir[i] is True:
             return dataclasses.replace(self, bottom_left=_set(self.bottom_left, i, True))
         return self
 
     def motion_done(self, ev: MotionDone) -> "Observations":
         i = _i(None if ev.side is None else SIDES[int(ev.side)])
+        if ev.command == "Lift" and ev.side is None:
+            return dataclasses.replace(self, centre_outcome=ev.outcome, centre_ms=ev.elapsed_ms)
         if ev.command == "FeedStacks" and i >= 0:
             counted = max(self.stacks[i], self.feed_base[i] + ev.detail)
             return dataclasses.replace(self, feed_outcome=_set(self.feed_outcome, i, ev.outcome),
@@ -159,7 +184,12 @@ class Observations:
 
     # -- queries --
     def all_lifts_done(self) -> bool:
-        return all(o is not None for o in self.lift_outcome)
+        """Every side lift commanded has ended, and the centre lift if it was commanded."""
+        return all(o is not None for o in self.lift_outcome) and (
+            self.centre_dir is None or self.centre_outcome is not None)
+
+    def centre_done(self) -> bool:
+        return self.centre_dir is None or self.centre_outcome is not None
 
     def all_feeders_done(self) -> bool:
         return all(o is not None for o, f in zip(self.feed_outcome, self.feeding) if f)
@@ -229,7 +259,35 @@ def after_homing(obs: Observations, sensors, s) -> Diagnosis | None:
                          f"nominal travel {s.lift_down_s:.1f} s) and the bottom limit never read active.",
                          f"{SIDES_ZH[side]}边升牌下降 {ms / 1000:.1f} 秒（时限 {s.lift_deadline_ms / 1000:.1f} 秒，"
                          f"正常 {s.lift_down_s:.1f} 秒），下限位始终无信号。", top=top, bottom=bottom, down_ms=ms)
-    return None
+    return centre_stroke(obs, sensors, s)
+
+
+def centre_stroke(obs: Observations, sensors, s) -> Diagnosis | None:
+    """The centre lift's last stroke (down: the played set drops; up: the hole closes) must reach its
+    limit within the deadline (profile ``centre_deadline_s``), else E24."""
+    if obs.centre_dir is None or obs.centre_outcome is None or obs.centre_outcome is Outcome.COMPLETED:
+        return None
+    up = obs.centre_dir
+    ms = obs.centre_ms or 0
+    nominal = s.centre_up_s if up else s.centre_down_s
+    top, bottom = sensors.get((Sensor.CENTRE_TOP, None)), sensors.get((Sensor.CENTRE_BOTTOM, None))
+    left = top == 0 if not up else bottom == 0
+    moved, moved_zh = (("it left its limit but did not arrive", "已离开原限位但未到位") if left else
+                       ("it never left its starting limit", "始终未离开原限位"))
+    what, what_zh = (("raised (to close the hole)", "上升（关闭中间口）") if up else
+                     ("lowered (to drop the played tiles into the machine)", "下降（让推入的牌落入机器）"))
+    return _diag("E24", None, f"The centre lift was {what} for {ms / 1000:.1f} s (deadline {s.centre_deadline_ms / 1000:.1f} s, "
+                 f"nominal {nominal:.1f} s) and its {'top' if up else 'bottom'} limit never read active: {moved} "
+                 f"(top {top}, bottom {bottom}).",
+                 f"中间升降台{what_zh} {ms / 1000:.1f} 秒（时限 {s.centre_deadline_ms / 1000:.1f} 秒，正常 {nominal:.1f} 秒），"
+                 f"{'上' if up else '下'}限位始终无信号：{moved_zh}（上限位 {top}，下限位 {bottom}）。",
+                 ms=ms, up=up, top=top, bottom=bottom)
+
+
+def tile_jam(phase: str) -> Diagnosis:
+    return _diag("E53", None, f"The jam sensor went active during {phase}: a tile is jammed at the disc outlet; every "
+                 "motor was stopped.",
+                 f"{PHASE_ZH.get(phase, phase)}阶段卡牌检测触发：大盘出牌口卡牌；已停止所有电机。", phase=phase)
 
 
 def after_lift(obs: Observations, sensors, s) -> Diagnosis | None:
@@ -329,6 +387,26 @@ def after_build(obs: Observations, sensors, s) -> Diagnosis | None:
         if any(short):
             return _stack_counts(obs, sensors, s)
         return None
+    for i, side in enumerate(SIDES):
+        if obs.feed_outcome[i] is not Outcome.DEADLINE:
+            continue
+        home = _level(sensors, Sensor.PUSH_HOME, i)
+        if obs.feeder_edges[i] == 0 and home == 0 and obs.push_edges[i] > 0:
+            return _diag("E34", side, f"Feeder {side} was switched on for {s.feed_deadline_ms[i] / 1000:.0f} s: its push head "
+                         f"left home and stayed out, and the drive gave no motion pulse: {got[i]} of {exp[i]} stacks.",
+                         f"{SIDES_ZH[side]}边输送带通电 {s.feed_deadline_ms[i] / 1000:.0f} 秒：推牌头离开原位后没有回来，"
+                         f"电机无转动信号：码了 {got[i]}/{exp[i]} 墩。", push_home=home, feeder_pulses=0,
+                         stacks=got[i], expected=exp[i])
+        if got[i] >= exp[i]:
+            if obs.push_edges[i] == 0:
+                return _diag("E35", side, f"Side {side} built all {got[i]} stacks but its push head was never seen at home: "
+                             f"the home sensor did not change once while building (it reads {home}).",
+                             f"{SIDES_ZH[side]}边已码满 {got[i]} 墩，但推牌头原位信号在码牌过程中一次也没有变化（一直为 {home}）。",
+                             push_home=home, stacks=got[i])
+            return _diag("E34", side, f"Side {side} built all {got[i]} stacks but its push head did not come back home "
+                         f"within {s.feed_deadline_ms[i] / 1000:.0f} s (home sensor {home}).",
+                         f"{SIDES_ZH[side]}边已码满 {got[i]} 墩，但推牌头在 {s.feed_deadline_ms[i] / 1000:.0f} 秒内没有回到原位"
+                         f"（原位信号 {home}）。", push_home=home, stacks=got[i])
     for i, side in enumerate(SIDES):
         if obs.feed_outcome[i] is Outcome.DEADLINE and obs.feeder_edges[i] == 0:
             return _diag("E31", side, f"Feeder {side} was switched on for {s.feed_deadline_ms[i] / 1000:.0f} s: no motion "

@@ -6,6 +6,10 @@ it returns, report progress, until the cycle ends (walls up), a fault is latched
 lost. Whatever happens (an exception included) every motor is stopped before control returns on
 a fault or an error.
 
+The table's own buttons (two lift buttons, the dice button) come in as sensor events;
+``controller.buttons.ButtonPanel`` turns them into actions, which the runtime carries out when the
+state allows (``cycle.refusal``) and otherwise reports through ``notice``.
+
 Time: the backend's clock (virtual on the simulator and on GPIO mock pins, real time times the
 speed-up on the MCU link). ``pace`` (s of wall time per s of machine time) slows a simulated run
 down so a person can watch it (``--speed``).
@@ -22,6 +26,7 @@ from firmware_bridge.messages import Reply, ReplyCode, Side, StopAll
 from hardware.errors import HardwareError
 
 from . import cycle as CY
+from .buttons import ButtonPanel
 from .dice import Method, roll
 
 #: machine time between two looks at the backend (s)
@@ -38,10 +43,15 @@ class TableRuntime:
         dice: ``() -> values`` for each cycle (default: electronic dice from ``secrets``; four
             values for the two-throw method, two for one-throw).
         pace: wall seconds per machine second (0: as fast as possible).
+        on_button: ``(action) -> None`` for a button action (``"cycle"``, ``"refill"``, ``"dice"``);
+            default: :meth:`button`.
+        notice: called with a one-line text when a button press is refused (and why).
     """
 
     def __init__(self, backend, settings: CY.Settings, *, progress: Callable[[CY.Table], None] | None = None,
-                 dice: Callable[[], tuple[int, ...]] | None = None, pace: float = 0.0) -> None:
+                 dice: Callable[[], tuple[int, ...]] | None = None, pace: float = 0.0,
+                 on_button: Callable[[str], None] | None = None,
+                 notice: Callable[[str], None] | None = None) -> None:
         self.backend = backend
         self.table = CY.initial(settings)
         self.progress = progress
@@ -50,6 +60,9 @@ class TableRuntime:
         self._commands: dict[int, object] = {}
         self._held_reset: McuReset | None = None
         self._link_base = self._link_counters()
+        self.panel = ButtonPanel()
+        self.on_button = on_button or self.button
+        self.notice = notice or (lambda text: None)
 
     # -- the loop --
     def _submit(self, commands) -> None:
@@ -100,12 +113,34 @@ class TableRuntime:
         return ev
 
     def feed(self, event) -> None:
-        """Pass one event through the state machine and send what it commands."""
+        """Pass one event through the state machine and send what it commands; a button event
+        then triggers its action."""
         before = (self.table.phase, self.table.obs.stacks)
         self.table, cmds = CY.step(self.table, event, self.backend.now())
         self._submit(cmds)
         if self.progress and (self.table.phase, self.table.obs.stacks) != before:
             self.progress(self.table)
+        action = self.panel.event(event)
+        if action is not None:
+            self.on_button(action)
+
+    def button(self, action: str) -> None:
+        """Carry out a button action if the state allows it, else ``notice`` why not."""
+        if action == "cycle":
+            event = CY.StartCycle((), {})
+        elif action == "refill":
+            event = CY.RefillButtons()
+        else:
+            event = CY.DiceButton(())
+        reason = CY.refusal(self.table, event)
+        if reason is not None:
+            self.notice(f"{action} button: {reason}")
+        elif action == "cycle":
+            self.start_cycle()
+        elif action == "dice":
+            self.feed(CY.DiceButton(tuple(self.dice())))
+        else:
+            self.feed(event)
 
     def _link_counters(self) -> tuple[int, int] | None:
         link = getattr(self.backend, "link", None)
@@ -175,3 +210,18 @@ def lift_states(table: CY.Table, sensors) -> list[str]:
         out.append("up" if top == 1 and bottom == 0 else "down" if bottom == 1 and top == 0 else
                    "moving" if top == 0 and bottom == 0 else "?")
     return out
+
+
+def centre_state(sensors) -> str:
+    """The centre lift: "up" (hole closed), "down", "moving" or "?" from its limit sensors."""
+    from firmware_bridge.messages import Sensor
+    top, bottom = sensors.get((Sensor.CENTRE_TOP, None)), sensors.get((Sensor.CENTRE_BOTTOM, None))
+    return ("up" if top == 1 and bottom == 0 else "down" if bottom == 1 and top == 0 else
+            "moving" if top == 0 and bottom == 0 else "?")
+
+
+def push_heads(sensors) -> list[str]:
+    """Per side E, S, W, N: the push head "home", "out" or "?" (not read yet)."""
+    from firmware_bridge.messages import Sensor
+    v = [sensors.get((Sensor.PUSH_HOME, Side(i))) for i in range(4)]
+    return ["home" if x == 1 else "out" if x == 0 else "?" for x in v]

@@ -27,7 +27,8 @@ from typing import Any, Callable
 
 from controller import cycle as CY
 from controller.dice import Method, roll, wall_break
-from controller.runtime import TICK_S, TableRuntime, lift_states
+from controller.runtime import TICK_S, TableRuntime, centre_state, lift_states, push_heads
+from firmware_bridge.messages import Sensor
 
 from . import systemd
 from .errors import ServiceError, WrongState
@@ -73,7 +74,7 @@ class Control:
         self.hub = hub
         self._roll = dice or roll
         pace = (1.0 / speed) if (speed > 0 and backend.kind != "mcu" and self.sim) else 0.0
-        self.rt = TableRuntime(backend, settings, dice=self._dice, pace=pace)
+        self.rt = TableRuntime(backend, settings, dice=self._dice, pace=pace, on_button=self._button)
         self._q: queue.Queue = queue.Queue()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="mjtable-control", daemon=True)
@@ -222,14 +223,17 @@ class Control:
         t = self.rt.table
         s = t.settings
         lifts = lift_states(t, t.sensors) if t.sensors else ["?"] * 4
+        heads = push_heads(t.sensors)
         gear = t.pending_gear if t.pending_gear is not None else s.gear
         en, zh = TILE_SETS.get(s.gear, ("", ""))
         return {
             "state": t.phase.value, "state_zh": PHASE_ZH.get(t.phase.value, t.phase.value),
             "busy": t.busy or self.selftest_running, "selftest_running": self.selftest_running,
             "backend": self.backend.kind, "sim": self.sim, "machine_t": round(self.backend.now(), 2),
-            "walls": [{"side": side, "stacks": t.obs.stacks[i], "expected": s.stacks[i], "lift": lifts[i]}
-                      for i, side in enumerate(SIDES)],
+            "walls": [{"side": side, "stacks": t.obs.stacks[i], "expected": s.stacks[i], "lift": lifts[i],
+                       "push_head": heads[i]} for i, side in enumerate(SIDES)],
+            "centre_lift": centre_state(t.sensors),
+            "jam": t.sensors.get((Sensor.JAM, None)) == 1,
             "tile_count": s.gear, "pending_tile_count": t.pending_gear, "next_tile_count": gear,
             "tiles_in_play": {"count": s.gear, "en": en, "zh": zh},
             "dice_method": s.dice_method.value, "dealer": s.dealer,
@@ -241,7 +245,8 @@ class Control:
 
     def _publish(self, force: bool = False) -> None:
         t = self.rt.table
-        key = (t.phase, t.obs.stacks, tuple(lift_states(t, t.sensors)) if t.sensors else None, t.fault,
+        key = (t.phase, t.obs.stacks, tuple(lift_states(t, t.sensors)) if t.sensors else None,
+               centre_state(t.sensors), t.fault,
                len(t.warnings), t.cycles, t.pending_gear, t.settings, t.wall, self.selftest_running, self.error)
         if not force and key == self._key:
             return
@@ -251,14 +256,14 @@ class Control:
         self.hub.publish({"type": "status", "seq": self.seq, "t_pub": time.time(), **snap})
 
     # -- requests (run on the control thread through ``call``) --
-    def _operator(self, event, action: str) -> None:
+    def _operator(self, event, action: str, source: str = "page") -> None:
         reason = CY.refusal(self.rt.table, event)
         if reason:
             raise WrongState(reason)
         self.rt.feed(event)
-        self.log.append("operator", {"action": action})
+        self.log.append("operator", {"action": action} if source == "page" else {"action": action, "source": source})
 
-    def start_cycle(self) -> dict:
+    def start_cycle(self, source: str = "page") -> dict:
         reason = CY.refusal(self.rt.table, CY.StartCycle((), {}))
         if reason:
             raise WrongState(reason)
@@ -266,7 +271,7 @@ class Control:
             self.rt.table, _ = CY.request_gear(self.rt.table, self._pending)
             self._pending = None
         self.rt.start_cycle()
-        self.log.append("operator", {"action": "cycle"})
+        self.log.append("operator", {"action": "cycle"} if source == "page" else {"action": "cycle", "source": source})
         return self.snapshot()
 
     def clear_fault(self) -> dict:
@@ -283,6 +288,19 @@ class Control:
     def refill(self) -> dict:
         self._operator(CY.RefillButtons(), "refill")
         return self.snapshot()
+
+    def _button(self, action: str) -> None:
+        """A button on the table (on the control thread, from an input event): the same actions as
+        the page's, with the same refusals, logged as ``operator`` with ``"source": "button"``."""
+        try:
+            if action == "cycle":
+                self.start_cycle(source="button")
+            elif action == "refill":
+                self._operator(CY.RefillButtons(), "refill", source="button")
+            else:
+                self._operator(CY.DiceButton(self._dice()), "dice", source="button")
+        except WrongState as e:
+            self.log.append("operator", {"action": action, "source": "button", "refused": str(e)})
 
     def request_stop(self) -> None:
         """Called from any thread by the stop button: a running self-test aborts at its next event

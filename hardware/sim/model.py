@@ -264,8 +264,14 @@ class TableModel:
             self.fill_disc()  # nothing built yet from this set: the set matches the gear
 
     def running(self) -> dict[tuple[int, int], int]:
-        """Energised motors ``{(motor, side): direction}`` (empty when all stopped)."""
-        return dict(self.motors)
+        """Energised motors ``{(motor, side): direction}`` (empty when all stopped). The buzzer
+        is not a motor (see ``buzzing``): it may still sound a beep when a cycle has ended;
+        the device stops it at its time like any motion."""
+        return {k: v for k, v in self.motors.items() if k[0] != C.MOTOR_BUZZER}
+
+    @property
+    def buzzing(self) -> bool:
+        return (C.MOTOR_BUZZER, NONE) in self.motors
 
     # --------------------------------------------------------------- the disc
     def tiles_in_set(self) -> int:

@@ -10,7 +10,7 @@ const T = {
     discarder: "放炮者", score: "计分", fanName: "番种", points: "分", sheet: "记分表", total: "合计",
     legal: "和牌成立", notLegal: "不足起和分（8 分）", stacks: "墩", tiles: "张", needToken: "请先用令牌配对",
     totals: "局分", standard: "标准分", pass: "通过", fail: "不合格", selftestPassed: "自检通过", selftestFailed: "自检未通过",
-    warning: "警告", running: "运行中…", receives: "和牌者得" },
+    warning: "警告", running: "运行中…", receives: "和牌者得", pushOut: "推牌头未回原位", jam: "卡牌" },
   en: { title: "Automatic mahjong table", offline: "offline", online: "live", unpaired: "not paired", paired: "paired",
     table: "Table", state: "State", cycle: "Start cycle", dice: "Roll dice", liftUp: "Lifts up", liftDown: "Lifts down",
     refill: "Refill", stop: "Stop all", token: "Token", pair: "Pair", fault: "Fault", noFault: "No fault",
@@ -21,7 +21,7 @@ const T = {
     legal: "Legal win", notLegal: "Below the 8-point minimum", stacks: "stacks", tiles: "tiles",
     needToken: "Pair with the token first", totals: "Session points", standard: "Standard points", pass: "PASS",
     fail: "FAIL", selftestPassed: "Self-test passed", selftestFailed: "Self-test failed", warning: "Warning",
-    running: "running…", receives: "winner receives" },
+    running: "running…", receives: "winner receives", pushOut: "push head not home", jam: "tile jammed" },
 };
 let lang = localStorage.getItem("mjtable.lang") || "zh";
 let status = null, lastScore = null, lastSelftest = null, live = false;
@@ -89,6 +89,12 @@ function renderStatus(s) {
       `${zh() ? SIDE_ZH[w.side] : w.side} ${w.stacks}/${w.expected} ${w.lift}</text>`);
     txt.push(`<span class="wall-count" data-side="${w.side}">${zh() ? SIDE_ZH[w.side] : w.side}: ${w.stacks}/${w.expected} ${t("stacks")}, ${w.lift}</span>`);
   }
+  const c = s.centre_lift || "?";
+  g.insertAdjacentHTML("beforeend",
+    `<rect class="centre ${c}" data-centre="${c}" x="125" y="125" width="50" height="50"/>` +
+    `<text class="lift-label" x="128" y="154">${zh() ? "中" : "C"} ${c}</text>`);
+  for (const w of s.walls) if (w.push_head === "out" && !s.busy) txt.push(`<span class="wall-count">${zh() ? SIDE_ZH[w.side] : w.side}: ${t("pushOut")}</span>`);
+  if (s.jam) txt.push(`<span class="wall-count jam">${t("jam")}</span>`);
   $("walls-text").innerHTML = txt.join(" · ");
   $("dice-text").textContent = s.dice ? (zh() ? s.dice.text_zh : s.dice.text_en) : "";
   $("sim-tools").hidden = !s.sim;

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 
 import pytest
 
 import hardware
-from firmware_bridge.messages import (ClearSafeStop, Lift, MotionDone, Outcome, SetGear, Side,
+from firmware_bridge.messages import (ClearSafeStop, Lift, Light, MotionDone, Outcome, RollDice,
+                                      Sensor, SensorChanged, SetGear, SetIndicators, Side,
                                       StartShuffle, StopAll)
 from hardware.sim.faults import INJECTABLE
 from controller import cycle as CY
@@ -32,28 +34,84 @@ def settings(gear: int = 136) -> CY.Settings:
     return CY.Settings.from_profile(hardware.load_profile("default"), gear)
 
 
+ALARM = SetIndicators(Light.FAULT | Light.DEALER_E, CY.ALARM_MS)
+
+
 def test_start_cycle_homes_first() -> None:
     t, cmds = CY.step(CY.initial(settings()), CY.StartCycle(DICE, {}), 0.0)
     assert t.phase is CY.Phase.HOMING
-    assert cmds[:2] == [ClearSafeStop(), SetGear(136)]
-    assert cmds[2:] == [Lift(Side(i), False, 3000) for i in range(4)]
+    assert cmds[:3] == [ClearSafeStop(), SetIndicators(Light.DEALER_E), SetGear(136)]
+    # the four lifts and the centre lift down: the played set drops into the disc
+    assert cmds[3:] == [Lift(Side(i), False, 3000) for i in range(4)] + [Lift(None, False, 2500)]
+
+
+def homed(t):
+    for i in range(4):
+        t, cmds = CY.step(t, MotionDone(1, "Lift", Side(i), Outcome.COMPLETED, 1600, 0), 1.0)
+        assert cmds == []
+    return CY.step(t, MotionDone(1, "Lift", None, Outcome.COMPLETED, 1000, 0), 1.1)
 
 
 def test_every_motion_carries_its_deadline() -> None:
     t, _ = CY.step(CY.initial(settings()), CY.StartCycle(DICE, {}), 0.0)
-    for i in range(4):
-        t, cmds = CY.step(t, MotionDone(1, "Lift", Side(i), Outcome.COMPLETED, 1600, 0), 1.0)
-    assert t.phase is CY.Phase.SHUFFLING and cmds == [StartShuffle(120_000)]
+    t, cmds = homed(t)
+    # shuffling, and the centre lift closes the hole
+    assert t.phase is CY.Phase.SHUFFLING and cmds == [StartShuffle(120_000), Lift(None, True, 2500)]
     t, cmds = CY.step(t, CY.Tick(), 1.5)
+    assert cmds == []
+    t, cmds = CY.step(t, MotionDone(2, "Lift", None, Outcome.COMPLETED, 1200, 0), 2.3)
     assert cmds == []  # still shuffling; and no disc pulse yet, so at shuffle end:
     t, cmds = CY.step(t, CY.Tick(), 6.0)
-    assert t.phase is CY.Phase.FAULT and t.fault.code == "E51" and cmds == [StopAll()]
+    assert t.phase is CY.Phase.FAULT and t.fault.code == "E51" and cmds == [StopAll(), ALARM]
+
+
+def test_the_shuffle_waits_for_the_centre_lift_and_a_stuck_one_is_e24() -> None:
+    t, _ = CY.step(CY.initial(settings()), CY.StartCycle(DICE, {}), 0.0)
+    t, _ = homed(t)
+    t, _ = CY.step(t, SensorChanged(Sensor.DISC_PULSE, None, 1, 1500), 1.5)
+    t, cmds = CY.step(t, CY.Tick(), 6.0)  # the shuffle time is over, the centre lift is not up yet
+    assert t.phase is CY.Phase.SHUFFLING and cmds == []
+    t, cmds = CY.step(t, MotionDone(2, "Lift", None, Outcome.DEADLINE, 2500, 0), 6.1)
+    assert t.phase is CY.Phase.FAULT and t.fault.code == "E24" and "raised" in t.fault.observed_en
+    assert cmds == [StopAll(), ALARM]
+
+
+def test_a_centre_lift_that_does_not_go_down_is_e24() -> None:
+    t, _ = CY.step(CY.initial(settings()), CY.StartCycle(DICE, {}), 0.0)
+    for i in range(4):
+        t, _ = CY.step(t, MotionDone(1, "Lift", Side(i), Outcome.COMPLETED, 1600, 0), 1.0)
+    t, cmds = CY.step(t, MotionDone(1, "Lift", None, Outcome.DEADLINE, 2500, 0), 2.5)
+    assert t.phase is CY.Phase.FAULT and t.fault.code == "E24" and "lowered" in t.fault.observed_en
+
+
+def test_the_jam_sensor_stops_everything_and_a_jam_blocks_the_next_start() -> None:
+    t, _ = CY.step(CY.initial(settings()), CY.StartCycle(DICE, {}), 0.0)
+    t, _ = homed(t)
+    t, cmds = CY.step(t, SensorChanged(Sensor.JAM, None, 1, 2000), 2.0)
+    assert t.phase is CY.Phase.FAULT and t.fault.code == "E53" and cmds == [StopAll(), ALARM]
+    t, cmds = CY.step(t, CY.ClearFault(), 3.0)  # not taken out yet: nothing may turn
+    assert t.phase is CY.Phase.FAULT and t.fault.code == "E53" and cmds == [StopAll(), ALARM]
+    t, _ = CY.step(t, SensorChanged(Sensor.JAM, None, 0, 4000), 4.0)
+    t, cmds = CY.step(t, CY.ClearFault(), 5.0)
+    assert t.phase is CY.Phase.HOMING
+
+
+def test_the_dice_button_throws_again_with_the_walls_up() -> None:
+    t = dataclasses.replace(CY.initial(settings()), phase=CY.Phase.WALLS_UP, cycles=3, dice=DICE)
+    assert CY.refusal(CY.initial(settings()), CY.DiceButton((1, 1, 1, 1)))
+    assert CY.refusal(t, CY.DiceButton((1, 1, 1, 1))) is None
+    t, cmds = CY.step(t, CY.DiceButton((6, 6, 1, 2)), 10.0)
+    assert t.phase is CY.Phase.DICE and cmds == [RollDice(1200, 2500)]
+    t, _ = CY.step(t, SensorChanged(Sensor.DICE_PULSE, None, 1, 10_100), 10.1)
+    t, cmds = CY.step(t, MotionDone(9, "RollDice", None, Outcome.COMPLETED, 1200, 0), 11.2)
+    assert t.phase is CY.Phase.WALLS_UP and t.cycles == 3 and t.dice == (6, 6, 1, 2)
+    assert t.wall is not None and cmds == [SetIndicators(Light.READY | Light.DEALER_E, CY.READY_BEEP_MS)]
 
 
 def test_controller_deadline_stops_everything_when_no_answer_comes() -> None:
     t, _ = CY.step(CY.initial(settings()), CY.StartCycle(DICE, {}), 0.0)
     t, cmds = CY.step(t, CY.Tick(), 100.0)
-    assert t.phase is CY.Phase.FAULT and cmds == [StopAll()] and t.fault.code == "E71"
+    assert t.phase is CY.Phase.FAULT and cmds == [StopAll(), ALARM] and t.fault.code == "E71"
 
 
 def test_fault_is_latched_until_cleared() -> None:
@@ -141,6 +199,8 @@ EXPECTED = {
     "tile-sensor-dirty": ("E33", "fault"), "wrong-gear": ("E41", "fault"), "missing-tile": ("E42", "fault"),
     "disc-stall": ("E51", "fault"), "dice-stuck": ("E52", "warning"), "mcu-reset": ("E61", "warning"),
     "link-noise": ("E63", "warning"), "link-broken": ("E62", "fault"),
+    "push-head-jammed": ("E34", "fault"), "push-home-stuck-off": ("E35", "fault"),
+    "centre-lift-stuck": ("E24", "fault"), "tile-jam": ("E53", "fault"),
 }
 CASES = [(k.name, side) for k in INJECTABLE.values() if "sim" in k.backends
          for side in (SIDES if k.sides else [None])]

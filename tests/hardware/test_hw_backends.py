@@ -365,10 +365,10 @@ def test_indicators_and_a_buzzer_that_stops_by_itself(open_table, kind):
     assert r.code == ReplyCode.OK
     fitted = kind != "gpio"
     assert t.b.model.lights == (C.LIGHT_FAULT | C.LIGHT_DEALER_E << 1 if fitted else 0)
-    assert ((C.MOTOR_BUZZER, C.SIDE_NONE) in t.b.model.running()) is fitted
+    assert t.b.model.buzzing is fitted and t.b.model.running() == {}
     d = t.wait_done([i], 3)[i]
     assert d.command == "SetIndicators" and d.outcome == Outcome.COMPLETED
     assert abs(d.elapsed_ms - 400) <= TOL_MS
-    assert t.b.model.running() == {}
+    assert not t.b.model.buzzing
     t.call(SetIndicators(Light.READY))
     assert t.b.model.lights == (C.LIGHT_READY if fitted else 0)

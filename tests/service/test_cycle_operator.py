@@ -4,11 +4,13 @@ and ``refusal`` (why an operator event would be ignored)."""
 from __future__ import annotations
 
 import hardware
-from firmware_bridge.messages import ClearSafeStop, Lift, MotionDone, Outcome, Side, StopAll
+from firmware_bridge.messages import (ClearSafeStop, Lift, Light, MotionDone, Outcome, SetIndicators, Side,
+                                      StopAll)
 from controller import cycle as CY
 from controller.runtime import TableRuntime
 
 DICE = (3, 4, 2, 5)
+ALARM = SetIndicators(Light.FAULT | Light.DEALER_E, CY.ALARM_MS)
 
 
 def settings() -> CY.Settings:
@@ -43,7 +45,7 @@ def test_manual_lift_that_misses_its_deadline_is_a_fault() -> None:
     for i in range(4):
         out = Outcome.DEADLINE if i == 2 else Outcome.COMPLETED
         t, cmds = CY.step(t, MotionDone(1, "Lift", Side(i), out, 3000, 0), 3.0)
-    assert t.phase is CY.Phase.FAULT and t.fault.code == "E71" and cmds == [StopAll()]
+    assert t.phase is CY.Phase.FAULT and t.fault.code == "E71" and cmds == [StopAll(), ALARM]
     assert "side W" in t.fault.observed_en
 
 
@@ -53,7 +55,7 @@ def test_stop_all_latches_only_when_something_moves() -> None:
     assert t is idle and cmds == [StopAll()]
     t, _ = CY.step(idle, CY.StartCycle(DICE, {}), 0.0)
     t, cmds = CY.step(t, CY.StopAllRequest("web page"), 0.5)
-    assert t.phase is CY.Phase.SAFE_STOP and cmds == [StopAll()]
+    assert t.phase is CY.Phase.SAFE_STOP and cmds == [StopAll(), ALARM]
     assert t.fault.code == "E73" and "web page" in t.fault.observed_en
     assert CY.refusal(t, CY.ClearFault()) is None
     t, cmds = CY.step(t, CY.ClearFault(), 1.0)
