@@ -14,7 +14,7 @@ from . import cycle as CY
 from . import settings as ST
 from .dice import Method, roll, wall_break
 from .faults import CATALOGUE, catalogue_json
-from .runtime import TableRuntime, lift_states
+from .runtime import TableRuntime, centre_state, lift_states
 
 BACKENDS = ("sim", "gpio", "mcu")
 SIDES = ("E", "S", "W", "N")
@@ -119,7 +119,8 @@ def _progress_printer(out: IO[str], backend):
     def show(t: CY.Table) -> None:
         stacks = "  ".join(f"{s} {n:2d}/{e}" for s, n, e in zip(SIDES, t.obs.stacks, t.settings.stacks))
         lifts = " ".join(lift_states(t, t.sensors))
-        line = f"[{backend.now():6.1f}s] {t.phase.value:<12} stacks {stacks}   lifts {lifts}"
+        line = (f"[{backend.now():6.1f}s] {t.phase.value:<12} stacks {stacks}   lifts {lifts}"
+                f"   centre {centre_state(t.sensors)}")
         if tty:
             out.write("\r" + line + ("\n" if t.phase is not last["phase"] else ""))
         elif t.phase is not last["phase"]:
