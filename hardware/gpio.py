@@ -156,6 +156,7 @@ class GpioBackend(LocalBackend):
                     dev = self._add(DigitalInputDevice(
                         ip.pin, pull_up=pull_up,
                         active_state=ip.active_high if pull_up is None else None,
+                        bounce_time=ip.bounce_ms / 1000 if ip.bounce_ms else None,
                         pin_factory=pin_factory))
                     dev.when_activated = partial(self._input, sensor, side, 1)
                     dev.when_deactivated = partial(self._input, sensor, side, 0)

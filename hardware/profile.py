@@ -88,12 +88,14 @@ class Timing:
 
 @dataclass(frozen=True)
 class InputPin:
-    """One input: BCM pin, active level (True = high means on) and pull resistor
-    (``"up"``, ``"down"`` or ``"none"``: an external resistor)."""
+    """One input: BCM pin, active level (True = high means on), pull resistor
+    (``"up"``, ``"down"`` or ``"none"``: an external resistor) and the debounce time in ms
+    (0: none; gpiozero's ``bounce_time``; for push buttons, whose contacts bounce)."""
 
     pin: int
     active_high: bool
     pull: str
+    bounce_ms: int = 0
 
 
 @dataclass(frozen=True)
@@ -271,6 +273,8 @@ def parse_profile(data: dict, source: str = "<dict>") -> Profile:
             continue
         spec = _table(ins_t, k, "gpio.inputs")
         per_side = k in PER_SIDE_INPUTS
+        _unknown(spec, ("pins" if per_side else "pin", "active", "pull", "bounce_ms"), full)
+        bounce = _int(spec.get("bounce_ms", 0), f"{full}.bounce_ms", 0, 1000)
         pins = _pins(spec.get("pins" if per_side else "pin"),
                      f"{full}.{'pins' if per_side else 'pin'}", 4 if per_side else 1)
         active = spec.get("active")
@@ -284,7 +288,7 @@ def parse_profile(data: dict, source: str = "<dict>") -> Profile:
             raise ProfileError(f"{full}: pull \"{pull}\" with active \"{active}\" reads the "
                                "idle input as on; use pull = \"none\" (external resistor) or "
                                "the opposite active level")
-        inputs[k] = tuple(InputPin(p, active == "high", pull) for p in pins)
+        inputs[k] = tuple(InputPin(p, active == "high", pull, bounce) for p in pins)
     seen: dict[int, str] = {}
     for k, pins in outputs.items():
         for i, p in enumerate(pins):

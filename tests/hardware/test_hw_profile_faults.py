@@ -51,6 +51,8 @@ def _bad(path, value):
     (("gpio", "inputs", "lid", "pull"), "down", "gpio.inputs.lid: pull \"down\" with active"),
     (("gpio", "pin_factory"), "wiringpi", "gpio.pin_factory must be one of"),
     (("timing", "lift_down_s"), KeyError, "timing.lift_down_s is missing"),
+    (("gpio", "inputs", "lid", "bounce"), 20, "gpio.inputs.lid.bounce is not a known key"),
+    (("gpio", "inputs", "lid", "bounce_ms"), -5, "gpio.inputs.lid.bounce_ms must be an integer 0..1000"),
 ])
 def test_profile_errors_name_the_key(path, value, message):
     with pytest.raises(ProfileError) as exc:
