@@ -2,36 +2,62 @@
 every part as passed or failed, with the evidence, in English and Chinese.
 
 :func:`run_selftest` drives any :class:`hardware.TableBackend` (sim, gpio or mcu) with the
-machine idle and its lifts down, and returns a :class:`SelfTestReport`. Parts, in test order:
+machine idle, its side lifts down and the centre lift up, and returns a :class:`SelfTestReport`.
+Parts, in test order:
 
 1. emergency stop input at rest (not pressed), side-less;
 2. lid switch at rest (closed), side-less;
 3. lift limit sensors at rest, E S W N: bottom active, top inactive (both active: E11;
    both inverted: E15; neither: E14);
-4. shuffle disc: StartShuffle, disc rotation pulses within four pulse half-periods (none: E51);
-   the disc keeps turning for the feeders;
+4. shuffle disc: StartShuffle, disc rotation pulses within four pulse half-periods (none: E51;
+   none because a tile is jammed at the outlet, the jam sensor reading 1: E53); the disc keeps
+   turning for the feeders;
 5. feeders, E S W N: a SelfTestStep jog as long as the profile's deadline for one stack; feeder
-   motion pulses (none: E31, the motor wire), tiles at the push head (tile-present edges or a
-   stack counted; none while the wheel turns and the disc turns: E32, jammed);
-6. tile-present sensors, E S W N: the reading at rest (before any motion) and its edges while
+   motion pulses (none: E31, the motor wire; none while the push head went out and stayed out:
+   E34, the jammed head stalls the drive it shares with the conveyor), tiles at the push head
+   (tile-present edges or a stack counted; none while the wheel turns and the disc turns: E32,
+   jammed; not judged when the jam sensor signalled, the tile path being blocked);
+6. push heads, E S W N, judged from the same jog: the feeder motor turns the head's cam
+   (one turn ``push_cycle_s``), so PUSH_HOME must change during the jog. No wheel pulses and
+   PUSH_HOME went to 0 and stayed 0: E34 (a loose feeder wire leaves the head home, PUSH_HOME
+   stays 1: the feeder's E31, the head not judged). Wheel pulses but PUSH_HOME never changed:
+   E35 (home sensor). The timed jog may end with the head out: a later FeedStacks brings it
+   home (it completes only with the head home);
+7. tile-present sensors, E S W N: the reading at rest (before any motion) and its edges while
    the feeder jog brought tiles (stuck active: E33);
-7. lifts up then down, E S W N, each stroke with the profile's lift deadline: travel times
+8. jam sensor / disc outlet, side-less: JAM at rest (active: E53) and while the disc turned
+   for the feeders (a tile jammed: E53; the shuffle is then stopped at once). Only on a build
+   where the jam sensor is fitted (``"jam" in backend.fitted``); a build without it (the
+   default GPIO build) has no such part and the report leaves it out rather than list a part
+   that was not tested;
+9. lifts up then down, E S W N, each stroke with the profile's lift deadline: travel times
    against the nominal ``lift_up_s`` / ``lift_down_s``, top reached, bottom released and reached
    again. A lift that never reaches the top is lowered and its down travel compared with
    nominal: shorter means the bar stopped part-way (E21, 升牌杆不到位), full travel means the top
    sensor never signals (E12). Bottom still active at the top: E13;
-8. dice motor: RollDice with the profile's spin and deadline, dice rotation pulses (none: E52).
+10. centre lift, side-less (after the side lifts: the played set drops when it goes down):
+    ``Lift(None, down)`` then ``Lift(None, up)``, each with ``centre_deadline_s``; travel
+    times against the nominal ``centre_down_s`` / ``centre_up_s``, CENTRE_TOP released,
+    CENTRE_BOTTOM reached, then the top reached again (the hole closed). Never left the top,
+    no limit within the deadline, or a limit that signals too early or stays active: E24 (the
+    catalogue's only centre-lift code; its causes include the limit sensors). It is raised
+    again whenever it left the top, so it is left up (hole closed) if it can move;
+11. dice motor: RollDice with the profile's spin and deadline, dice rotation pulses (none: E52).
 
 Facts come from the machine profile (``hardware/profiles/*.toml``: timings in seconds of machine
 time, deadlines) and from the technician's answers in ../shared/seeds/002_4c2a73aa42bc09ab.txt
 (lift magnetic sensor and magnet polarity, 升牌杆不到位, conveyor motor wire loose or wheel
-jammed), through the fault catalogue :mod:`controller.faults` (codes E11-E73).
+jammed), through the fault catalogue :mod:`controller.faults` (codes E11-E73; the push head
+E34 / E35, the centre lift E24 and the jam sensor E53 describe the parts of commit f4bde52:
+``hardware/sim/model.py`` and ``hardware/sim/faults.py`` model them).
 
 Every motor is stopped when the self-test ends, also on an exception (``backend.stop_all()`` in
 a ``finally``), and every lift that went up is lowered again - except a lift whose bottom limit
 reads active at the top (E13): Lift down then ends at once by design (the device believes it is
 already down), so the report says the lift was left up and must be lowered after the sensor is
-fixed.
+fixed. The centre lift, lowered for its test, is raised again (left up, the hole closed) unless
+it cannot move or the self-test was aborted between its two strokes (then ``stop_all`` leaves it
+where it is: after a link fault or the operator's stop nothing more is moved).
 
 Faults of the link to the microcontroller (a reset, a dead line) are not parts of the table: the
 self-test stops the motors and raises :class:`SelfTestAborted` instead of blaming a part.
@@ -270,6 +296,9 @@ PART_FEEDER = ("feeder", "输送带")
 PART_TILE = ("tile-present sensor", "推牌头有牌传感器")
 PART_LIFT = ("lift up/down", "升牌升降")
 PART_DICE = ("dice motor", "骰子电机")
+PART_PUSH = ("push head", "推牌头")
+PART_JAM = ("jam sensor / disc outlet", "卡牌检测/大盘出牌口")
+PART_CENTRE = ("centre lift", "中间升降台")
 
 
 def _limits_at_rest(side: Side, top: int, bottom: int) -> PartResult:
@@ -403,6 +432,262 @@ def _lift_verdict(side: Side, timing: Any, rest_code: str | None, up: _Step,
     return _refusal(PART_LIFT, s, up)
 
 
+def _push_values(step: _Step, side: Side) -> list[int]:
+    """The PUSH_HOME readings ``side``'s push head reported during ``step``, in order."""
+    return [e.value for e in step.events if isinstance(e, SensorChanged)
+            and e.sensor == Sensor.PUSH_HOME and e.side == side]
+
+
+def _head_stuck_out(step: _Step, side: Side, after: int) -> bool:
+    """The push head went out (PUSH_HOME 1 -> 0) and stayed out to the end of ``step``."""
+    vals = _push_values(step, side)
+    return bool(vals) and vals[-1] == 0 and after == 0
+
+
+def _feeder(side: Side, step: _Step, jog_s: float, disc_ok: bool, jam_blocked: bool,
+            push_after: int) -> PartResult:
+    """Judge one feeder jog: wheel-motion pulses (none: E31; none because the push head stuck
+    out and stalled the shared drive: E34), then tiles at the push head (none while the disc
+    turned: E32; not judged when the disc did not turn or a tile is jammed at its outlet)."""
+    s = side.name
+    if step.refused or step.done is None or step.done.outcome != Outcome.COMPLETED:
+        return _refusal(PART_FEEDER, s, step)
+    motion = step.changes(Sensor.FEEDER_MOTION, side)
+    tiles = step.changes(Sensor.TILE_PRESENT, side)
+    stacks = step.changes(Sensor.STACK, side, 1)
+    seen_en = (f"jog {_s(jog_s)}: {motion} wheel-motion pulse changes, {tiles} "
+               f"tile-present changes, {stacks} stacks pushed")
+    seen_zh = (f"点动 {_s(jog_s)}：输送轮转动信号变化 {motion} 次，有牌信号变化 {tiles} "
+               f"次，推出 {stacks} 墩")
+    if motion < MIN_PULSE_CHANGES:
+        if _head_stuck_out(step, side, push_after):
+            return PartResult(*PART_FEEDER, s, False,
+                              f"{seen_en}: the wheel did not turn - the push head went out and "
+                              f"stuck, stalling the drive it shares with the conveyor (see the "
+                              f"push head)",
+                              f"{seen_zh}：输送轮不转——推牌头推出后卡住，连带输送电机停转（见推牌头）",
+                              "E34")
+        return PartResult(*PART_FEEDER, s, False,
+                          f"{seen_en}: the motor was switched on but the wheel did not turn",
+                          f"{seen_zh}：电机已通电但输送轮不转", "E31")
+    if tiles or stacks:
+        return PartResult(*PART_FEEDER, s, True,
+                          f"{seen_en}: the wheel turns and tiles come through",
+                          f"{seen_zh}：输送轮转动，有牌送出")
+    if jam_blocked:
+        return PartResult(*PART_FEEDER, s, True,
+                          f"{seen_en}: the wheel turns; tile flow not checked, a tile is jammed "
+                          f"at the disc outlet (see the jam sensor)",
+                          f"{seen_zh}：输送轮转动；大盘出牌口卡牌，未检查送牌（见卡牌检测）")
+    if not disc_ok:
+        return PartResult(*PART_FEEDER, s, True,
+                          f"{seen_en}: the wheel turns; tile flow not checked, the disc does not "
+                          f"turn (see the shuffle disc)",
+                          f"{seen_zh}：输送轮转动；大盘不转，未检查送牌（见洗牌大盘）")
+    return PartResult(*PART_FEEDER, s, False,
+                      f"{seen_en}: the wheel turns but no tile came through while the disc "
+                      f"turned", f"{seen_zh}：输送轮在转但大盘转动时没有牌送出", "E32")
+
+
+def _push_head(side: Side, timing: Any, at_rest: int, jog: _Step, after: int,
+               jog_s: float) -> PartResult:
+    """Judge a push head and its home sensor from the feeder jog of its side: the feeder motor
+    turns the head's cam (one turn ``timing.push_cycle_s``, home for the first part of it), so
+    PUSH_HOME goes 0 and 1 about twice a turn. ``at_rest`` / ``after``: PUSH_HOME before the
+    self-test and after the jog. Codes: E34 (push-head-jammed), E35
+    (push-home-sensor-no-signal)."""
+    s = side.name
+    if jog.refused or jog.done is None or jog.done.outcome != Outcome.COMPLETED:
+        return _refusal(PART_PUSH, s, jog)
+    vals = _push_values(jog, side)
+    n = len(vals)
+    motion = jog.changes(Sensor.FEEDER_MOTION, side)
+    stacks = jog.changes(Sensor.STACK, side, 1)
+    exp = 2 * jog_s / timing.push_cycle_s
+    seen_en = (f"home sensor {at_rest} at rest, {n} changes during the {_s(jog_s)} feeder jog "
+               f"(expected about {exp:.0f}), {after} at its end")
+    seen_zh = (f"原位信号静止时为 {at_rest}，输送带点动 {_s(jog_s)} 内变化 {n} 次（应约 "
+               f"{exp:.0f} 次），结束时为 {after}")
+    if motion < MIN_PULSE_CHANGES:
+        if _head_stuck_out(jog, side, after):
+            return PartResult(*PART_PUSH, s, False,
+                              f"{seen_en}: the head went out and stuck there, stalling the "
+                              f"drive (no wheel-motion pulses)",
+                              f"{seen_zh}：推牌头推出后卡住不回，输送电机被卡停（无输送轮转动信号）",
+                              "E34")
+        if n >= MIN_PULSE_CHANGES:
+            return PartResult(*PART_PUSH, s, True,
+                              f"{seen_en}: the head goes out and comes home (the cam turns; "
+                              f"see the feeder for its wheel)",
+                              f"{seen_zh}：推牌头能推出并回位（凸轮在转；输送轮见输送带）")
+        where_en, where_zh = ("stayed home", "停在原位") if after else ("is out", "未在原位")
+        return PartResult(*PART_PUSH, s, True,
+                          f"{seen_en}: not judged, the feeder motor did not turn (see the "
+                          f"feeder); the head {where_en}",
+                          f"{seen_zh}：未判定，输送电机未转（见输送带）；推牌头{where_zh}")
+    cam_en = f"the cam turned ({motion} wheel-motion pulse changes, {stacks} stacks pushed)"
+    cam_zh = f"凸轮在转（输送轮转动信号变化 {motion} 次，推出 {stacks} 墩）"
+    if n == 0:
+        if after == 0:
+            why_en, why_zh = "it never signals home", "始终检测不到原位"
+        else:
+            why_en = ("it reads home throughout: the switch is stuck closed, or the head "
+                      "does not move")
+            why_zh = "一直显示在原位：开关粘连，或推牌头不动"
+        return PartResult(*PART_PUSH, s, False,
+                          f"{seen_en}: {cam_en} but the home sensor never changed - {why_en}",
+                          f"{seen_zh}：{cam_zh}，但原位信号从未变化——{why_zh}", "E35")
+    if 1 not in vals or 0 not in vals:
+        how_en, how_zh = (("went out and never came home", "推出后未回位") if 1 not in vals
+                          else ("came home but never went out again", "回位后不再推出"))
+        return PartResult(*PART_PUSH, s, False,
+                          f"{seen_en}: {cam_en} but the head {how_en}",
+                          f"{seen_zh}：{cam_zh}，但推牌头{how_zh}", "E34")
+    tail_en = tail_zh = ""
+    if after == 0:
+        tail_en = "; the timed jog left it out, the next feed brings it home"
+        tail_zh = "；定时点动结束时推牌头未在原位，下次送牌时回位"
+    return PartResult(*PART_PUSH, s, True,
+                      f"{seen_en}: the head goes out and comes home{tail_en}",
+                      f"{seen_zh}：推牌头能推出并回到原位{tail_zh}")
+
+
+class _JamWatch:
+    """The jam sensor at the disc outlet (fitted builds only): its reading at rest and the
+    first JAM 0 -> 1 seen while the disc turned for the feeders (E53, tile-jam)."""
+
+    def __init__(self, fitted: bool, at_rest: int) -> None:
+        self.fitted, self.at_rest = fitted, at_rest
+        #: when JAM first went 1: (en, zh) of the step it happened in, or None
+        self.at: tuple[str, str] | None = None
+
+    def see(self, events: list, during: tuple[str, str]) -> None:
+        """Watch ``events`` of the step ``during`` (its name in English and Chinese)."""
+        if not self.fitted or self.at is not None:
+            return
+        if any(isinstance(e, SensorChanged) and e.sensor == Sensor.JAM and e.value
+               for e in events):
+            self.at = during
+
+    @property
+    def blocked(self) -> bool:
+        """The tile path is (or may be) blocked: JAM read 1 at rest or went 1 since."""
+        return self.fitted and (self.at_rest == 1 or self.at is not None)
+
+    def verdict(self, disc_ok: bool) -> PartResult:
+        """``disc_ok``: the disc turned in its own check (part 4)."""
+        if self.at_rest:
+            also_en = also_zh = ""
+            if disc_ok:
+                also_en = ("; the disc turned all the same: if no tile is jammed, the sensor "
+                           "is stuck active")
+                also_zh = "；但大盘能转动：若出牌口无卡牌，则为传感器常亮"
+            return PartResult(*PART_JAM, None, False,
+                              f"reads 1 (jam) at rest, before the disc turned: a tile is "
+                              f"jammed at the disc outlet{also_en}",
+                              f"静止时（大盘转动前）读数为 1（卡牌）：大盘出牌口卡牌{also_zh}",
+                              "E53")
+        if self.at is not None:
+            return PartResult(*PART_JAM, None, False,
+                              f"inactive at rest; went to 1 while the disc turned ({self.at[0]}): "
+                              f"a tile jammed at the disc outlet. The shuffle was stopped; the "
+                              f"feeders' tile flow was not judged after it",
+                              f"静止时无信号；大盘转动时（{self.at[1]}）变为 1：大盘出牌口卡牌。"
+                              f"已停止洗牌，此后未判定各边送牌", "E53")
+        if not disc_ok:
+            return PartResult(*PART_JAM, None, True,
+                              "inactive at rest (reads 0); the disc did not turn, so it was "
+                              "not watched with tiles moving",
+                              "静止时无信号（读数 0）；大盘未转动，未在送牌时检查")
+        return PartResult(*PART_JAM, None, True,
+                          "inactive at rest (reads 0) and while the disc turned for the feeder "
+                          "jogs", "静止时及输送带点动、大盘转动期间均无信号（读数 0）")
+
+
+def _centre_verdict(timing: Any, rest: tuple[int, int], down: _Step,
+                    low: tuple[int, int], up: _Step | None,
+                    high: tuple[int, int] | None) -> PartResult:
+    """Judge the centre lift's down then up stroke. ``rest`` / ``low`` / ``high``: the
+    (CENTRE_TOP, CENTRE_BOTTOM) readings before, after the down stroke and after the up
+    stroke. Times in seconds against the profile's ``centre_down_s`` / ``centre_up_s`` and
+    ``centre_deadline_s``; every failure is E24 (centre-lift-not-moving)."""
+    nom_d, nom_u, dl = timing.centre_down_s, timing.centre_up_s, timing.centre_deadline_s
+    rest_en = f"at rest top {rest[0]}, bottom {rest[1]}"
+    rest_zh = f"静止时上限位 {rest[0]}、下限位 {rest[1]}"
+
+    def fail(en: str, zh: str) -> PartResult:
+        return PartResult(*PART_CENTRE, None, False, f"{rest_en}; {en}", f"{rest_zh}；{zh}",
+                          "E24")
+
+    if down.refused or down.done is None:
+        return _refusal(PART_CENTRE, None, down)
+    d = down.done
+    if d.outcome not in (Outcome.COMPLETED, Outcome.DEADLINE):
+        return _refusal(PART_CENTRE, None, down)
+    d_s = d.elapsed_ms / 1000
+    left = down.changes(Sensor.CENTRE_TOP, None, 0) > 0 or low[0] == 0
+    down_en = f"down {_s(d_s)} (nominal {_s(nom_d)}, deadline {_s(dl)})"
+    down_zh = f"下降 {_s(d_s)}（标准 {_s(nom_d)}，时限 {_s(dl)}）"
+
+    u_s: float | None = None
+    if up is None or up.refused or up.done is None:
+        up_en, up_zh = "not raised again", "未再升起"
+    elif up.done.outcome == Outcome.DEADLINE:
+        up_en = f"up: no top signal within the {_s(dl)} deadline - the hole may stay open"
+        up_zh = f"上升：{_s(dl)} 时限内上限位无信号——中间口可能未关上"
+    elif up.done.outcome != Outcome.COMPLETED:
+        up_en, up_zh = f"up ended {up.done.outcome.name}", f"上升以 {up.done.outcome.name} 结束"
+    else:
+        u_s = up.done.elapsed_ms / 1000
+        up_en = f"up {_s(u_s)} (nominal {_s(nom_u)})"
+        up_zh = f"上升 {_s(u_s)}（标准 {_s(nom_u)}）"
+
+    if d.outcome == Outcome.DEADLINE:
+        if not left:
+            return fail(f"down: the top limit never released within the {_s(dl)} deadline - "
+                        f"the centre lift did not move (tiles wedged under the plate, or its "
+                        f"motor); it is still up",
+                        f"下降：{_s(dl)} 时限内上限位未释放——中间升降台未动作（台板下卡牌或电机）；"
+                        f"仍在上位")
+        return fail(f"down: the top released but no bottom signal within the {_s(dl)} "
+                    f"deadline (stuck part-way, or the bottom sensor); {up_en}",
+                    f"下降：上限位已释放，但 {_s(dl)} 时限内下限位无信号（中途卡住或下限位传感器）；"
+                    f"{up_zh}")
+    if rest[0] == 1 and d_s < MIN_TRAVEL_FRACTION * nom_d:
+        why_en = " (it already reads active at the top)" if rest[1] else ""
+        why_zh = "（在上位时已显示到位）" if rest[1] else ""
+        return fail(f"down ended after only {_s(d_s)}: the bottom limit signalled before the "
+                    f"lift got down{why_en}; {up_en}",
+                    f"仅 {_s(d_s)} 下降即结束：下限位提前有信号{why_zh}；{up_zh}")
+    if low[0] == 1:
+        return fail(f"{down_en}, but the top limit still reads active at the bottom; {up_en}",
+                    f"{down_zh}，但降到底后上限位仍有信号；{up_zh}")
+    assert up is not None and high is not None  # raised whenever the down stroke ran
+    if up.refused or up.done is None:
+        return _refusal(PART_CENTRE, None, up)
+    if up.done.outcome == Outcome.DEADLINE:
+        return fail(f"{down_en}, bottom reached; {up_en}", f"{down_zh}，下限位到位；{up_zh}")
+    if up.done.outcome != Outcome.COMPLETED or u_s is None:
+        return _refusal(PART_CENTRE, None, up)
+    if u_s < MIN_TRAVEL_FRACTION * nom_u:
+        return fail(f"{down_en}, bottom reached; up ended after only {_s(u_s)}: the top limit "
+                    f"signalled before the lift got up",
+                    f"{down_zh}，下限位到位；仅 {_s(u_s)} 上升即结束：上限位提前有信号")
+    if high[1] == 1:
+        return fail(f"{down_en}, bottom reached; {up_en}, but the bottom limit still reads "
+                    f"active at the top", f"{down_zh}，下限位到位；{up_zh}，但升到顶后下限位仍有信号")
+    slow_en = slow_zh = ""
+    for name_en, name_zh, took, nom in (("down", "下降", d_s, nom_d), ("up", "上升", u_s, nom_u)):
+        if took > nom * 1.1:
+            slow_en += f" ({name_en} {100 * (took / nom - 1):.0f} % over nominal, within the deadline)"
+            slow_zh += f"（{name_zh}比标准慢 {100 * (took / nom - 1):.0f} %，仍在时限内）"
+    return PartResult(*PART_CENTRE, None, True,
+                      f"{rest_en}; {down_en}, top released, bottom reached; {up_en}, top "
+                      f"reached again: the hole is closed{slow_en}",
+                      f"{rest_zh}；{down_zh}，上限位释放、下限位到位；{up_zh}，上限位再次到位："
+                      f"中间口已关上{slow_zh}")
+
+
 # ------------------------------------------------------------------------------- the run
 def run_selftest(backend: Any, *,
                  progress: Callable[[PartResult], None] | None = None,
@@ -410,18 +695,19 @@ def run_selftest(backend: Any, *,
     """Exercise every actuator and sensor of the table in turn and judge each part.
 
     Args:
-        backend: a :class:`hardware.TableBackend`, idle, lifts down (after power-on or a
-            finished cycle). Its power-on safe-stop is cleared here (ClearSafeStop).
+        backend: a :class:`hardware.TableBackend`, idle, side lifts down, centre lift up
+            (after power-on or a finished cycle). Its power-on safe-stop is cleared here (ClearSafeStop).
         progress: called with each :class:`PartResult` as soon as it is decided.
         cancel: asked at every event the test waits on; True stops every motor and aborts
             (the service's stop button), so a stop waits at most for the next event of the
             motion under way, never for the rest of the test.
-    Returns: the :class:`SelfTestReport` (parts in the order of the module docstring).
+    Returns: the :class:`SelfTestReport` (parts in the order of the module docstring; no jam
+        sensor part on a build without it).
     Raises:
         SelfTestAborted: the microcontroller restarted, its link went down, or ``cancel``.
         hardware.HardwareError: the backend failed (closed, no report in time).
-    Machine time used: about 35 s on a sound table (disc 1 s, feeders 4 x 3.6 s, lifts
-    4 x 3.6 s, dice 1.2 s), more when lifts run into their deadlines.
+    Machine time used: about 33 s on a sound table (disc 1 s, feeders 4 x 3.6 s, lifts
+    4 x 3.6 s, centre lift 1 + 1.2 s, dice 1.2 s), more when lifts run into their deadlines.
     Every motor is stopped at the end, also on an exception.
     """
     p = backend.profile
@@ -469,61 +755,67 @@ def run_selftest(backend: Any, *,
         window_s = 4 * t.disc_pulse_s
         shuffle_ms = int(1000 * (window_s + 4 * (jog_ms / 1000 + REPORT_MARGIN_S) + 5.0))
         shuffle_ms = min(shuffle_ms, p.shuffle_deadline_ms())
+        # the jam sensor (fitted builds only; a non-fitted input reads 0 and never changes)
+        jam_fitted = "jam" in backend.fitted
+        jam_rest = rest(Sensor.JAM) if jam_fitted else 0
+        jam = _JamWatch(jam_fitted, jam_rest)
         sh = drv.call(StartShuffle(shuffle_ms))
+        shuffling = not sh.refused
         if sh.refused:
             disc_ok = False
             add(_refusal(PART_DISC, None, _Step(sh.reply, None, sh.events)))
         else:
             evs = sh.events + drv.advance(window_s)
+            jam.see(evs, ("in the disc check", "大盘检查中"))
             n = sum(1 for e in evs if isinstance(e, SensorChanged)
                     and e.sensor == Sensor.DISC_PULSE)
             disc_ok = n >= MIN_PULSE_CHANGES
-            add(PartResult(*PART_DISC, None, disc_ok,
-                           f"{n} rotation pulse changes in {_s(window_s)} "
-                           f"(expected about {window_s / t.disc_pulse_s:.0f})",
-                           f"{_s(window_s)} 内转动信号变化 {n} 次（应约 "
-                           f"{window_s / t.disc_pulse_s:.0f} 次）",
-                           None if disc_ok else "E51"))
+            seen_en = (f"{n} rotation pulse changes in {_s(window_s)} (expected about "
+                       f"{window_s / t.disc_pulse_s:.0f})")
+            seen_zh = (f"{_s(window_s)} 内转动信号变化 {n} 次（应约 "
+                       f"{window_s / t.disc_pulse_s:.0f} 次）")
+            if disc_ok:
+                add(PartResult(*PART_DISC, None, True, seen_en, seen_zh))
+            elif jam.blocked:  # the disc cannot turn: a tile is jammed at its outlet
+                add(PartResult(*PART_DISC, None, False,
+                               f"{seen_en}: the disc is blocked by a tile jammed at its outlet "
+                               f"(the jam sensor reads 1, see the jam sensor)",
+                               f"{seen_zh}：出牌口卡牌，大盘被卡住（卡牌检测为 1，见卡牌检测）",
+                               "E53"))
+            else:
+                add(PartResult(*PART_DISC, None, False, seen_en, seen_zh, "E51"))
+            if jam.blocked and (jam.at is not None or not disc_ok):
+                drv.call(StopShuffle())  # do not leave a jammed disc's motor energised
+                shuffling = False
 
-        # 5. feeders, with the disc turning; 6. tile-present sensors (at rest + the jogs)
+        # 5. feeders, with the disc turning; 6. push heads and 7. tile-present sensors
+        # (at rest + the jogs)
         jogs: dict[Side, _Step] = {}
+        after: dict[Side, int] = {}  # PUSH_HOME after each jog
         for k, side in enumerate(Side):
             step = drv.motion(SelfTestStep(10 + k, Motor.FEEDER, side, jog_ms, jog_ms + 1000),
                               (jog_ms + 1000) / 1000)
             jogs[side] = step
-            if step.refused or step.done is None or step.done.outcome != Outcome.COMPLETED:
-                add(_refusal(PART_FEEDER, side.name, step))
-                continue
-            motion = step.changes(Sensor.FEEDER_MOTION, side)
-            tiles = step.changes(Sensor.TILE_PRESENT, side)
-            stacks = step.changes(Sensor.STACK, side, 1)
-            jog_s = jog_ms / 1000
-            seen_en = (f"jog {_s(jog_s)}: {motion} wheel-motion pulse changes, {tiles} "
-                       f"tile-present changes, {stacks} stacks pushed")
-            seen_zh = (f"点动 {_s(jog_s)}：输送轮转动信号变化 {motion} 次，有牌信号变化 {tiles} "
-                       f"次，推出 {stacks} 墩")
-            if motion < MIN_PULSE_CHANGES:
-                add(PartResult(*PART_FEEDER, side.name, False,
-                               f"{seen_en}: the motor was switched on but the wheel did not turn",
-                               f"{seen_zh}：电机已通电但输送轮不转", "E31"))
-            elif tiles or stacks:
-                add(PartResult(*PART_FEEDER, side.name, True, f"{seen_en}: the wheel turns and "
-                               f"tiles come through", f"{seen_zh}：输送轮转动，有牌送出"))
-            elif not disc_ok:
-                add(PartResult(*PART_FEEDER, side.name, True,
-                               f"{seen_en}: the wheel turns; tile flow not checked, the disc "
-                               f"does not turn (see the shuffle disc)",
-                               f"{seen_zh}：输送轮转动；大盘不转，未检查送牌（见洗牌大盘）"))
-            else:
-                add(PartResult(*PART_FEEDER, side.name, False,
-                               f"{seen_en}: the wheel turns but no tile came through while the "
-                               f"disc turned", f"{seen_zh}：输送轮在转但大盘转动时没有牌送出",
-                               "E32"))
-        drv.call(StopShuffle())
+            after[side] = backend.sensors()(Sensor.PUSH_HOME, side)
+            jam.see(step.events, (f"during the {side.name} feeder jog",
+                                  f"{side.name}边输送带点动中"))
+            if shuffling and jam.at is not None:
+                drv.call(StopShuffle())  # the tile path is blocked: stop the disc at once
+                shuffling = False
+            add(_feeder(side, step, jog_ms / 1000, disc_ok, jam.blocked, after[side]))
+        if shuffling:
+            drv.call(StopShuffle())
+        for side in Side:
+            add(_push_head(side, t, rest(Sensor.PUSH_HOME, side), jogs[side], after[side],
+                           jog_ms / 1000))
         for side in Side:
             add(_tile_sensor(side, rest(Sensor.TILE_PRESENT, side), jogs[side]))
 
-        # 7. lifts, one side at a time: up, then down again
+        # 8. jam sensor / disc outlet (fitted builds only: see the module docstring)
+        if jam_fitted:
+            add(jam.verdict(disc_ok))
+
+        # 9. lifts, one side at a time: up, then down again
         dl_s = t.lift_deadline_s
         for side in Side:
             up = drv.motion(Lift(side, True, p.lift_deadline_ms()), dl_s)
@@ -538,7 +830,22 @@ def run_selftest(backend: Any, *,
                 at_bottom = (snap(Sensor.LIFT_TOP, side), snap(Sensor.LIFT_BOTTOM, side))
             add(_lift_verdict(side, t, rest_code[side], up, at_top, down, at_bottom))
 
-        # 8. dice
+        # 10. centre lift: down (the hole opens), then up again (the hole closed)
+        c_dl = p.centre_deadline_ms()
+        c_rest = (rest(Sensor.CENTRE_TOP), rest(Sensor.CENTRE_BOTTOM))
+        c_down = drv.motion(Lift(None, False, c_dl), c_dl / 1000)
+        snap = backend.sensors()
+        c_low = (snap(Sensor.CENTRE_TOP), snap(Sensor.CENTRE_BOTTOM))
+        c_up = c_high = None
+        if not c_down.refused and c_down.done is not None:
+            # raised again whatever the down stroke did: a lift that never left the top
+            # completes at once (elapsed 0) without moving
+            c_up = drv.motion(Lift(None, True, c_dl), c_dl / 1000)
+            snap = backend.sensors()
+            c_high = (snap(Sensor.CENTRE_TOP), snap(Sensor.CENTRE_BOTTOM))
+        add(_centre_verdict(t, c_rest, c_down, c_low, c_up, c_high))
+
+        # 11. dice
         spin_ms, dice_dl = p.dice_ms()
         dice = drv.motion(RollDice(spin_ms, dice_dl), dice_dl / 1000)
         if dice.refused or dice.done is None or dice.done.outcome != Outcome.COMPLETED:

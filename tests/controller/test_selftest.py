@@ -14,16 +14,23 @@ from controller.selftest import (PartResult, SelfTestAborted, SelfTestReport, ru
 from firmware_bridge import catalogue as C
 from firmware_bridge.host import McuReset
 from firmware_bridge.messages import (ClearSafeStop, FeedStacks, Lift, MotionDone, Outcome,
-                                      Side, StartShuffle, StopShuffle)
+                                      SelfTestStep, Side, StartShuffle, StopShuffle)
 from hardware.sim.faults import INJECTABLE
 
 MCU_SPEED = 8.0  # as tests/hardware: 16x saturates the 115200-baud link
 
 LIMITS, LIFT, FEEDER, TILE = ("lift limit sensors at rest", "lift up/down", "feeder",
                               "tile-present sensor")
-ORDER = (["emergency stop", "lid switch"] + [LIMITS] * 4 + ["shuffle disc"] + [FEEDER] * 4
-         + [TILE] * 4 + [LIFT] * 4 + ["dice motor"])
-SIDES = [None, None] + ["E", "S", "W", "N"] * 1 + [None] + ["E", "S", "W", "N"] * 3 + [None]
+PUSH, JAM, CENTRE = "push head", "jam sensor / disc outlet", "centre lift"
+ESWN = ["E", "S", "W", "N"]
+#: (part, side) in test order on a build with the jam sensor fitted (sim, mcu)
+LAYOUT = ([("emergency stop", None), ("lid switch", None)] + [(LIMITS, s) for s in ESWN]
+          + [("shuffle disc", None)] + [(FEEDER, s) for s in ESWN] + [(PUSH, s) for s in ESWN]
+          + [(TILE, s) for s in ESWN] + [(JAM, None)] + [(LIFT, s) for s in ESWN]
+          + [(CENTRE, None), ("dice motor", None)])
+#: the default GPIO build has no jam sensor: the part is left out of its report
+LAYOUT_NO_JAM = [x for x in LAYOUT if x[0] != JAM]
+ORDER = [part for part, _ in LAYOUT]
 
 
 def selftest(kind: str = "sim", faults=(), seed: int = 7):
@@ -43,28 +50,38 @@ def layout(report: SelfTestReport) -> list[tuple[str, str | None]]:
     return [(p.part_en, p.side) for p in report.parts]
 
 
+def lifts_left_down_centre_up(model) -> bool:
+    """Every side lift down, the centre lift up (index 4 of the model's lift arrays)."""
+    return model.lift_pos == [0.0] * 4 + [1.0]
+
+
 # --------------------------------------------------------------------- a sound machine
 @pytest.mark.parametrize("kind", ["sim", "gpio"])
 def test_sound_machine_passes_every_part(kind):
     report, model, t = selftest(kind)
-    assert layout(report) == list(zip(ORDER, SIDES))
+    assert layout(report) == (LAYOUT if kind == "sim" else LAYOUT_NO_JAM)
     assert report.passed, report.render()
     assert all(p.code is None and p.evidence_en and p.evidence_zh for p in report.parts)
-    assert model.lift_pos == [0.0] * 4  # every lift left down
+    assert lifts_left_down_centre_up(model)  # side lifts left down, the hole closed
     lifts = {p.side: p.evidence_en for p in report.parts if p.part_en == LIFT}
     assert all("up 2.00 s" in e and "down 1.60 s" in e for e in lifts.values())  # nominal
+    centre = next(p.evidence_en for p in report.parts if p.part_en == CENTRE)
+    assert "down 1.00 s" in centre and "up 1.20 s" in centre  # centre_down_s, centre_up_s
+    heads = [p.evidence_en for p in report.parts if p.part_en == PUSH]
+    assert len(heads) == 4 and all("goes out and comes home" in e for e in heads)
     assert t < 40  # machine seconds
 
 
 def test_sound_machine_passes_on_the_mcu_backend():
     report, model, _ = selftest("mcu")
     assert report.passed, report.render()
-    assert len(report.parts) == len(ORDER) and model.lift_pos == [0.0] * 4
+    assert layout(report) == LAYOUT and lifts_left_down_centre_up(model)
 
 
 def test_machine_can_build_walls_after_the_self_test():
-    """The self-test pushes a few stacks, then raises and lowers every lift: the simulated
-    table ends a cycle and the next build is full."""
+    """The self-test pushes a few stacks (leaving push heads out), raises and lowers every
+    lift, then lowers and raises the centre lift: the simulated table ends a cycle (the played
+    set drops into the disc) and the next build is full."""
     b = hardware.open_backend("sim", seed=3)
     try:
         assert run_selftest(b).passed
@@ -99,6 +116,16 @@ REVEALED = {
     "dice-stuck": (None, {"dice motor"}),
     # a late lift (35 % over nominal) fails its stroke with E22, the limit the cycle warns at
     "lift-late": ("W", {LIFT}),
+    # the head sticks out and stalls the drive it shares with the conveyor: the feeder did not
+    # turn because of the head, so both carry E34 (not the feeder's E31)
+    "push-head-jammed": ("S", {FEEDER, PUSH}),
+    # the wheel turns and stacks are pushed, but PUSH_HOME never changes (reads 0): E35
+    "push-home-stuck-off": ("W", {PUSH}),
+    # Lift(None, down) runs into centre_deadline_s with CENTRE_TOP still 1: E24
+    "centre-lift-stuck": (None, {CENTRE}),
+    # JAM goes 1 after the disc turned jam_after_s (1 s: the disc check passes); the feeders
+    # that then get no tiles are not blamed (E32): only the jam sensor part fails
+    "tile-jam": (None, {JAM}),
 }
 #: kinds a self-test cannot reveal, and why (they must not fail any part):
 NOT_REVEALED = {
@@ -143,9 +170,9 @@ def test_fault_fails_the_right_part_with_its_code(kind):
         # Lift down ends at once (the bottom reads active): the lift stays up, and says so
         assert model.lift_pos[i] == 1.0
         assert "left UP" in report.failed[0].evidence_en
-        assert [x for j, x in enumerate(model.lift_pos) if j != i] == [0.0] * 3
+        assert [x for j, x in enumerate(model.lift_pos[:4]) if j != i] == [0.0] * 3
     else:
-        assert model.lift_pos == [0.0] * 4
+        assert lifts_left_down_centre_up(model)  # (a stuck centre lift never left the top)
 
 
 def test_lift_short_on_a_second_side_tells_it_from_a_silent_top_sensor():
@@ -176,6 +203,123 @@ def test_a_late_lift_fails_with_the_cycles_limit():
     assert "up 2.70 s" in lift_e.evidence_en and "35 % slower than nominal" in lift_e.evidence_en
 
 
+# ----------------------------------------- push heads, centre lift, jam sensor (f4bde52)
+def part(report: SelfTestReport, name: str, side: str | None = None) -> PartResult:
+    return next(p for p in report.parts if (p.part_en, p.side) == (name, side))
+
+
+#: the new parts' faults on every backend they apply to (tile-jam: not on the GPIO build,
+#: which has no jam sensor)
+NEW_FAULTS = [("push-head-jammed", "S"), ("push-home-stuck-off", "W"),
+              ("centre-lift-stuck", None), ("tile-jam", None)]
+
+
+@pytest.mark.parametrize("kind", ["gpio", "mcu"])
+@pytest.mark.parametrize("fault,side", NEW_FAULTS)
+def test_new_parts_faults_on_the_other_backends(kind, fault, side):
+    if kind not in INJECTABLE[fault].backends:
+        pytest.skip(f"{fault} does not apply to {kind}")
+    report, model, _ = selftest(kind, faults=[fault if side is None else f"{fault}:{side}"])
+    check_only(report, BY_KIND[fault].code, side, REVEALED[fault][1])
+    assert lifts_left_down_centre_up(model)
+
+
+def test_jammed_push_head_is_told_from_a_loose_feeder_wire():
+    """Both stop the wheel (no motion pulses); the jammed head went out and stayed out, the
+    loose wire left it home, so the head is not judged there."""
+    jammed, model, _ = selftest(faults=["push-head-jammed:S"])
+    assert "went out and stuck" in part(jammed, PUSH, "S").evidence_en
+    assert "stalling the drive" in part(jammed, FEEDER, "S").evidence_en
+    assert model.reading[(C.SENSOR_PUSH_HOME, C.SIDE_S)] == 0  # still out (jammed)
+    loose, _, _ = selftest(faults=["feeder-wire-loose:S"])
+    head = part(loose, PUSH, "S")
+    assert head.passed and "not judged" in head.evidence_en and "stayed home" in head.evidence_en
+    assert part(loose, FEEDER, "S").code == "E31"
+
+
+def test_push_home_sensor_fault_leaves_the_feeder_and_its_stacks_alone():
+    report, _, _ = selftest(faults=["push-home-stuck-off:W"])
+    head = part(report, PUSH, "W")
+    assert "never changed" in head.evidence_en and "0 changes" in head.evidence_en
+    assert part(report, FEEDER, "W").passed and part(report, TILE, "W").passed
+
+
+def test_tile_jam_stops_the_disc_and_no_feeder_is_blamed():
+    b = hardware.open_backend("sim", seed=7, faults=["tile-jam"])
+    try:
+        sent = []
+        real_submit = b.submit
+        b.submit = lambda c: (sent.append(c), real_submit(c))[1]
+        report = run_selftest(b)
+        assert b.model.running() == {} and b.model.jammed
+    finally:
+        b.close()
+    jogs = [i for i, c in enumerate(sent) if isinstance(c, SelfTestStep)]
+    stop = next(i for i, c in enumerate(sent) if isinstance(c, StopShuffle))
+    assert stop < jogs[1]  # JAM went 1 after 1 s of disc turning: stopped by the first jog's end
+    check_only(report, "E53", None, {JAM})
+    assert "went to 1 while the disc turned" in part(report, JAM).evidence_en
+    assert part(report, "shuffle disc").passed  # it turned for its own check (jam_after_s)
+    for s in ESWN:
+        f = part(report, FEEDER, s)
+        assert f.passed and ("tiles come through" in f.evidence_en
+                             or "a tile is jammed" in f.evidence_en)
+
+
+def test_jam_sensor_active_at_rest():
+    """A second self-test on a table whose disc is still jammed: JAM reads 1 before anything
+    moves, so the disc's not turning is the jam (E53), not a disc stall (E51)."""
+    b = hardware.open_backend("sim", seed=7, faults=["tile-jam"])
+    try:
+        run_selftest(b)
+        report = run_selftest(b)
+        assert b.model.running() == {}
+    finally:
+        b.close()
+    check_only(report, "E53", None, {JAM, "shuffle disc"})
+    assert "at rest" in part(report, JAM).evidence_en
+    assert all(part(report, FEEDER, s).passed for s in ESWN)
+
+
+def test_gpio_build_has_no_jam_sensor_part():
+    b = hardware.open_backend("gpio", seed=7)
+    try:
+        assert "jam" not in b.fitted
+        report = run_selftest(b)
+    finally:
+        b.close()
+    assert JAM not in {p.part_en for p in report.parts} and report.passed
+
+
+def test_centre_lift_and_push_head_verdicts_without_a_fault_kind():
+    """Branches no injectable fault reaches: a centre lift that leaves the top but never
+    signals the bottom (raised again), one whose bottom limit reads active at the top, and a
+    push-head home switch stuck closed."""
+    from controller.selftest import _centre_verdict, _push_head, _Step
+    from firmware_bridge.messages import Reply, ReplyCode, Sensor, SensorChanged
+
+    timing = hardware.load_profile().timing
+
+    def step(outcome, elapsed_ms, *changes, command="Lift", side=None):
+        evs = [SensorChanged(sensor, side, v, 0) for sensor, v in changes]
+        return _Step(Reply(1, ReplyCode.OK, 0),
+                     MotionDone(1, command, side, outcome, elapsed_ms, len(evs)), evs)
+
+    part_way = _centre_verdict(timing, (1, 0),
+                               step(Outcome.DEADLINE, 2500, (Sensor.CENTRE_TOP, 0)), (0, 0),
+                               step(Outcome.COMPLETED, 600, (Sensor.CENTRE_TOP, 1)), (1, 0))
+    assert part_way.code == "E24" and "no bottom signal" in part_way.evidence_en
+    assert "up 0.60 s" in part_way.evidence_en and part_way.evidence_zh
+    early = _centre_verdict(timing, (1, 1), step(Outcome.COMPLETED, 0), (1, 1),
+                            step(Outcome.COMPLETED, 0), (1, 1))
+    assert early.code == "E24" and "already reads active at the top" in early.evidence_en
+    motion = [(Sensor.FEEDER_MOTION, v % 2) for v in range(14)]
+    stuck_closed = _push_head(Side.E, timing, 1,
+                              step(Outcome.COMPLETED, 3560, *motion, command="SelfTestStep",
+                                   side=Side.E), 1, 3.56)
+    assert stuck_closed.code == "E35" and "reads home throughout" in stuck_closed.evidence_en
+
+
 # ------------------------------------------------------------ safety and aborting
 def test_emergency_stop_pressed_nothing_moves():
     b = hardware.open_backend("sim", seed=2)
@@ -183,13 +327,15 @@ def test_emergency_stop_pressed_nothing_moves():
         b.model.press_estop(True)
         report = run_selftest(b)
         assert b.model.lift_times == [] and b.model.changes[(C.SENSOR_DISC_PULSE, C.SIDE_NONE)] == 0  # nothing moved
+        assert b.model.lift_pos[4] == 1.0 and b.model.changes[(C.SENSOR_CENTRE_TOP, C.SIDE_NONE)] == 0
     finally:
         b.close()
     by = {(p.part_en, p.side): p for p in report.parts}
     assert by[("emergency stop", None)].code == "E73"
-    motion = [p for p in report.parts if p.part_en in ("shuffle disc", FEEDER, LIFT, "dice motor")]
-    assert motion and all(not p.passed and p.code == "E73" for p in motion)
-    assert all(p.passed for p in report.parts if p.part_en in (LIMITS, "lid switch"))
+    motion = [p for p in report.parts
+              if p.part_en in ("shuffle disc", FEEDER, PUSH, LIFT, CENTRE, "dice motor")]
+    assert len(motion) == 15 and all(not p.passed and p.code == "E73" for p in motion)
+    assert all(p.passed for p in report.parts if p.part_en in (LIMITS, "lid switch", JAM, TILE))
 
 
 class ResetDuringLift:
@@ -245,7 +391,7 @@ def test_report_json_and_render():
     disc_line = lines[2 * ORDER.index("shuffle disc")]
     assert disc_line.startswith("FAIL  shuffle disc") and "[E51 disc-stall]" in disc_line
     assert "洗牌大盘" in lines[2 * ORDER.index("shuffle disc") + 1]
-    assert "FAILED: 1 of 20" in lines[-1]
+    assert f"FAILED: 1 of {len(ORDER)}" in lines[-1] and len(ORDER) == 26
 
 
 def test_part_result_checks_its_code():
@@ -265,7 +411,7 @@ def test_clear_safe_stop_is_sent_first():
         b.submit = lambda c: (sent.append(type(c).__name__), real_submit(c))[1]
         assert run_selftest(b).passed
         assert sent[0] == ClearSafeStop.__name__
-        assert "SelfTestStep" in sent and sent.count("Lift") == 8 and sent[-1] == "RollDice"
+        assert "SelfTestStep" in sent and sent.count("Lift") == 10 and sent[-1] == "RollDice"
     finally:
         b.close()
 
