@@ -246,7 +246,7 @@ class Control:
     def _publish(self, force: bool = False) -> None:
         t = self.rt.table
         key = (t.phase, t.obs.stacks, tuple(lift_states(t, t.sensors)) if t.sensors else None,
-               centre_state(t.sensors), t.fault,
+               centre_state(t.sensors), tuple(push_heads(t.sensors)), t.sensors.get((Sensor.JAM, None)), t.fault,
                len(t.warnings), t.cycles, t.pending_gear, t.settings, t.wall, self.selftest_running, self.error)
         if not force and key == self._key:
             return

@@ -1,0 +1,34 @@
+"""The status the pages get follows the sensors it shows, also while nothing moves."""
+
+from __future__ import annotations
+
+import time
+
+from firmware_bridge import catalogue as C
+
+
+def _status_until(client, pred, timeout: float = 5.0) -> dict:
+    end = time.monotonic() + timeout
+    while True:
+        st = client.get("/api/status").json()
+        if pred(st) or time.monotonic() > end:
+            return st
+        time.sleep(0.05)
+
+
+def test_a_jam_and_a_push_head_seen_while_idle_reach_the_page(api) -> None:
+    client, control, log = api
+    model = control.backend.model
+    assert client.get("/api/status").json()["jam"] is False
+    # a tile jams at the outlet while the machine is idle (a player's hand, a tile pushed in)
+    control.call(lambda: model._phys(C.SENSOR_JAM, C.SIDE_NONE, 1)).result(5)
+    st = _status_until(client, lambda s: s["jam"])
+    assert st["state"] == "idle" and st["jam"] is True
+    # the technician takes it out: the page must not keep showing the jam
+    control.call(lambda: model._phys(C.SENSOR_JAM, C.SIDE_NONE, 0)).result(5)
+    st = _status_until(client, lambda s: not s["jam"])
+    assert st["jam"] is False
+    # a push head pushed out by hand shows as out
+    control.call(lambda: model._phys(C.SENSOR_PUSH_HOME, 2, 0)).result(5)
+    st = _status_until(client, lambda s: s["walls"][2]["push_head"] == "out")
+    assert [w["push_head"] == "out" for w in st["walls"]] == [False, False, True, False]
