@@ -471,9 +471,14 @@ def step(table: Table, event, now: float) -> tuple[Table, list[Command]]:
         if ph is Phase.REFILL_PAUSE:
             remaining = [max(0, s.stacks[i] - table.obs.stacks[i]) for i in range(4)]
             obs = table.obs.start_feeding(resume=True, sides=[i for i in range(4) if remaining[i]])
+            if not any(remaining):
+                # every stack was counted before the pause: nothing to feed, no shuffle to restart;
+                # the build is judged at the next Tick
+                return _enter(table, Phase.BUILDING, now, obs=obs, paused_from=None, settle_until=now), []
             cmds: list[Command] = [StartShuffle(s.shuffle_deadline_ms)]
             cmds += [FeedStacks(Side(i), remaining[i], s.feed_deadline_ms[i]) for i in range(4) if remaining[i]]
-            return _enter(table, Phase.BUILDING, now, obs=obs, paused_from=None), cmds
+            # feeders run again: the build is judged once they are done (not at a settle time from before)
+            return _enter(table, Phase.BUILDING, now, obs=obs, paused_from=None, settle_until=None), cmds
         return table, []
 
     if not isinstance(event, MotionDone):
