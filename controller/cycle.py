@@ -469,6 +469,9 @@ def step(table: Table, event, now: float) -> tuple[Table, list[Command]]:
         if ph is Phase.BUILDING:
             return _enter(table, Phase.REFILL_PAUSE, now, paused_from=ph), [StopAll()]
         if ph is Phase.REFILL_PAUSE:
+            if table.sensors.get((Sensor.JAM, None)) == 1:
+                # a tile jammed while paused: the disc must not turn again until it is taken out
+                return _fault(table, D.tile_jam(ph.value), now)
             remaining = [max(0, s.stacks[i] - table.obs.stacks[i]) for i in range(4)]
             obs = table.obs.start_feeding(resume=True, sides=[i for i in range(4) if remaining[i]])
             if not any(remaining):

@@ -92,3 +92,12 @@ def test_no_motor_runs_at_walls_up_after_a_pause_in_the_settle_time() -> None:
         assert b.model.running() == {}
     finally:
         b.close()
+
+
+def test_a_jam_seen_during_the_pause_blocks_the_resume() -> None:
+    t, cmds = CY.step(building(), CY.RefillButtons(), 10.0)
+    assert t.phase is CY.Phase.REFILL_PAUSE
+    t, _ = CY.step(t, SensorChanged(Sensor.JAM, None, 1, 11_000), 11.0)  # a tile wedged at the outlet
+    t, cmds = CY.step(t, CY.RefillButtons(), 12.0)
+    assert t.phase is CY.Phase.FAULT and t.fault.code == "E53"
+    assert not any(isinstance(c, (StartShuffle, FeedStacks)) for c in cmds)
