@@ -473,11 +473,12 @@ def step(table: Table, event, now: float) -> tuple[Table, list[Command]]:
                 # a tile jammed while paused: the disc must not turn again until it is taken out
                 return _fault(table, D.tile_jam(ph.value), now)
             remaining = [max(0, s.stacks[i] - table.obs.stacks[i]) for i in range(4)]
-            obs = table.obs.start_feeding(resume=True, sides=[i for i in range(4) if remaining[i]])
             if not any(remaining):
                 # every stack was counted before the pause: nothing to feed, no shuffle to restart;
-                # the build is judged at the next Tick
-                return _enter(table, Phase.BUILDING, now, obs=obs, paused_from=None, settle_until=now), []
+                # the build is judged at the next Tick, on what the feeders reported (a feed that
+                # had ended at its deadline still counts)
+                return _enter(table, Phase.BUILDING, now, paused_from=None, settle_until=now), []
+            obs = table.obs.start_feeding(resume=True, sides=[i for i in range(4) if remaining[i]])
             cmds: list[Command] = [StartShuffle(s.shuffle_deadline_ms)]
             cmds += [FeedStacks(Side(i), remaining[i], s.feed_deadline_ms[i]) for i in range(4) if remaining[i]]
             # feeders run again: the build is judged once they are done (not at a settle time from before)

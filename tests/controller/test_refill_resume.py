@@ -101,3 +101,15 @@ def test_a_jam_seen_during_the_pause_blocks_the_resume() -> None:
     t, cmds = CY.step(t, CY.RefillButtons(), 12.0)
     assert t.phase is CY.Phase.FAULT and t.fault.code == "E53"
     assert not any(isinstance(c, (StartShuffle, FeedStacks)) for c in cmds)
+
+
+def test_a_feed_that_missed_its_deadline_is_still_judged_after_a_pause_in_the_settle_time() -> None:
+    # N built all its stacks but its push head was never seen home (no home-sensor change): E35
+    t = all_counted(building())
+    for i in range(4):
+        out = Outcome.DEADLINE if i == 3 else Outcome.COMPLETED
+        t, _ = CY.step(t, MotionDone(3, "FeedStacks", Side(i), out, 4000, 17), 10.2)
+    t, _ = CY.step(t, CY.RefillButtons(), 10.3)
+    t, _ = CY.step(t, CY.RefillButtons(), 12.0)
+    t, _ = CY.step(t, CY.Tick(), 12.05)
+    assert t.phase is CY.Phase.FAULT and (t.fault.code, t.fault.side) == ("E35", "N")
