@@ -132,7 +132,9 @@ class Observations:
     def start_feeding(self, resume: bool = False, sides: list[int] | None = None) -> "Observations":
         which = tuple(i in (sides if sides is not None else range(4)) for i in range(4))
         if resume:
-            return dataclasses.replace(self, feeding=which, feed_outcome=(None,) * 4, feed_base=self.stacks)
+            # a side not fed again keeps its outcome (a feed that ended at its deadline is still judged)
+            outcome = tuple(None if w else o for w, o in zip(which, self.feed_outcome))
+            return dataclasses.replace(self, feeding=which, feed_outcome=outcome, feed_base=self.stacks)
         return dataclasses.replace(self, feeding=which, feed_outcome=(None,) * 4, stacks=(0,) * 4,
                                    feeder_edges=(0,) * 4, tile_edges=(0,) * 4, feed_base=(0,) * 4, events_dropped=0,
                                    push_edges=(0,) * 4)

@@ -113,3 +113,18 @@ def test_a_feed_that_missed_its_deadline_is_still_judged_after_a_pause_in_the_se
     t, _ = CY.step(t, CY.RefillButtons(), 12.0)
     t, _ = CY.step(t, CY.Tick(), 12.05)
     assert t.phase is CY.Phase.FAULT and (t.fault.code, t.fault.side) == ("E35", "N")
+
+
+def test_a_side_that_missed_its_deadline_before_the_pause_is_judged_after_the_others_resume() -> None:
+    t = all_counted(building(), short_side=3)
+    t, _ = CY.step(t, MotionDone(3, "FeedStacks", Side.W, Outcome.DEADLINE, 4000, 17), 10.2)  # W: head never home
+    for i in (0, 1):
+        t, _ = CY.step(t, MotionDone(3, "FeedStacks", Side(i), Outcome.COMPLETED, 4000, 17), 10.2)
+    t, _ = CY.step(t, CY.RefillButtons(), 10.3)  # N still feeding its last stack
+    t, _ = CY.step(t, MotionDone(3, "FeedStacks", Side.N, Outcome.STOPPED, 4000, 16), 10.3)
+    t, cmds = CY.step(t, CY.RefillButtons(), 12.0)
+    assert [c for c in cmds if isinstance(c, FeedStacks)] == [FeedStacks(Side.N, 1, settings().feed_deadline_ms[3])]
+    t, _ = CY.step(t, StacksCounted(4, Side.N, 1, 0), 13.0)
+    t, _ = CY.step(t, MotionDone(4, "FeedStacks", Side.N, Outcome.COMPLETED, 1000, 1), 13.1)
+    t, _ = CY.step(t, CY.Tick(), 13.7)
+    assert t.phase is CY.Phase.FAULT and (t.fault.code, t.fault.side) == ("E35", "W")
