@@ -380,6 +380,20 @@ def after_shuffle(obs: Observations) -> Diagnosis | None:
     return None
 
 
+def _head_not_home(obs: Observations, sensors, s, i: int, side: str) -> Diagnosis:
+    """Side ``i`` built all its stacks but its feed ended at the deadline: the push head was never seen home."""
+    got, home = obs.stacks[i], _level(sensors, Sensor.PUSH_HOME, i)
+    if obs.push_edges[i] == 0:
+        return _diag("E35", side, f"Side {side} built all {got} stacks but its push head was never seen at home: "
+                     f"the home sensor did not change once while building (it reads {home}).",
+                     f"{SIDES_ZH[side]}边已码满 {got} 墩，但推牌头原位信号在码牌过程中一次也没有变化（一直为 {home}）。",
+                     push_home=home, stacks=got)
+    return _diag("E34", side, f"Side {side} built all {got} stacks but its push head did not come back home "
+                 f"within {s.feed_deadline_ms[i] / 1000:.0f} s (home sensor {home}).",
+                 f"{SIDES_ZH[side]}边已码满 {got} 墩，但推牌头在 {s.feed_deadline_ms[i] / 1000:.0f} 秒内没有回到原位"
+                 f"（原位信号 {home}）。", push_home=home, stacks=got)
+
+
 def after_build(obs: Observations, sensors, s) -> Diagnosis | None:
     """The four feeders are done: feeders, tile sensors, then the stack counts against the gear."""
     exp, got = s.stacks, obs.stacks
@@ -388,6 +402,11 @@ def after_build(obs: Observations, sensors, s) -> Diagnosis | None:
         short = [exp[i] - got[i] for i in range(4)]
         if any(short):
             return _stack_counts(obs, sensors, s)
+        # every stack counted: a feed that still ended at its deadline never saw its push head home
+        # (the microcontroller's own finding, whatever edges were lost)
+        for i, side in enumerate(SIDES):
+            if obs.feed_outcome[i] is Outcome.DEADLINE:
+                return _head_not_home(obs, sensors, s, i, side)
         return None
     for i, side in enumerate(SIDES):
         if obs.feed_outcome[i] is not Outcome.DEADLINE:
@@ -400,15 +419,7 @@ def after_build(obs: Observations, sensors, s) -> Diagnosis | None:
                          f"电机无转动信号：码了 {got[i]}/{exp[i]} 墩。", push_home=home, feeder_pulses=0,
                          stacks=got[i], expected=exp[i])
         if got[i] >= exp[i]:
-            if obs.push_edges[i] == 0:
-                return _diag("E35", side, f"Side {side} built all {got[i]} stacks but its push head was never seen at home: "
-                             f"the home sensor did not change once while building (it reads {home}).",
-                             f"{SIDES_ZH[side]}边已码满 {got[i]} 墩，但推牌头原位信号在码牌过程中一次也没有变化（一直为 {home}）。",
-                             push_home=home, stacks=got[i])
-            return _diag("E34", side, f"Side {side} built all {got[i]} stacks but its push head did not come back home "
-                         f"within {s.feed_deadline_ms[i] / 1000:.0f} s (home sensor {home}).",
-                         f"{SIDES_ZH[side]}边已码满 {got[i]} 墩，但推牌头在 {s.feed_deadline_ms[i] / 1000:.0f} 秒内没有回到原位"
-                         f"（原位信号 {home}）。", push_home=home, stacks=got[i])
+            return _head_not_home(obs, sensors, s, i, side)
     for i, side in enumerate(SIDES):
         if obs.feed_outcome[i] is Outcome.DEADLINE and obs.feeder_edges[i] == 0:
             return _diag("E31", side, f"Feeder {side} was switched on for {s.feed_deadline_ms[i] / 1000:.0f} s: no motion "
