@@ -266,8 +266,9 @@ def after_homing(obs: Observations, sensors, s) -> Diagnosis | None:
 
 def centre_stroke(obs: Observations, sensors, s) -> Diagnosis | None:
     """The centre lift's last stroke (down: the played set drops; up: the hole closes) must reach its
-    limit within the deadline (profile ``centre_deadline_s``), else E24."""
-    if obs.centre_dir is None or obs.centre_outcome is None or obs.centre_outcome is Outcome.COMPLETED:
+    limit within the deadline (profile ``centre_deadline_s``), else E24. A stroke cut short by a stop
+    (SAFE_STOP, STOPPED) is not the lift's fault: the stop is reported by itself."""
+    if obs.centre_dir is None or obs.centre_outcome is not Outcome.DEADLINE:
         return None
     up = obs.centre_dir
     ms = obs.centre_ms or 0
