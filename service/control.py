@@ -245,8 +245,10 @@ class Control:
 
     def _publish(self, force: bool = False) -> None:
         t = self.rt.table
+        # the push heads cycle all through a build: they count only at rest (a head left out)
+        heads = None if t.busy else tuple(push_heads(t.sensors))
         key = (t.phase, t.obs.stacks, tuple(lift_states(t, t.sensors)) if t.sensors else None,
-               centre_state(t.sensors), tuple(push_heads(t.sensors)), t.sensors.get((Sensor.JAM, None)), t.fault,
+               centre_state(t.sensors), heads, t.sensors.get((Sensor.JAM, None)), t.fault,
                len(t.warnings), t.cycles, t.pending_gear, t.settings, t.wall, self.selftest_running, self.error)
         if not force and key == self._key:
             return
