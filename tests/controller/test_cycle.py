@@ -20,7 +20,7 @@ DICE = (3, 4, 2, 5)
 
 
 def open_rt(kind: str = "sim", seed: int = 1, faults=(), gear: int = 136):
-    b = hardware.open_backend(kind, seed=seed, faults=list(faults), speed=8)
+    b = hardware.open_backend(kind, seed=seed, faults=list(faults), speed=6)
     return b, TableRuntime(b, CY.Settings.from_profile(b.profile, gear), dice=lambda: DICE)
 
 
