@@ -498,6 +498,10 @@ def step(table: Table, event, now: float) -> tuple[Table, list[Command]]:
             lifts_up = lifts_up[:i] + (bool(up),) + lifts_up[i + 1:]  # it travelled: now known at that end
     obs = table.obs.motion_done(event)
     table = dataclasses.replace(table, obs=obs, lifts_up=lifts_up)
+    if event.outcome is Outcome.SAFE_STOP:
+        # the microcontroller cut this motion for a safety stop; its Fault (emergency stop, host
+        # timeout) or LinkLost follows and latches SAFE_STOP: do not move on to the next phase first
+        return table, []
 
     if ph is Phase.CLEARING and event.command == "Lift":
         if not obs.all_lifts_done():

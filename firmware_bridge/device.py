@@ -39,7 +39,8 @@ from .reliable import ReliableEndpoint
 from .wire import PROTOCOL_VERSION, FLAG_RELIABLE, FrameDecoder, encode_frame
 
 _U32 = 0xFFFFFFFF
-_EVENT_RESERVE = 8      # queue slots kept free for replies, motion-done and faults
+_EVENT_RESERVE = 16     # queue slots kept free for replies, motion-done and faults: all
+                        # 12 motions ending at once, their faults and a reply
 _ACCEPT_MIN_SPACE = 4   # below this, new commands are not acknowledged (flow control)
 _CTRL_MAX = 4           # pending control frames kept (bounded)
 

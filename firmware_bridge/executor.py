@@ -14,7 +14,7 @@ Rules (``docs/protocol.md``, section "Commands"):
   SET_INDICATORS is accepted in safe-stop: an alarm must sound while the motors are stopped.
 * A motor that already has a motion answers BUSY; a lift (side or centre) already at the
   limit it is sent to completes at once with elapsed 0, without moving.
-* SET_GEAR is refused BUSY while anything moves (the gear is changed with the machine at
+* SET_GEAR is refused BUSY while a motor runs (the buzzer does not count; the gear is changed with the machine at
   rest: the technician's answer in ``shared/seeds/002_4c2a73aa42bc09ab.txt``).
 * The reply goes out before the motion's first event.
 """
@@ -60,7 +60,7 @@ class CommandCore:
         """STATE_SAFE_STOP, STATE_BUSY or STATE_IDLE."""
         if self.stop_reason != C.STOP_NONE:
             return C.STATE_SAFE_STOP
-        return C.STATE_BUSY if self.table.motions else C.STATE_IDLE
+        return C.STATE_BUSY if self.table.moving() else C.STATE_IDLE
 
     def reading(self, sensor, side):
         """The last reading (0/1) of ``sensor`` on ``side`` (SIDE_NONE for sideless)."""
@@ -162,7 +162,7 @@ class CommandCore:
         elif mtype == C.T_SET_GEAR:
             if f[1] not in C.GEARS:
                 return self._reply(cmd, bad, 1)
-            if self.table.motions:
+            if self.table.moving():
                 return self._reply(cmd, C.REPLY_BUSY, 0)
             self.gear = f[1]
             self.machine.set_gear(f[1])

@@ -79,6 +79,14 @@ class MotionTable:
     def __len__(self):
         return len(self.motions)
 
+    def moving(self):
+        """True if a motor other than the buzzer runs (the buzzer is an indicator: it does not
+        make the machine busy)."""
+        for motor, _ in self.motions:
+            if motor != C.MOTOR_BUZZER:
+                return True
+        return False
+
     def busy(self, motor, side):
         """True if ``(motor, side)`` has a motion running."""
         return (motor, side) in self.motions

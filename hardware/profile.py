@@ -221,6 +221,9 @@ def parse_profile(data: dict, source: str = "<dict>") -> Profile:
         if values[k] >= values[limit]:
             raise ProfileError(f"timing.{k} must be below timing.{limit} "
                                f"({values[limit]}), got {values[k]!r}")
+    if values["push_cycle_s"] >= values["feed_stack_s"]:
+        raise ProfileError("timing.push_cycle_s must be below timing.feed_stack_s (a push head "
+                           f"turns at least once per stack), got {values['push_cycle_s']!r}")
     if values["dice_spin_s"] > values["dice_deadline_s"]:
         raise ProfileError("timing.dice_spin_s must not exceed timing.dice_deadline_s, got "
                            f"{values['dice_spin_s']!r}")

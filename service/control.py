@@ -233,7 +233,8 @@ class Control:
             "walls": [{"side": side, "stacks": t.obs.stacks[i], "expected": s.stacks[i], "lift": lifts[i],
                        "push_head": heads[i]} for i, side in enumerate(SIDES)],
             "centre_lift": centre_state(t.sensors),
-            "jam": t.sensors.get((Sensor.JAM, None)) == 1,
+            # None on a build without a jam sensor (backend.fitted)
+            "jam": (t.sensors.get((Sensor.JAM, None)) == 1) if "jam" in self.backend.fitted else None,
             "tile_count": s.gear, "pending_tile_count": t.pending_gear, "next_tile_count": gear,
             "tiles_in_play": {"count": s.gear, "en": en, "zh": zh},
             "dice_method": s.dice_method.value, "dealer": s.dealer,
@@ -277,7 +278,12 @@ class Control:
         return self.snapshot()
 
     def clear_fault(self) -> dict:
+        """Clear the latched fault: re-home. On the simulator the technician's repair of a jam is
+        simulated too (the jammed tile is taken out first); other injected faults stay."""
         fault = self.rt.table.fault
+        if self.sim and CY.refusal(self.rt.table, CY.ClearFault()) is None:
+            self.backend.model.clear_jam()
+            self.rt.pump(0.0)  # the jam sensor's change reaches the state machine
         self._operator(CY.ClearFault(), "clear-fault")
         self.log.append("fault-cleared", {"code": fault.code if fault else None})
         self.hub.publish({"type": "event", "kind": "fault-cleared"})

@@ -233,6 +233,15 @@ class TableModel:
         if self.after_event is not None:
             self.after_event()
 
+    def clear_jam(self) -> None:
+        """The technician takes the jammed tile out: the jam sensor reads 0 and the disc can turn
+        again (with the tile-jam fault still injected it jams again after ``jam_after_s``)."""
+        if self.jammed:
+            self.jammed = False
+            self._disc_on_s = 0.0
+            self._phys(C.SENSOR_JAM, NONE, 0)
+            self._update()
+
     def set_lights(self, mask: int) -> None:
         """The lights (catalogue LIGHT_* mask)."""
         self.lights = mask

@@ -366,3 +366,14 @@ def test_clearing_with_the_emergency_stop_pressed_says_so() -> None:
     rt.clear_fault()
     assert rt.run_cycle().phase is CY.Phase.WALLS_UP
     b.close()
+
+
+def test_a_safety_stop_ends_motions_without_moving_on_to_the_next_phase() -> None:
+    from firmware_bridge.messages import Fault, FaultCode
+    t = dataclasses.replace(CY.initial(settings()), phase=CY.Phase.DICE, dice=DICE)
+    # the emergency stop: the device ends the dice SAFE_STOP, then sends its Fault
+    t, cmds = CY.step(t, MotionDone(9, "RollDice", None, Outcome.SAFE_STOP, 300, 0), 10.0)
+    assert t.phase is CY.Phase.DICE and cmds == [] and t.cycles == 0
+    t, cmds = CY.step(t, Fault(FaultCode.ESTOP, None, 0, 0, 10_001), 10.0)
+    assert t.phase is CY.Phase.SAFE_STOP and t.fault.code == "E73" and t.cycles == 0
+    assert cmds == [StopAll(), ALARM]

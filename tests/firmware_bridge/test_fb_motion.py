@@ -84,3 +84,19 @@ def test_dice_runs_its_spin_and_stop_all_ends_everything():
     assert done[-1] == (5, C.OUTCOME_SAFE_STOP, 250, 0) and not m.running
     assert m.stop_all_count == 1
     assert t.begin(6, C.T_LIFT, C.MOTOR_LIFT, 0, 1, 0, 0, 0) == C.REPLY_BAD_ARGUMENT
+
+
+def test_the_buzzer_does_not_make_the_machine_busy():
+    from firmware_bridge.executor import CommandCore
+    import struct
+    out = []
+    core = CommandCore(FakeMachine(), lambda t, p, e: out.append((t, p)) or True)
+    core.execute(C.T_CLEAR_SAFE_STOP, struct.pack("<H", 1), 0)
+    core.execute(C.T_SET_INDICATORS, struct.pack("<HBH", 2, C.LIGHT_READY, 500), 0)
+    assert core.state() == C.STATE_IDLE and core.table.busy(C.MOTOR_BUZZER, C.SIDE_NONE)
+    core.execute(C.T_SET_GEAR, struct.pack("<HH", 3, 144), 10)
+    assert out[-1] == (C.T_REPLY, struct.pack("<HBB", 3, C.REPLY_OK, 0)) and core.gear == 144
+    core.execute(C.T_SHUFFLE_START, struct.pack("<HI", 4, 1000), 20)
+    assert core.state() == C.STATE_BUSY
+    core.execute(C.T_SET_GEAR, struct.pack("<HH", 5, 136), 30)
+    assert out[-1] == (C.T_REPLY, struct.pack("<HBB", 5, C.REPLY_BUSY, 0))

@@ -51,6 +51,7 @@ def _bad(path, value):
     (("gpio", "inputs", "lid", "pull"), "down", "gpio.inputs.lid: pull \"down\" with active"),
     (("gpio", "pin_factory"), "wiringpi", "gpio.pin_factory must be one of"),
     (("timing", "lift_down_s"), KeyError, "timing.lift_down_s is missing"),
+    (("timing", "push_cycle_s"), 1.2, "timing.push_cycle_s must be below timing.feed_stack_s"),
     (("gpio", "inputs", "lid", "bounce"), 20, "gpio.inputs.lid.bounce is not a known key"),
     (("gpio", "inputs", "lid", "bounce_ms"), -5, "gpio.inputs.lid.bounce_ms must be an integer 0..1000"),
 ])
