@@ -13,6 +13,10 @@ One cycle::
     feeders stack the walls; each push head comes home)  -> LIFTING (four lifts up)  -> DICE
     -> WALLS_UP (cycle done; the hand is played)
 
+Before the lifts rise (LIFTING, CLEARING, a manual lift up) every push head must read home: one left
+out (a stop or an emergency stop mid-stroke) is driven home first (PARKING, ``FeedStacks(side, 0)``),
+so that a wall never rises into it; one that does not come home is a fault (E34/E35).
+
 and FAULT (latched until ``ClearFault``, then re-homing), SAFE_STOP (the microcontroller stopped
 every motor: host timeout, emergency stop, link lost, or the operator's ``StopAllRequest``),
 REFILL_PAUSE (both lift buttons, 补牌: feeders stopped until the buttons are pressed again),
@@ -59,6 +63,7 @@ class Phase(enum.Enum):
     HOMING = "homing"
     SHUFFLING = "shuffling"
     BUILDING = "building"
+    PARKING = "parking"          # push heads left out (a stop mid-stroke) driven home before lifts rise
     REFILL_PAUSE = "refill-pause"
     LIFTING = "lifting"
     PROBING = "probing"          # a lift missed the top: lower it and time the way down
@@ -70,8 +75,8 @@ class Phase(enum.Enum):
 
 
 _PULSES = frozenset({Sensor.DISC_PULSE, Sensor.DICE_PULSE, Sensor.FEEDER_MOTION, Sensor.STACK})
-MOVING_PHASES = {Phase.CLEARING, Phase.HOMING, Phase.SHUFFLING, Phase.BUILDING, Phase.LIFTING, Phase.PROBING, Phase.DICE,
-                 Phase.MANUAL_LIFT}
+MOVING_PHASES = {Phase.CLEARING, Phase.HOMING, Phase.SHUFFLING, Phase.BUILDING, Phase.PARKING, Phase.LIFTING,
+                 Phase.PROBING, Phase.DICE, Phase.MANUAL_LIFT}
 #: phases from which the lifts may be moved by hand (nothing else moves)
 MANUAL_LIFT_FROM = (Phase.IDLE, Phase.WALLS_UP)
 
@@ -161,6 +166,7 @@ class Settings:
         dice_method: how the dice give the wall break.
         dealer: the dealer's side.
         centre_deadline_ms, centre_up_s, centre_down_s: the centre lift's deadline and nominal travel.
+        park_deadline_ms: the deadline to bring a push head home (``FeedStacks(side, 0)``).
     """
 
     gear: int
@@ -178,6 +184,7 @@ class Settings:
     centre_deadline_ms: int = 2500
     centre_up_s: float = 1.2
     centre_down_s: float = 1.0
+    park_deadline_ms: int = 2800
 
     @classmethod
     def from_profile(cls, profile, gear: int, dice_method: "Method | str" = Method.TWO_THROW,
@@ -190,7 +197,7 @@ class Settings:
         return cls(gear, tuple(stacks), t.shuffle_s, profile.shuffle_deadline_ms(),
                    tuple(profile.feed_deadline_ms(n) for n in stacks), profile.lift_deadline_ms(),
                    t.lift_up_s, t.lift_down_s, spin, dice_deadline, Method.parse(dice_method), dealer,
-                   profile.centre_deadline_ms(), t.centre_up_s, t.centre_down_s)
+                   profile.centre_deadline_ms(), t.centre_up_s, t.centre_down_s, profile.park_deadline_ms())
 
 
 @dataclasses.dataclass(frozen=True)
@@ -217,6 +224,7 @@ class Table:
         settle_until: after the last feeder stopped, the time (s) the build is judged at: a tile
             still coasting to a push head arrives in the meantime.
         reroll: the DICE phase is a throw of the dice button (the cycle count does not change).
+        park_then: what PARKING leads to: "lifting", "clearing" or "manual-up".
         raise_first: stacks were built since the walls were last raised; before the next build
             the lifts must go up and down once to drop them into the disc (a set that has not
             been lifted cannot be reshuffled: the technician's answer in 002_4c2a73aa42bc09ab.txt).
@@ -240,6 +248,7 @@ class Table:
     lifts_up: tuple = (False, False, False, False)
     settle_until: float | None = None
     reroll: bool = False
+    park_then: str | None = None
 
     @property
     def stacks(self) -> tuple[int, int, int, int]:
@@ -299,6 +308,20 @@ def _centre(up: bool, s: Settings) -> Lift:
     return Lift(None, up, s.centre_deadline_ms)
 
 
+def _raise(table: Table, now: float, then: str, prefix: list[Command], park: bool = True) -> tuple[Table, list[Command]]:
+    """Raise the four lifts for ``then`` ("lifting", "clearing" or "manual-up"), after ``prefix``;
+    push heads that read out are first driven home (PARKING; ``park=False`` after it: the device
+    completed each parking motion on its own home edge)."""
+    s = table.settings
+    out = [i for i in range(4) if park and table.sensors.get((Sensor.PUSH_HOME, Side(i))) == 0]
+    if out:
+        t = _enter(table, Phase.PARKING, now, obs=table.obs.start_parking(out), park_then=then)
+        return t, prefix + [FeedStacks(Side(i), 0, s.park_deadline_ms) for i in out]
+    phase = {"lifting": Phase.LIFTING, "clearing": Phase.CLEARING, "manual-up": Phase.MANUAL_LIFT}[then]
+    obs = table.obs.lifts_commanded(down=False) if then == "lifting" else D.Observations().lifts_commanded(down=False)
+    return _enter(table, phase, now, obs=obs, park_then=None), prefix + _lift_all(True, s)
+
+
 #: seconds after the last feeder stopped before the build is judged (a coasting tile arrives)
 SETTLE_S = 0.5
 
@@ -310,9 +333,8 @@ def _start_homing(table: Table, now: float, settings: Settings | None = None) ->
         return _fault(dataclasses.replace(table, settings=s), D.tile_jam(Phase.IDLE.value), now)
     lights = SetIndicators(_dealer_light(s))
     if table.raise_first:
-        obs = D.Observations().lifts_commanded(down=False)
-        t = _enter(table, Phase.CLEARING, now, settings=s, obs=obs, fault=None, wall=None, settle_until=None)
-        return t, [ClearSafeStop(), lights, SetGear(s.gear)] + _lift_all(True, s)
+        t = dataclasses.replace(table, settings=s, obs=D.Observations(), fault=None, wall=None, settle_until=None)
+        return _raise(t, now, "clearing", [ClearSafeStop(), lights, SetGear(s.gear)])
     obs = D.Observations().lifts_commanded(down=True, were_up=table.lifts_up, centre=True)
     t = _enter(table, Phase.HOMING, now, settings=s, obs=obs, fault=None, wall=None, settle_until=None)
     return t, [ClearSafeStop(), lights, SetGear(s.gear)] + _lift_all(False, s) + [_centre(False, s)]
@@ -332,6 +354,8 @@ def phase_deadline_s(table: Table) -> float:
         return max(s.feed_deadline_ms) / 1000 + margin
     if table.phase is Phase.DICE:
         return s.dice_deadline_ms / 1000 + margin
+    if table.phase is Phase.PARKING:
+        return s.park_deadline_ms / 1000 + margin
     return float("inf")
 
 
@@ -423,9 +447,12 @@ def step(table: Table, event, now: float) -> tuple[Table, list[Command]]:
     if isinstance(event, ManualLift):
         if refusal(table, event) is not None:
             return table, []
-        obs = D.Observations().lifts_commanded(down=not event.up)
+        if event.up:
+            return _raise(dataclasses.replace(table, manual_from=ph, obs=D.Observations()), now, "manual-up",
+                          [ClearSafeStop()])
+        obs = D.Observations().lifts_commanded(down=True)
         t = _enter(table, Phase.MANUAL_LIFT, now, obs=obs, manual_from=ph)
-        return t, [ClearSafeStop()] + _lift_all(event.up, s)
+        return t, [ClearSafeStop()] + _lift_all(False, s)
 
     if isinstance(event, StartCycle):
         if ph in MOVING_PHASES or ph is Phase.REFILL_PAUSE:
@@ -544,6 +571,14 @@ def step(table: Table, event, now: float) -> tuple[Table, list[Command]]:
         # judged on a Tick SETTLE_S later (see _after_build)
         return dataclasses.replace(table, settle_until=now + SETTLE_S), [StopShuffle()]
 
+    if ph is Phase.PARKING and event.command == "FeedStacks":
+        if not obs.all_feeders_done():
+            return table, []
+        diag = D.after_parking(obs, table.sensors, s)
+        if diag:
+            return _fault(dataclasses.replace(table, manual_from=None, park_then=None), diag, now)
+        return _raise(table, now, table.park_then or "lifting", [], park=False)
+
     if ph is Phase.LIFTING and event.command == "Lift":
         if event.outcome is Outcome.DEADLINE:
             # lower that lift and time the way down: a bar that stopped part-way comes down sooner
@@ -584,8 +619,7 @@ def _after_build(table: Table, now: float) -> tuple[Table, list[Command]]:
     if diag:
         return _fault(table, diag, now)
     warns = table.warnings + ((D.events_dropped(obs.events_dropped),) if obs.events_dropped else ())
-    t = _enter(table, Phase.LIFTING, now, obs=obs.lifts_commanded(down=False), warnings=warns)
-    return t, _lift_all(True, s)
+    return _raise(dataclasses.replace(table, warnings=warns), now, "lifting", [])
 
 
 def run_events(table: Table, events: Iterable, now: float) -> tuple[Table, list[Command]]:

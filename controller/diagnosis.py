@@ -54,6 +54,7 @@ GROWTH = 1.10
 TREND_KEEP = 20
 #: phase names in Chinese, for the diagnosis texts
 PHASE_ZH = {"idle": "待机", "clearing": "清墙", "homing": "归位", "shuffling": "洗牌", "building": "码牌",
+            "parking": "推牌头归位",
             "refill-pause": "补牌暂停", "lifting": "升牌", "probing": "升牌复查", "dice": "掷骰", "walls-up": "牌墙已升起",
             "manual-lift": "手动升降", "fault": "故障", "safe-stop": "安全停机"}
 
@@ -139,6 +140,13 @@ class Observations:
                                    feeder_edges=(0,) * 4, tile_edges=(0,) * 4, feed_base=(0,) * 4, events_dropped=0,
                                    push_edges=(0,) * 4)
 
+    def start_parking(self, sides: list[int]) -> "Observations":
+        """Push heads of ``sides`` are being brought home (FeedStacks with 0 stacks); their motion
+        and home-sensor edges are counted afresh (the build, if any, was judged already)."""
+        which = tuple(i in sides for i in range(4))
+        return dataclasses.replace(self, feeding=which, feed_outcome=(None,) * 4, feeder_edges=(0,) * 4,
+                                   push_edges=(0,) * 4)
+
     def dropped(self, n: int) -> "Observations":
         return dataclasses.replace(self, events_dropped=self.events_dropped + n)
 
@@ -159,11 +167,11 @@ class Observations:
         i = _i(None if ev.side is None else SIDES[int(ev.side)])
         if i < 0:
             return self
-        if s is Sensor.FEEDER_MOTION and phase == "building":
+        if s is Sensor.FEEDER_MOTION and phase in ("building", "parking"):
             return dataclasses.replace(self, feeder_edges=_set(self.feeder_edges, i, self.feeder_edges[i] + 1))
         if s is Sensor.TILE_PRESENT and phase == "building":
             return dataclasses.replace(self, tile_edges=_set(self.tile_edges, i, self.tile_edges[i] + 1))
-        if s is Sensor.PUSH_HOME and phase == "building":
+        if s is Sensor.PUSH_HOME and phase in ("building", "parking"):
             return dataclasses.replace(self, push_edges=_set(self.push_edges, i, self.push_edges[i] + 1))
         if s is Sensor.LIFT_BOTTOM and ev.value == 0 and self.lift_dir[i] is True:
             return dataclasses.replace(self, bottom_left=_set(self.bottom_left, i, True))
@@ -285,6 +293,28 @@ def centre_stroke(obs: Observations, sensors, s) -> Diagnosis | None:
                  f"中间升降台{what_zh} {ms / 1000:.1f} 秒（时限 {s.centre_deadline_ms / 1000:.1f} 秒，正常 {nominal:.1f} 秒），"
                  f"{'上' if up else '下'}限位始终无信号：{moved_zh}（上限位 {top}，下限位 {bottom}）。",
                  ms=ms, up=up, top=top, bottom=bottom)
+
+
+def after_parking(obs: Observations, sensors, s) -> Diagnosis | None:
+    """Push heads left out (a stop mid-stroke) were driven home before the lifts rise. One that did
+    not arrive by its deadline: the drive turned (motion pulses) but the home sensor never changed
+    is the sensor (E35); otherwise the head is stuck out (E34)."""
+    for i, side in enumerate(SIDES):
+        if not obs.feeding[i] or obs.feed_outcome[i] is not Outcome.DEADLINE:
+            continue
+        home = _level(sensors, Sensor.PUSH_HOME, i)
+        wait = s.park_deadline_ms / 1000
+        if obs.feeder_edges[i] > 0 and obs.push_edges[i] == 0:
+            return _diag("E35", side, f"Push head {side} was driven home before the lifts rise: its drive turned "
+                         f"({obs.feeder_edges[i]} motion pulses) for {wait:.1f} s and its home sensor never changed "
+                         f"(it reads {home}).",
+                         f"升牌前让{SIDES_ZH[side]}边推牌头回原位：电机在转（{obs.feeder_edges[i]} 个转动信号）{wait:.1f} 秒，"
+                         f"原位信号一次也没有变化（一直为 {home}）。", push_home=home, feeder_pulses=obs.feeder_edges[i])
+        return _diag("E34", side, f"Push head {side} was out and did not come home within {wait:.1f} s before the lifts "
+                     f"rise ({obs.feeder_edges[i]} motion pulses, home sensor {home}); the walls were not raised into it.",
+                     f"{SIDES_ZH[side]}边推牌头在外，升牌前 {wait:.1f} 秒内未能回到原位（{obs.feeder_edges[i]} 个转动信号，"
+                     f"原位信号 {home}）；未升牌以免撞到推牌头。", push_home=home, feeder_pulses=obs.feeder_edges[i])
+    return None
 
 
 def tile_jam(phase: str) -> Diagnosis:

@@ -21,8 +21,9 @@ Parts, in test order:
    (one turn ``push_cycle_s``), so PUSH_HOME must change during the jog. No wheel pulses and
    PUSH_HOME went to 0 and stayed 0: E34 (a loose feeder wire leaves the head home, PUSH_HOME
    stays 1: the feeder's E31, the head not judged). Wheel pulses but PUSH_HOME never changed:
-   E35 (home sensor). The timed jog may end with the head out: a later FeedStacks brings it
-   home (it completes only with the head home);
+   E35 (home sensor). The device ends a feeder jog only with its head home (it runs on after
+   the jog time until PUSH_HOME reads 1), so no lift rises into a head left out; a head that
+   does not come home by the jog's deadline: E34;
 7. tile-present sensors, E S W N: the reading at rest (before any motion) and its edges while
    the feeder jog brought tiles (stuck active: E33);
 8. jam sensor / disc outlet, side-less: JAM at rest (active: E53) and while the disc turned
@@ -450,7 +451,9 @@ def _feeder(side: Side, step: _Step, jog_s: float, disc_ok: bool, jam_blocked: b
     out and stalled the shared drive: E34), then tiles at the push head (none while the disc
     turned: E32; not judged when the disc did not turn or a tile is jammed at its outlet)."""
     s = side.name
-    if step.refused or step.done is None or step.done.outcome != Outcome.COMPLETED:
+    # DEADLINE: the jog ran its time, then its push head did not come home (judged at the head)
+    if step.refused or step.done is None or step.done.outcome not in (Outcome.COMPLETED,
+                                                                         Outcome.DEADLINE):
         return _refusal(PART_FEEDER, s, step)
     motion = step.changes(Sensor.FEEDER_MOTION, side)
     tiles = step.changes(Sensor.TILE_PRESENT, side)
@@ -497,7 +500,9 @@ def _push_head(side: Side, timing: Any, at_rest: int, jog: _Step, after: int,
     self-test and after the jog. Codes: E34 (push-head-jammed), E35
     (push-home-sensor-no-signal)."""
     s = side.name
-    if jog.refused or jog.done is None or jog.done.outcome != Outcome.COMPLETED:
+    # a feeder jog ends with its head brought home (the device parks it); DEADLINE: it never came
+    if jog.refused or jog.done is None or jog.done.outcome not in (Outcome.COMPLETED,
+                                                                     Outcome.DEADLINE):
         return _refusal(PART_PUSH, s, jog)
     vals = _push_values(jog, side)
     n = len(vals)
@@ -543,13 +548,14 @@ def _push_head(side: Side, timing: Any, at_rest: int, jog: _Step, after: int,
         return PartResult(*PART_PUSH, s, False,
                           f"{seen_en}: {cam_en} but the head {how_en}",
                           f"{seen_zh}：{cam_zh}，但推牌头{how_zh}", "E34")
-    tail_en = tail_zh = ""
-    if after == 0:
-        tail_en = "; the timed jog left it out, the next feed brings it home"
-        tail_zh = "；定时点动结束时推牌头未在原位，下次送牌时回位"
+    if jog.done.outcome == Outcome.DEADLINE or after == 0:
+        return PartResult(*PART_PUSH, s, False,
+                          f"{seen_en}: {cam_en}, but after the jog the head did not come home "
+                          f"within the deadline",
+                          f"{seen_zh}：{cam_zh}，但点动结束后推牌头在时限内未回到原位", "E34")
     return PartResult(*PART_PUSH, s, True,
-                      f"{seen_en}: the head goes out and comes home{tail_en}",
-                      f"{seen_zh}：推牌头能推出并回到原位{tail_zh}")
+                      f"{seen_en}: the head goes out and comes home",
+                      f"{seen_zh}：推牌头能推出并回到原位")
 
 
 class _JamWatch:

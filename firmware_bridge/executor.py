@@ -13,7 +13,8 @@ Rules (``docs/protocol.md``, section "Commands"):
   refused SAFE_STOP until CLEAR_SAFE_STOP, which is refused while the stop is pressed.
   SET_INDICATORS is accepted in safe-stop: an alarm must sound while the motors are stopped.
 * A motor that already has a motion answers BUSY; a lift (side or centre) already at the
-  limit it is sent to completes at once with elapsed 0, without moving.
+  limit it is sent to completes at once with elapsed 0, without moving; so does FEED_STACK
+  with 0 stacks (park the push head) when the head already reads home.
 * SET_GEAR is refused BUSY while a motor runs (the buzzer does not count; the gear is changed with the machine at
   rest: the technician's answer in ``shared/seeds/002_4c2a73aa42bc09ab.txt``).
 * The reply goes out before the motion's first event.
@@ -52,7 +53,8 @@ class CommandCore:
         self.lights = 0
         self.sensors = sensors
         self.stop_reason = C.STOP_POWER_ON
-        self.table = MotionTable(machine, self._on_stack, self._on_done)
+        self.table = MotionTable(machine, self._on_stack, self._on_done,
+                                 lambda side: self.reading(C.SENSOR_PUSH_HOME, side) == 1)
         machine.stop_all()
 
     # ------------------------------------------------------------ introspection
@@ -143,10 +145,14 @@ class CommandCore:
         elif mtype == C.T_FEED_STACK:
             if f[1] not in C.SIDES:
                 return self._reply(cmd, bad, 1)
-            if not 1 <= f[2] <= 40:
+            if f[2] > 40:
                 return self._reply(cmd, bad, 2)
             if f[3] == 0:
                 return self._reply(cmd, bad, 3)
+            if (f[2] == 0 and self.stop_reason == C.STOP_NONE
+                    and not self.table.busy(C.MOTOR_FEEDER, f[1])
+                    and self.reading(C.SENSOR_PUSH_HOME, f[1])):
+                return self._at_once(cmd, mtype, f[1])  # park: the head is already home
             self._begin(cmd, mtype, C.MOTOR_FEEDER, f[1], 1, f[2], f[3])
         elif mtype == C.T_LIFT:
             self._lift(cmd, f[1], f[2], f[3])
@@ -216,8 +222,11 @@ class CommandCore:
             limit = C.SENSOR_LIFT_TOP if up else C.SENSOR_LIFT_BOTTOM
         if (self.stop_reason == C.STOP_NONE and not self.table.busy(motor, side)
                 and self.reading(limit, side)):
-            self._reply(cmd, C.REPLY_OK, 0)   # already there: done without moving
-            self.emit(C.T_MOTION_DONE, struct.pack("<HBBBII", cmd, C.T_LIFT, side,
-                                                    C.OUTCOME_COMPLETED, 0, 0), True)
-            return
+            return self._at_once(cmd, C.T_LIFT, side)  # already there: done without moving
         self._begin(cmd, C.T_LIFT, motor, side, up, 0, deadline)
+
+    def _at_once(self, cmd, mtype, side):
+        """A motion whose goal is already reached: OK, then COMPLETED with elapsed 0."""
+        self._reply(cmd, C.REPLY_OK, 0)
+        self.emit(C.T_MOTION_DONE, struct.pack("<HBBBII", cmd, mtype, side,
+                                                C.OUTCOME_COMPLETED, 0, 0), True)

@@ -175,7 +175,8 @@ class StopShuffle(Command):
 
 @dataclass(frozen=True)
 class FeedStacks(Command):
-    """Feed and stack ``side`` until ``stacks`` stacks (of two tiles) are counted."""
+    """Feed and stack ``side`` until ``stacks`` stacks (of two tiles) are counted and the push
+    head is back home; ``stacks=0`` only brings the push head home (done at once if it is)."""
 
     side: Side
     stacks: int
@@ -185,7 +186,7 @@ class FeedStacks(Command):
 
     def __post_init__(self) -> None:
         _check_side(self.side)
-        _check_range("stacks", self.stacks, 1, 40)
+        _check_range("stacks", self.stacks, 0, 40)
         _check_range("deadline_ms", self.deadline_ms, 1, _MAX_DEADLINE, " ms")
 
     def _fields(self) -> tuple:

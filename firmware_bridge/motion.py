@@ -14,7 +14,8 @@ has at most one motion. Goals per command type (catalogue ``T_*``):
   head through its cam, so after the target the motor runs on until the head is back
   home (the 0->1 edge of PUSH_HOME) and the motion COMPLETES there: a head left out
   would block the lift. A head that never reports home ends the motion at its DEADLINE
-  with ``progress == target``.
+  with ``progress == target``. ``target`` 0 only parks: the motion starts waiting for the head
+  (the caller completes it at once when the head already reads home).
 * ``T_LIFT``: COMPLETES on the 0->1 edge of that side's top (direction 1) or bottom
   (direction 0) limit; for the centre lift (MOTOR_CENTRE, side NONE) on CENTRE_TOP /
   CENTRE_BOTTOM.
@@ -66,15 +67,18 @@ class MotionTable:
         on_done: ``fn(motion, outcome, elapsed_ms)`` called once per motion when it ends
             (OUTCOME_COMPLETED, OUTCOME_STOPPED, OUTCOME_DEADLINE or OUTCOME_SAFE_STOP),
             after its motor was stopped.
+        home: ``fn(side) -> bool``, the push-head home input of ``side`` now (for parking).
     """
 
-    __slots__ = ("machine", "motions", "on_stack", "on_done")
+    __slots__ = ("machine", "motions", "on_stack", "on_done", "home")
 
-    def __init__(self, machine, on_stack=None, on_done=None):
+    def __init__(self, machine, on_stack=None, on_done=None, home=None):
         self.machine = machine
         self.motions = {}
         self.on_stack = on_stack or _nothing
         self.on_done = on_done or _nothing
+        #: ``home(side) -> bool``: the push head of ``side`` reads home now
+        self.home = home or _nothing
 
     def __len__(self):
         return len(self.motions)
@@ -102,8 +106,9 @@ class MotionTable:
             return C.REPLY_BUSY
         if deadline_ms < 1:
             return C.REPLY_BAD_ARGUMENT
-        self.motions[key] = Motion(cmd, mtype, motor, side, direction, target, now_ms,
-                                   now_ms + deadline_ms)
+        m = Motion(cmd, mtype, motor, side, direction, target, now_ms, now_ms + deadline_ms)
+        m.parking = mtype == C.T_FEED_STACK and target == 0
+        self.motions[key] = m
         self.machine.start(motor, side, direction)
         return C.REPLY_OK
 
@@ -116,6 +121,8 @@ class MotionTable:
             if m.mtype == C.T_SELF_TEST:
                 if m.side == C.SIDE_NONE or m.side == side:
                     m.progress += 1
+                if (m.parking and sensor == C.SENSOR_PUSH_HOME and side == m.side and value):
+                    self.finish(key, C.OUTCOME_COMPLETED, now_ms)
             elif m.motor == C.MOTOR_FEEDER:
                 if side != m.side or not value:
                     continue
@@ -137,8 +144,11 @@ class MotionTable:
     def tick(self, now_ms):
         """Advance time: timed motions complete, overdue motions end with DEADLINE."""
         for key, m in list(self.motions.items()):
-            if m.mtype in _TIMED and now_ms - m.started >= m.target:
-                self.finish(key, C.OUTCOME_COMPLETED, now_ms)
+            if m.mtype in _TIMED and not m.parking and now_ms - m.started >= m.target:
+                if m.mtype == C.T_SELF_TEST and m.motor == C.MOTOR_FEEDER and not self.home(m.side):
+                    m.parking = True  # the jog is over: bring the push head home first
+                else:
+                    self.finish(key, C.OUTCOME_COMPLETED, now_ms)
             elif now_ms >= m.deadline_at:
                 self.finish(key, C.OUTCOME_DEADLINE, now_ms)
 
@@ -147,7 +157,7 @@ class MotionTable:
         due = None
         for m in self.motions.values():
             t = m.deadline_at
-            if m.mtype in _TIMED and m.started + m.target < t:
+            if m.mtype in _TIMED and not m.parking and m.started + m.target < t:
                 t = m.started + m.target
             if due is None or t < due:
                 due = t

@@ -152,6 +152,12 @@ class Profile:
     def centre_deadline_ms(self) -> int:
         return int(1000 * self.timing.centre_deadline_s)
 
+    def park_deadline_ms(self) -> int:
+        """Deadline of FeedStacks(side, 0), bringing a push head home: two cam turns
+        (2 x push_cycle_s) plus feed_grace_s, in ms."""
+        t = self.timing
+        return int(1000 * (2 * t.push_cycle_s + t.feed_grace_s))
+
 
 def _num(d: dict, key: str, path: str, positive: bool = True) -> float:
     v = d.get(key)

@@ -7,6 +7,7 @@ import dataclasses
 import pytest
 
 import hardware
+from firmware_bridge import catalogue as C
 from firmware_bridge.messages import (ClearSafeStop, Lift, Light, MotionDone, Outcome, RollDice,
                                       Sensor, SensorChanged, SetGear, SetIndicators, Side,
                                       StartShuffle, StopAll)
@@ -377,3 +378,84 @@ def test_a_safety_stop_ends_motions_without_moving_on_to_the_next_phase() -> Non
     t, cmds = CY.step(t, Fault(FaultCode.ESTOP, None, 0, 0, 10_001), 10.0)
     assert t.phase is CY.Phase.SAFE_STOP and t.fault.code == "E73" and t.cycles == 0
     assert cmds == [StopAll(), ALARM]
+
+
+# --- push heads left out are driven home before any lift rises -----------------------------------
+
+def _built(sensors: dict) -> CY.Table:
+    t = dataclasses.replace(CY.initial(settings()), phase=CY.Phase.BUILDING, dice=DICE, sensors=sensors,
+                            obs=dataclasses.replace(CY.D.Observations(), stacks=(17,) * 4, feeding=(True,) * 4,
+                                                    feed_outcome=(Outcome.COMPLETED,) * 4, tile_edges=(68,) * 4),
+                            settle_until=30.0)
+    return t
+
+
+def test_a_push_head_left_out_is_parked_before_the_walls_rise() -> None:
+    from firmware_bridge.messages import FeedStacks
+    sensors = {(Sensor.PUSH_HOME, Side(i)): (0 if i == 2 else 1) for i in range(4)}
+    t, cmds = CY.step(_built(sensors), CY.Tick(), 30.0)
+    assert t.phase is CY.Phase.PARKING and cmds == [FeedStacks(Side.W, 0, 2800)]
+    t, cmds = CY.step(t, SensorChanged(Sensor.PUSH_HOME, Side.W, 1, 30_300), 30.3)
+    t, cmds = CY.step(t, MotionDone(7, "FeedStacks", Side.W, Outcome.COMPLETED, 300, 0), 30.3)
+    assert t.phase is CY.Phase.LIFTING and cmds == [Lift(Side(i), True, 3000) for i in range(4)]
+    assert t.obs.stacks == (17,) * 4
+
+
+@pytest.mark.parametrize("pulses, home_edges, code", [(6, 0, "E35"), (0, 1, "E34"), (4, 2, "E34")])
+def test_a_push_head_that_does_not_come_home_stops_the_lifts(pulses, home_edges, code) -> None:
+    sensors = {(Sensor.PUSH_HOME, Side(i)): (0 if i == 1 else 1) for i in range(4)}
+    t, _ = CY.step(_built(sensors), CY.Tick(), 30.0)
+    for k in range(pulses):
+        t, _ = CY.step(t, SensorChanged(Sensor.FEEDER_MOTION, Side.S, k % 2, 30_000 + k), 30.1)
+    for k in range(home_edges):
+        t, _ = CY.step(t, SensorChanged(Sensor.PUSH_HOME, Side.S, 1 - k % 2, 30_100 + k), 30.2)
+    t, cmds = CY.step(t, MotionDone(7, "FeedStacks", Side.S, Outcome.DEADLINE, 2800, 0), 32.8)
+    assert t.phase is CY.Phase.FAULT and t.fault.code == code and t.fault.side == "S"
+    assert cmds == [StopAll(), ALARM] and not any(isinstance(c, Lift) for c in cmds)
+
+
+def test_a_manual_lift_up_parks_the_heads_first() -> None:
+    from firmware_bridge.messages import FeedStacks
+    idle = dataclasses.replace(CY.initial(settings()), sensors={(Sensor.PUSH_HOME, Side.N): 0})
+    t, cmds = CY.step(idle, CY.ManualLift(True), 0.0)
+    assert t.phase is CY.Phase.PARKING and cmds == [ClearSafeStop(), FeedStacks(Side.N, 0, 2800)]
+    t, cmds = CY.step(t, MotionDone(3, "FeedStacks", Side.N, Outcome.COMPLETED, 0, 0), 0.1)
+    assert t.phase is CY.Phase.MANUAL_LIFT and cmds == [Lift(Side(i), True, 3000) for i in range(4)]
+    for i in range(4):
+        t, cmds = CY.step(t, MotionDone(4, "Lift", Side(i), Outcome.COMPLETED, 2000, 0), 2.1)
+    assert t.phase is CY.Phase.IDLE
+
+
+@pytest.mark.parametrize("kind", ["sim", "gpio"])
+def test_after_an_emergency_stop_mid_build_no_wall_rises_into_a_push_head(kind: str) -> None:
+    b, rt = open_rt(kind, seed=3)
+    raised_with_head_out = []
+    submit = b.submit
+
+    def watch(cmd):
+        if isinstance(cmd, Lift) and cmd.up and cmd.side is not None:
+            heads = [b.model.physical[(C.SENSOR_PUSH_HOME, s)] for s in range(4)]
+            if 0 in heads:
+                raised_with_head_out.append((rt.table.phase, heads))
+        return submit(cmd)
+
+    b.submit = watch
+    try:
+        rt.start_cycle()
+        while rt.table.phase is not CY.Phase.BUILDING or sum(rt.table.obs.stacks) < 30:
+            rt.pump()
+        # stop at an instant when some head is out mid-stroke
+        while all(b.model.physical[(C.SENSOR_PUSH_HOME, s)] for s in range(4)):
+            rt.pump(0.01)
+        b.model.press_estop(True)
+        rt.pump()
+        assert rt.table.phase is CY.Phase.SAFE_STOP
+        assert 0 in [b.model.physical[(C.SENSOR_PUSH_HOME, s)] for s in range(4)]
+        b.model.press_estop(False)
+        rt.pump()
+        rt.clear_fault()  # parks the heads, raises and lowers the cut-short walls, then a full cycle
+        assert rt.table.phase is CY.Phase.WALLS_UP, rt.table.fault
+        assert raised_with_head_out == []
+        assert motors_stopped(b)
+    finally:
+        b.close()

@@ -320,8 +320,8 @@ def test_device_refuses_malformed_commands_without_crashing():
 
 
 def test_commands_validate_their_fields():
-    with pytest.raises(CommandError, match="stacks must be an integer 1..40, got 0"):
-        FeedStacks(Side.E, 0, 1000)
+    with pytest.raises(CommandError, match="stacks must be an integer 0..40, got 41"):
+        FeedStacks(Side.E, 41, 1000)
     with pytest.raises(CommandError, match="side must be one of"):
         FeedStacks("E", 3, 1000)  # type: ignore[arg-type]
     with pytest.raises(CommandError, match="tiles must be one of 136, 144, 152, 108"):

@@ -100,3 +100,46 @@ def test_the_buzzer_does_not_make_the_machine_busy():
     assert core.state() == C.STATE_BUSY
     core.execute(C.T_SET_GEAR, struct.pack("<HH", 5, 136), 30)
     assert out[-1] == (C.T_REPLY, struct.pack("<HBB", 5, C.REPLY_BUSY, 0))
+
+
+def _core():
+    from firmware_bridge.executor import CommandCore
+    import struct
+    out = []
+    m = FakeMachine()
+    core = CommandCore(m, lambda t, p, e: out.append((t, p)) or True)
+    core.execute(C.T_CLEAR_SAFE_STOP, struct.pack("<H", 1), 0)
+    return m, core, out, struct
+
+
+def _done(out, struct):
+    return [struct.unpack("<HBBBII", p) for t, p in out if t == C.T_MOTION_DONE]
+
+
+def test_feed_of_zero_stacks_parks_the_push_head():
+    m, core, out, struct = _core()
+    core.sensor_changed(C.SENSOR_PUSH_HOME, C.SIDE_S, 1, 0)
+    core.execute(C.T_FEED_STACK, struct.pack("<HBBI", 2, C.SIDE_S, 0, 2000), 5)
+    assert _done(out, struct) == [(2, C.T_FEED_STACK, C.SIDE_S, C.OUTCOME_COMPLETED, 0, 0)]
+    assert not m.running  # home already: done without moving
+    core.sensor_changed(C.SENSOR_PUSH_HOME, C.SIDE_S, 0, 10)  # pushed out (a stop mid-stroke)
+    core.execute(C.T_FEED_STACK, struct.pack("<HBBI", 3, C.SIDE_S, 0, 2000), 20)
+    assert m.running == {(C.MOTOR_FEEDER, C.SIDE_S): 1}
+    core.sensor_changed(C.SENSOR_STACK, C.SIDE_S, 1, 100)       # parking counts no stack
+    core.sensor_changed(C.SENSOR_PUSH_HOME, C.SIDE_S, 1, 300)
+    assert _done(out, struct)[-1] == (3, C.T_FEED_STACK, C.SIDE_S, C.OUTCOME_COMPLETED, 280, 0)
+    assert not m.running and not [p for t, p in out if t == C.T_STACKS]
+
+
+def test_a_feeder_self_test_jog_ends_with_its_push_head_home():
+    m, core, out, struct = _core()
+    core.sensor_changed(C.SENSOR_PUSH_HOME, C.SIDE_W, 0, 0)
+    core.execute(C.T_SELF_TEST, struct.pack("<HBBBHI", 4, 1, C.MOTOR_FEEDER, C.SIDE_W, 500, 1500), 0)
+    core.tick(500)
+    assert m.running and not _done(out, struct)   # the jog is over, the head is still out
+    core.sensor_changed(C.SENSOR_PUSH_HOME, C.SIDE_W, 1, 620)
+    assert _done(out, struct) == [(4, C.T_SELF_TEST, C.SIDE_W, C.OUTCOME_COMPLETED, 620, 1)]
+    # a head already home at the end of the jog: done at its time
+    core.execute(C.T_SELF_TEST, struct.pack("<HBBBHI", 5, 1, C.MOTOR_FEEDER, C.SIDE_W, 500, 1500), 700)
+    core.tick(1200)
+    assert _done(out, struct)[-1][:4] == (5, C.T_SELF_TEST, C.SIDE_W, C.OUTCOME_COMPLETED)
