@@ -1,7 +1,8 @@
 """The two committed models and how they are run: OpenCV's DNN module on the CPU, no PyTorch.
 
-* ``detector.onnx``: 1x3x320x320 BGR 0-255 float -> 1x5x80x80 (heat logit, log(w/4), log(h/4),
-  dx, dy per cell of 4x4 input pixels). Class-agnostic: every tile face and back.
+* ``detector.onnx``: 1x3xSxS BGR 0-255 float -> 1x5x(S/4)x(S/4) (heat logit, log(w/4), log(h/4),
+  dx, dy per cell of 4x4 input pixels). Class-agnostic: every tile face and back. Trained at
+  S = 320; run at the size that training calibrated on its held-out photos (``metrics.json``).
 * ``classifier.onnx``: Nx3x64x48 BGR 0-255 float (portrait crops) -> Nx44 logits over
   ``vision.tiles.LABELS``.
 """
@@ -22,15 +23,38 @@ DET_STRIDE = 4
 CLS_H, CLS_W = 64, 48
 #: Box overlap at which the weaker of two detections is dropped.
 NMS_IOU = 0.45
+#: The detector also reads the picture squeezed this many times along each axis in turn (0: not),
+#: for tiles stretched far beyond a tile's shape (photos squeezed into a square by an upload);
+#: a box of that pass is kept only when it is that stretched (wider than ``SQUEEZED_WIDE`` times
+#: its height, or narrower than ``SQUEEZED_TALL``) and lies where the plain pass found no tile
+#: (at most ``SQUEEZED_OVERLAP`` of either box covered).
+SQUEEZE = 4
+SQUEEZED_WIDE, SQUEEZED_TALL, SQUEEZED_OVERLAP = 2.5, 0.4, 0.2
+
+
+def _calibration(model_dir: Path) -> dict:
+    """The detector's run-time settings that training chose on its held-out photos
+    (``metrics.json``: detector.calibration): ``threshold`` on a centre's heat (0-1, default 0.3)
+    and ``size``, the side of the square picture fed to the network (default ``DET_SIZE``: the
+    network is fully convolutional, so it may run on a larger picture than it was trained on)."""
+    try:
+        cal = json.loads((model_dir / "metrics.json").read_text())["detector"]["calibration"]
+        cal = cal if isinstance(cal, dict) else {}
+    except (OSError, KeyError, TypeError, ValueError):
+        cal = {}
+    out = {"threshold": 0.3, "size": DET_SIZE}
+    try:
+        out["threshold"] = float(cal.get("threshold", 0.3))
+        size = int(cal.get("size", DET_SIZE))
+        out["size"] = size if size % 32 == 0 and 160 <= size <= 1280 else DET_SIZE
+    except (TypeError, ValueError):
+        pass
+    return out
 
 
 def _threshold(model_dir: Path) -> float:
-    """The detection threshold on a centre's heat (0-1) that training chose on its held-out photos
-    (``metrics.json``: detector.calibration.threshold); 0.3 when not recorded."""
-    try:
-        return float(json.loads((model_dir / "metrics.json").read_text())["detector"]["calibration"]["threshold"])
-    except (OSError, KeyError, TypeError, ValueError):
-        return 0.3
+    """The calibrated detection threshold (``_calibration``)."""
+    return _calibration(model_dir)["threshold"]
 
 
 DET_THRESHOLD = _threshold(MODEL_DIR)
@@ -59,7 +83,7 @@ def _nms(boxes: np.ndarray, scores: np.ndarray, iou: float) -> list[int]:
 
 def decode_heatmap(out: np.ndarray, sx: float, sy: float, threshold: float = DET_THRESHOLD,
                    max_tiles: int = 120) -> list[tuple[float, float, float, float, float]]:
-    """Boxes from the detector's 5x80x80 output.
+    """Boxes from the detector's 5x(S/4)x(S/4) output.
 
     Args:
         out: the raw output (5, 80, 80).
@@ -100,19 +124,51 @@ def _load(name: str, model_dir: Path):
 class TileDetector:
     """Finds tile faces and backs in a picture (class-agnostic boxes)."""
 
-    def __init__(self, model_dir: Path = MODEL_DIR) -> None:
+    def __init__(self, model_dir: Path = MODEL_DIR, size: int | None = None) -> None:
         self.net = _load("detector.onnx", model_dir)
-        self.threshold = _threshold(model_dir)
+        cal = _calibration(model_dir)
+        self.threshold = cal["threshold"]
+        #: side of the square the picture is stretched to (multiple of 32; calibrated by training)
+        self.size = cal["size"] if size is None else int(size)
 
-    def detect(self, image: np.ndarray, threshold: float | None = None) -> list[tuple[float, float, float, float, float]]:
-        """Boxes of the tiles in ``image`` (HxWx3 BGR uint8), as ``(x1, y1, x2, y2, score)`` in pixels;
-        ``threshold`` on the centre score (0-1) defaults to the calibrated one."""
+    def _pass(self, image: np.ndarray, w: int, h: int, threshold: float) -> list[tuple[float, float, float, float, float]]:
         H, W = image.shape[:2]
-        blob = cv2.resize(image, (DET_SIZE, DET_SIZE), interpolation=cv2.INTER_AREA)
-        blob = blob.transpose(2, 0, 1)[None].astype(np.float32)
-        self.net.setInput(blob)
-        out = self.net.forward()[0]
-        return decode_heatmap(out, W / DET_SIZE, H / DET_SIZE, self.threshold if threshold is None else threshold)
+        blob = cv2.resize(image, (w, h), interpolation=cv2.INTER_AREA if w <= W and h <= H else cv2.INTER_LINEAR)
+        self.net.setInput(blob.transpose(2, 0, 1)[None].astype(np.float32))
+        return decode_heatmap(self.net.forward()[0], W / w, H / h, threshold)
+
+    def detect(self, image: np.ndarray, threshold: float | None = None,
+               squeeze: int | None = None) -> list[tuple[float, float, float, float, float]]:
+        """Boxes of the tiles in ``image`` (HxWx3 BGR uint8), as ``(x1, y1, x2, y2, score)`` in pixels;
+        ``threshold`` on the centre score (0-1) defaults to the calibrated one; ``squeeze``
+        (default ``SQUEEZE``, 0 for none) adds the passes over the squeezed picture."""
+        S = self.size
+        thr = self.threshold if threshold is None else threshold
+        boxes = self._pass(image, S, S, thr)
+        k = SQUEEZE if squeeze is None else squeeze
+        short = (S // k) // 32 * 32 if k else 0
+        if short < 32:
+            return boxes
+        plain = np.array([b[:4] for b in boxes], np.float64).reshape(-1, 4)
+        plain_area = (plain[:, 2] - plain[:, 0]) * (plain[:, 3] - plain[:, 1])
+        extra = []
+        for w, h, wide in ((short, S, True), (S, short, False)):
+            for b in self._pass(image, w, h, thr):
+                aspect = (b[2] - b[0]) / max(1e-6, b[3] - b[1])
+                if not (aspect > SQUEEZED_WIDE if wide else aspect < SQUEEZED_TALL):
+                    continue
+                if len(plain):
+                    ix = np.clip(np.minimum(plain[:, 2], b[2]) - np.maximum(plain[:, 0], b[0]), 0, None)
+                    iy = np.clip(np.minimum(plain[:, 3], b[3]) - np.maximum(plain[:, 1], b[1]), 0, None)
+                    area = (b[2] - b[0]) * (b[3] - b[1])
+                    if (ix * iy / np.maximum(1e-9, np.minimum(plain_area, area))).max() > SQUEEZED_OVERLAP:
+                        continue
+                extra.append(b)
+        if not extra:
+            return boxes
+        allb = boxes + extra
+        arr = np.array(allb)
+        return [allb[i] for i in _nms(arr[:, :4], arr[:, 4], NMS_IOU)]
 
 
 class TileClassifier:

@@ -50,10 +50,12 @@ class Recognition:
 NORMALISE_CROPS = True
 
 
-def _normalised(boxes: list, sideways: list[bool]) -> list:
+def _normalised(boxes: list, sideways: list[bool], upright: list[bool] | None = None) -> list:
     """Boxes narrower or shorter than 0.85 of the picture's usual tile size widened to it, around
-    their centre (the detector's centres are surer than its sizes)."""
-    up = [(b[2] - b[0], b[3] - b[1]) for b, s in zip(boxes, sideways) if not s] or \
+    their centre (the detector's centres are surer than its sizes). The usual size is the median
+    of the boxes ``upright`` (default: those not ``sideways``)."""
+    upright = [not s for s in sideways] if upright is None else upright
+    up = [(b[2] - b[0], b[3] - b[1]) for b, u in zip(boxes, upright) if u] or \
          [(b[2] - b[0], b[3] - b[1]) for b in boxes]
     mw, mh = float(np.median([w for w, _ in up])), float(np.median([h for _, h in up]))
     out = []
@@ -81,13 +83,22 @@ class Recognizer:
         if not boxes:
             return []
         aspects = np.array([(b[2] - b[0]) / max(1e-6, b[3] - b[1]) for b in boxes])
-        ref = float(np.clip(np.median(aspects), 0.5, 1.0))
-        sure = [bool(a > max(SIDEWAYS_RATIO, SIDEWAYS_RELATIVE * ref)) for a in aspects]
+        med = float(np.median(aspects))
+        ref = float(np.clip(med, 0.5, 1.0))
+        # most boxes far wider than tall: a picture squeezed sideways (or every tile turned), so
+        # no box is surely sideways by its shape: each is read both ways below
+        sure_ref = med if med > SIDEWAYS_RELATIVE else ref
+        sure = [bool(a > max(SIDEWAYS_RATIO, SIDEWAYS_RELATIVE * sure_ref)) for a in aspects]
         unsure = [i for i, a in enumerate(aspects) if not sure[i] and a > 1.15 * ref]
+        # an unsure box is read sideways from its crop normalised as a sideways tile's (upright,
+        # a box short of a tile's height is grown to it: a sideways tile then reads as a square)
+        turned = list(boxes)
         if NORMALISE_CROPS:
-            boxes = _normalised(boxes, sure)
+            upright = [not s for s in sure]
+            turned = _normalised(boxes, [True] * len(boxes), upright)
+            boxes = _normalised(boxes, sure, upright)
         crops = [TileClassifier.crop(image, b[:4], s) for b, s in zip(boxes, sure)]
-        crops += [TileClassifier.crop(image, boxes[i][:4], True) for i in unsure]
+        crops += [TileClassifier.crop(image, turned[i][:4], True) for i in unsure]
         probs = self.classifier.classify(crops)
         unk = LABELS.index(UNKNOWN)
         sideways = list(sure)
