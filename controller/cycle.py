@@ -524,6 +524,8 @@ def step(table: Table, event, now: float) -> tuple[Table, list[Command]]:
         if up is not None and event.elapsed_ms >= 200 * (s.lift_up_s if up else s.lift_down_s):
             lifts_up = lifts_up[:i] + (bool(up),) + lifts_up[i + 1:]  # it travelled: now known at that end
     obs = table.obs.motion_done(event)
+    if event.command == "FeedStacks" and event.outcome is Outcome.DEADLINE and event.side is not None:
+        obs = obs.feed_quiet(int(event.side), int(round(now * 1000)))
     table = dataclasses.replace(table, obs=obs, lifts_up=lifts_up)
     if event.outcome is Outcome.SAFE_STOP:
         # the microcontroller cut this motion for a safety stop; its Fault (emergency stop, host

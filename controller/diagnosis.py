@@ -52,6 +52,10 @@ LATE = 1.25
 #: growth over the side's first recorded travel that counts as a trend
 GROWTH = 1.10
 TREND_KEEP = 20
+#: a feeder's drive pulses every feeder_pulse_s (0.25 s) and its push head's home sensor changes
+#: about twice per push_cycle_s (0.4 s) while it turns (default profile): no change for this long
+#: (ms) means it had stopped
+QUIET_MS = 1000
 #: phase names in Chinese, for the diagnosis texts
 PHASE_ZH = {"idle": "待机", "clearing": "清墙", "homing": "归位", "shuffling": "洗牌", "building": "码牌",
             "parking": "推牌头归位",
@@ -91,6 +95,12 @@ class Observations:
         push_edges: per side, changes of the push-head home sensor while building.
         centre_dir: direction last commanded to the centre lift (True up, False down, None none).
         centre_outcome, centre_ms: outcome and travel time (ms) of its last motion.
+        last_motion_ms, last_home_ms: per side, time (ms, the events' clock) of the last feeder-motion
+            and push-home change while building.
+        tiles_since_stack: per side, tile-present changes since the side's last stack.
+        quiet: per side, for a feed that ended at its deadline, ``(drive_quiet, home_quiet)``: no
+            feeder-motion / push-home change in the last ``QUIET_MS`` before it ended (a fault that
+            began part-way through the build stops the pulses then, not from the start).
     """
 
     stacks: tuple = (0, 0, 0, 0)
@@ -114,6 +124,10 @@ class Observations:
     centre_dir: bool | None = None
     centre_outcome: Outcome | None = None
     centre_ms: int | None = None
+    last_motion_ms: tuple = (None, None, None, None)
+    last_home_ms: tuple = (None, None, None, None)
+    tiles_since_stack: tuple = (0, 0, 0, 0)
+    quiet: tuple = (None, None, None, None)
 
     # -- updates (each returns a new record) --
     def lifts_commanded(self, down: bool, were_up: tuple = (False, False, False, False),
@@ -138,7 +152,8 @@ class Observations:
             return dataclasses.replace(self, feeding=which, feed_outcome=outcome, feed_base=self.stacks)
         return dataclasses.replace(self, feeding=which, feed_outcome=(None,) * 4, stacks=(0,) * 4,
                                    feeder_edges=(0,) * 4, tile_edges=(0,) * 4, feed_base=(0,) * 4, events_dropped=0,
-                                   push_edges=(0,) * 4)
+                                   push_edges=(0,) * 4, last_motion_ms=(None,) * 4, last_home_ms=(None,) * 4,
+                                   tiles_since_stack=(0,) * 4, quiet=(None,) * 4)
 
     def start_parking(self, sides: list[int]) -> "Observations":
         """Push heads of ``sides`` are being brought home (FeedStacks with 0 stacks); their motion
@@ -152,7 +167,16 @@ class Observations:
 
     def stack(self, side: str | None) -> "Observations":
         i = _i(side)
-        return dataclasses.replace(self, stacks=_set(self.stacks, i, self.stacks[i] + 1)) if i >= 0 else self
+        return dataclasses.replace(self, stacks=_set(self.stacks, i, self.stacks[i] + 1),
+                                   tiles_since_stack=_set(self.tiles_since_stack, i, 0)) if i >= 0 else self
+
+    def feed_quiet(self, i: int, now_ms: int) -> "Observations":
+        """Side ``i``'s feed ended at its deadline at ``now_ms``: record whether its drive and its
+        push-head home sensor had gone quiet (no change in the last ``QUIET_MS``)."""
+        def quiet(t):
+            return t is None or now_ms - t > QUIET_MS
+        return dataclasses.replace(self, quiet=_set(self.quiet, i, (quiet(self.last_motion_ms[i]),
+                                                                    quiet(self.last_home_ms[i]))))
 
     def probe(self, side: str) -> "Observations":
         return dataclasses.replace(self, probing=side)
@@ -168,11 +192,14 @@ class Observations:
         if i < 0:
             return self
         if s is Sensor.FEEDER_MOTION and phase in ("building", "parking"):
-            return dataclasses.replace(self, feeder_edges=_set(self.feeder_edges, i, self.feeder_edges[i] + 1))
+            return dataclasses.replace(self, feeder_edges=_set(self.feeder_edges, i, self.feeder_edges[i] + 1),
+                                       last_motion_ms=_set(self.last_motion_ms, i, ev.t_ms))
         if s is Sensor.TILE_PRESENT and phase == "building":
-            return dataclasses.replace(self, tile_edges=_set(self.tile_edges, i, self.tile_edges[i] + 1))
+            return dataclasses.replace(self, tile_edges=_set(self.tile_edges, i, self.tile_edges[i] + 1),
+                                       tiles_since_stack=_set(self.tiles_since_stack, i, self.tiles_since_stack[i] + 1))
         if s is Sensor.PUSH_HOME and phase in ("building", "parking"):
-            return dataclasses.replace(self, push_edges=_set(self.push_edges, i, self.push_edges[i] + 1))
+            return dataclasses.replace(self, push_edges=_set(self.push_edges, i, self.push_edges[i] + 1),
+                                       last_home_ms=_set(self.last_home_ms, i, ev.t_ms))
         if s is Sensor.LIFT_BOTTOM and ev.value == 0 and self.lift_dir[i] is True:
             return dataclasses.replace(self, bottom_left=_set(self.bottom_left, i, True))
         return self
@@ -411,9 +438,23 @@ def after_shuffle(obs: Observations) -> Diagnosis | None:
     return None
 
 
+def _drive_quiet(obs: Observations, i: int) -> bool:
+    """Side ``i``'s feeder drive gave no motion pulse at all, or none in the last ``QUIET_MS`` of its feed."""
+    q = obs.quiet[i]
+    return obs.feeder_edges[i] == 0 if q is None else q[0]
+
+
 def _head_not_home(obs: Observations, sensors, s, i: int, side: str) -> Diagnosis:
     """Side ``i`` built all its stacks but its feed ended at the deadline: the push head was never seen home."""
     got, home = obs.stacks[i], _level(sensors, Sensor.PUSH_HOME, i)
+    q = obs.quiet[i]
+    if obs.push_edges[i] > 0 and q is not None and q[1] and not q[0]:
+        # the drive kept turning but the home sensor had stopped changing: the sensor failed part-way
+        return _diag("E35", side, f"Side {side} built all {got} stacks but its push head was never seen home at the end: "
+                     f"the drive kept turning while the home sensor stopped changing (no change in the last "
+                     f"{QUIET_MS / 1000:.0f} s; it reads {home}).",
+                     f"{SIDES_ZH[side]}边已码满 {got} 墩，但最后看不到推牌头回原位：电机仍在转，原位信号却不再变化"
+                     f"（最后 {QUIET_MS / 1000:.0f} 秒无变化，读数 {home}）。", push_home=home, stacks=got)
     if obs.push_edges[i] == 0:
         return _diag("E35", side, f"Side {side} built all {got} stacks but its push head was never seen at home: "
                      f"the home sensor did not change once while building (it reads {home}).",
@@ -443,20 +484,34 @@ def after_build(obs: Observations, sensors, s) -> Diagnosis | None:
         if obs.feed_outcome[i] is not Outcome.DEADLINE:
             continue
         home = _level(sensors, Sensor.PUSH_HOME, i)
-        if obs.feeder_edges[i] == 0 and home == 0 and obs.push_edges[i] > 0:
+        if _drive_quiet(obs, i) and home == 0 and obs.push_edges[i] > 0:
+            if obs.feeder_edges[i] == 0:
+                en = "left home and stayed out, and the drive gave no motion pulse"
+                zh = "离开原位后没有回来，电机无转动信号"
+            else:
+                en = (f"left home and stayed out, and the drive stopped turning after {got[i]} stacks "
+                      f"(no motion pulse in its last {QUIET_MS / 1000:.0f} s): the head jammed, or the motor lost "
+                      "power with the head out (its wire, as for E31)")
+                zh = (f"离开原位后没有回来，码到 {got[i]} 墩后电机停转（最后 {QUIET_MS / 1000:.0f} 秒无转动信号）："
+                      "推牌头卡住，或推牌头在外时电机断电（连接线，同 E31）")
             return _diag("E34", side, f"Feeder {side} was switched on for {s.feed_deadline_ms[i] / 1000:.0f} s: its push head "
-                         f"left home and stayed out, and the drive gave no motion pulse: {got[i]} of {exp[i]} stacks.",
-                         f"{SIDES_ZH[side]}边输送带通电 {s.feed_deadline_ms[i] / 1000:.0f} 秒：推牌头离开原位后没有回来，"
-                         f"电机无转动信号：码了 {got[i]}/{exp[i]} 墩。", push_home=home, feeder_pulses=0,
+                         f"{en}: {got[i]} of {exp[i]} stacks.",
+                         f"{SIDES_ZH[side]}边输送带通电 {s.feed_deadline_ms[i] / 1000:.0f} 秒：推牌头{zh}：码了 "
+                         f"{got[i]}/{exp[i]} 墩。", push_home=home, feeder_pulses=obs.feeder_edges[i],
                          stacks=got[i], expected=exp[i])
         if got[i] >= exp[i]:
             return _head_not_home(obs, sensors, s, i, side)
     for i, side in enumerate(SIDES):
-        if obs.feed_outcome[i] is Outcome.DEADLINE and obs.feeder_edges[i] == 0:
-            return _diag("E31", side, f"Feeder {side} was switched on for {s.feed_deadline_ms[i] / 1000:.0f} s: no motion "
-                         f"pulse at all, {got[i]} of {exp[i]} stacks.",
-                         f"{SIDES_ZH[side]}边输送带电机通电 {s.feed_deadline_ms[i] / 1000:.0f} 秒：没有任何转动信号，码了 "
-                         f"{got[i]}/{exp[i]} 墩。", feeder_pulses=0, stacks=got[i], expected=exp[i])
+        if obs.feed_outcome[i] is Outcome.DEADLINE and _drive_quiet(obs, i):
+            if obs.feeder_edges[i] == 0:
+                en, zh = "no motion pulse at all", "没有任何转动信号"
+            else:
+                en = f"it turned at first, then stopped: no motion pulse in its last {QUIET_MS / 1000:.0f} s"
+                zh = f"开始时在转，之后停转：最后 {QUIET_MS / 1000:.0f} 秒无转动信号"
+            return _diag("E31", side, f"Feeder {side} was switched on for {s.feed_deadline_ms[i] / 1000:.0f} s: {en}, "
+                         f"{got[i]} of {exp[i]} stacks.",
+                         f"{SIDES_ZH[side]}边输送带电机通电 {s.feed_deadline_ms[i] / 1000:.0f} 秒：{zh}，码了 "
+                         f"{got[i]}/{exp[i]} 墩。", feeder_pulses=obs.feeder_edges[i], stacks=got[i], expected=exp[i])
     for i, side in enumerate(SIDES):
         if obs.feed_outcome[i] is Outcome.DEADLINE and obs.tile_edges[i] == 0 and got[i] == 0:
             return _diag("E32", side, f"Feeder {side} turned ({obs.feeder_edges[i]} motion pulses) for "
@@ -497,6 +552,13 @@ def _stack_counts(obs: Observations, sensors, s) -> Diagnosis | None:
                      f"({counts}); the other sides are complete: one tile is missing.",
                      f"{SIDES_ZH[SIDES[i]]}边少一墩（只有半墩）（{counts_zh}），其他边都满：缺一张牌。",
                      stacks=list(got), expected=list(exp))
+    for i, side in enumerate(SIDES):
+        if (short[i] > 0 and obs.feed_outcome[i] is Outcome.DEADLINE and not _drive_quiet(obs, i)
+                and obs.tiles_since_stack[i] == 0 and not obs.events_dropped):
+            return _diag("E32", side, f"Feeder {side} kept turning but no tile reached its push head after stack "
+                         f"{got[i]} ({counts}): the tiles stopped coming part-way through the build.",
+                         f"{SIDES_ZH[side]}边输送带一直在转，但码到第 {got[i]} 墩后再没有牌送到推牌头（{counts_zh}）："
+                         "码牌中途断牌。", stacks=list(got), expected=list(exp))
     worst = max(range(4), key=lambda i: abs(short[i]))
     return _diag("E43", SIDES[worst], f"Stacks built {counts}: neither the gear nor a single missing tile explains it.",
                  f"码牌墩数 {counts_zh}：既不是档位问题，也不是缺一张牌。", stacks=list(got), expected=list(exp))

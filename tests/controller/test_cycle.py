@@ -459,3 +459,26 @@ def test_after_an_emergency_stop_mid_build_no_wall_rises_into_a_push_head(kind: 
         assert motors_stopped(b)
     finally:
         b.close()
+
+
+@pytest.mark.parametrize("spec, after, code", [
+    ("push-head-jammed:W", 5, "E34"), ("push-head-jammed:W", 16, "E34"),
+    ("feeder-jammed:E", 6, "E32"), ("push-home-stuck-off:N", 9, "E35"),
+])
+def test_a_feeder_fault_that_begins_part_way_through_the_build(spec: str, after: int, code: str) -> None:
+    """Faults rarely start with the build: the diagnosis looks at how the feed ended (the drive and
+    the home sensor gone quiet, tiles stopped after the last stack), not only at the whole build."""
+    b, rt = open_rt("sim", seed=21)
+    side = spec.split(":")[1]
+    try:
+        rt.start_cycle()
+        while rt.table.phase is not CY.Phase.BUILDING or rt.table.obs.stacks[SIDES.index(side)] < after:
+            rt.pump()
+        b.model.inject(spec)
+        while rt.table.phase in CY.MOVING_PHASES:
+            rt.pump()
+        assert rt.table.phase is CY.Phase.FAULT
+        assert (rt.table.fault.code, rt.table.fault.side) == (code, side), rt.table.fault.observed_en
+        assert motors_stopped(b)
+    finally:
+        b.close()
