@@ -408,12 +408,12 @@ def step(table: Table, event, now: float) -> tuple[Table, list[Command]]:
             sensors = {**table.sensors, (Sensor.JAM, None): 1}
             return _fault(dataclasses.replace(table, sensors=sensors, obs=obs), D.tile_jam(table.phase.value), now)
         if event.sensor in _PULSES:  # counted in the observations only; their level means nothing
-            return (table if obs is table.obs else dataclasses.replace(table, obs=obs)), []
+            return (table if obs is table.obs else D.with_changes(table, obs=obs)), []
         sensors = dict(table.sensors)
         sensors[(event.sensor, event.side)] = event.value
-        return dataclasses.replace(table, sensors=sensors, obs=obs), []
+        return D.with_changes(table, sensors=sensors, obs=obs), []
     if isinstance(event, StacksCounted):
-        return dataclasses.replace(table, obs=table.obs.stack(_side(event.side))), []
+        return D.with_changes(table, obs=table.obs.stack(_side(event.side))), []
     if isinstance(event, Fault) and event.code is FaultCode.EVENTS_DROPPED:
         return dataclasses.replace(table, obs=table.obs.dropped(event.detail)), []
     if isinstance(event, Fault) and event.code in (FaultCode.HOST_TIMEOUT, FaultCode.ESTOP):

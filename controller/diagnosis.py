@@ -71,6 +71,15 @@ def _set(t: tuple, i: int, v) -> tuple:
     return t[:i] + (v,) + t[i + 1:]
 
 
+def with_changes(obj, **changes):
+    """A copy of the frozen dataclass ``obj`` with ``changes``: ``dataclasses.replace`` without its
+    per-field ``__init__`` pass, for the per-sensor-event hot path (the fields are already valid)."""
+    new = object.__new__(type(obj))
+    new.__dict__.update(obj.__dict__)
+    new.__dict__.update(changes)
+    return new
+
+
 @dataclasses.dataclass(frozen=True)
 class Observations:
     """What the controller saw during the current cycle. Per-side tuples are in E, S, W, N order.
@@ -167,7 +176,7 @@ class Observations:
 
     def stack(self, side: str | None) -> "Observations":
         i = _i(side)
-        return dataclasses.replace(self, stacks=_set(self.stacks, i, self.stacks[i] + 1),
+        return with_changes(self, stacks=_set(self.stacks, i, self.stacks[i] + 1),
                                    tiles_since_stack=_set(self.tiles_since_stack, i, 0)) if i >= 0 else self
 
     def feed_quiet(self, i: int, now_ms: int) -> "Observations":
@@ -184,24 +193,24 @@ class Observations:
     def sensor(self, ev, phase: str) -> "Observations":
         s = ev.sensor
         if s is Sensor.DISC_PULSE:
-            return dataclasses.replace(self, disc_edges=self.disc_edges + 1) if phase in ("shuffling", "building") \
+            return with_changes(self, disc_edges=self.disc_edges + 1) if phase in ("shuffling", "building") \
                 else self
         if s is Sensor.DICE_PULSE:
-            return dataclasses.replace(self, dice_edges=self.dice_edges + 1) if phase == "dice" else self
+            return with_changes(self, dice_edges=self.dice_edges + 1) if phase == "dice" else self
         i = _i(None if ev.side is None else SIDES[int(ev.side)])
         if i < 0:
             return self
         if s is Sensor.FEEDER_MOTION and phase in ("building", "parking"):
-            return dataclasses.replace(self, feeder_edges=_set(self.feeder_edges, i, self.feeder_edges[i] + 1),
+            return with_changes(self, feeder_edges=_set(self.feeder_edges, i, self.feeder_edges[i] + 1),
                                        last_motion_ms=_set(self.last_motion_ms, i, ev.t_ms))
         if s is Sensor.TILE_PRESENT and phase == "building":
-            return dataclasses.replace(self, tile_edges=_set(self.tile_edges, i, self.tile_edges[i] + 1),
+            return with_changes(self, tile_edges=_set(self.tile_edges, i, self.tile_edges[i] + 1),
                                        tiles_since_stack=_set(self.tiles_since_stack, i, self.tiles_since_stack[i] + 1))
         if s is Sensor.PUSH_HOME and phase in ("building", "parking"):
-            return dataclasses.replace(self, push_edges=_set(self.push_edges, i, self.push_edges[i] + 1),
+            return with_changes(self, push_edges=_set(self.push_edges, i, self.push_edges[i] + 1),
                                        last_home_ms=_set(self.last_home_ms, i, ev.t_ms))
         if s is Sensor.LIFT_BOTTOM and ev.value == 0 and self.lift_dir[i] is True:
-            return dataclasses.replace(self, bottom_left=_set(self.bottom_left, i, True))
+            return with_changes(self, bottom_left=_set(self.bottom_left, i, True))
         return self
 
     def motion_done(self, ev: MotionDone) -> "Observations":
