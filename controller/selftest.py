@@ -445,15 +445,20 @@ def _head_stuck_out(step: _Step, side: Side, after: int) -> bool:
     return bool(vals) and vals[-1] == 0 and after == 0
 
 
+def _jog_ran(step: _Step) -> bool:
+    """A feeder jog ran its time: COMPLETED (its push head then came home: the device parks it) or
+    DEADLINE (the head did not come home; judged at the push head)."""
+    return (not step.refused and step.done is not None
+            and step.done.outcome in (Outcome.COMPLETED, Outcome.DEADLINE))
+
+
 def _feeder(side: Side, step: _Step, jog_s: float, disc_ok: bool, jam_blocked: bool,
             push_after: int) -> PartResult:
     """Judge one feeder jog: wheel-motion pulses (none: E31; none because the push head stuck
     out and stalled the shared drive: E34), then tiles at the push head (none while the disc
     turned: E32; not judged when the disc did not turn or a tile is jammed at its outlet)."""
     s = side.name
-    # DEADLINE: the jog ran its time, then its push head did not come home (judged at the head)
-    if step.refused or step.done is None or step.done.outcome not in (Outcome.COMPLETED,
-                                                                         Outcome.DEADLINE):
+    if not _jog_ran(step):
         return _refusal(PART_FEEDER, s, step)
     motion = step.changes(Sensor.FEEDER_MOTION, side)
     tiles = step.changes(Sensor.TILE_PRESENT, side)
@@ -500,9 +505,7 @@ def _push_head(side: Side, timing: Any, at_rest: int, jog: _Step, after: int,
     self-test and after the jog. Codes: E34 (push-head-jammed), E35
     (push-home-sensor-no-signal)."""
     s = side.name
-    # a feeder jog ends with its head brought home (the device parks it); DEADLINE: it never came
-    if jog.refused or jog.done is None or jog.done.outcome not in (Outcome.COMPLETED,
-                                                                     Outcome.DEADLINE):
+    if not _jog_ran(jog):
         return _refusal(PART_PUSH, s, jog)
     vals = _push_values(jog, side)
     n = len(vals)
