@@ -231,8 +231,7 @@ class Observations:
     # -- queries --
     def all_lifts_done(self) -> bool:
         """Every side lift commanded has ended, and the centre lift if it was commanded."""
-        return all(o is not None for o in self.lift_outcome) and (
-            self.centre_dir is None or self.centre_outcome is not None)
+        return all(o is not None for o in self.lift_outcome) and self.centre_done()
 
     def centre_done(self) -> bool:
         return self.centre_dir is None or self.centre_outcome is not None

@@ -97,10 +97,6 @@ class DeviceEngine:
     def table(self):
         return self.core.table
 
-    @property
-    def gear(self):
-        return self.core.gear
-
     # ------------------------------------------------------------ introspection
     def state(self):
         """STATE_SAFE_STOP, STATE_BUSY or STATE_IDLE."""

@@ -26,7 +26,7 @@ from firmware_bridge import catalogue as C
 from .errors import BackendError
 from .interface import SensorSnapshot, all_sensor_keys
 from .local import LocalBackend, LocalExecutor
-from .profile import PER_SIDE_INPUTS, SINGLE_INPUTS, Profile
+from .profile import LIGHT_BITS, PER_SIDE_INPUTS, SINGLE_INPUTS, Profile
 
 
 def make_pin_factory(profile: Profile, name: str | None = None) -> Any:
@@ -103,8 +103,7 @@ class GpioMachine:
 
     def set_lights(self, mask: int) -> None:
         """Lights that are fitted follow ``mask``; the others are ignored."""
-        for name, bits in (("light_ready", [C.LIGHT_READY]), ("light_fault", [C.LIGHT_FAULT]),
-                           ("light_dealer", [C.LIGHT_DEALER_E << i for i in range(4)])):
+        for name, bits in LIGHT_BITS.items():
             for dev, bit in zip(self.o.get(name, ()), bits):
                 dev.value = bool(mask & bit)
 

@@ -48,6 +48,9 @@ SINGLE_INPUTS = {"disc_pulse": C.SENSOR_DISC_PULSE, "dice_pulse": C.SENSOR_DICE_
 #: never reports (a jammed tile shows as a stalled disc).
 OPTIONAL_GPIO = ("buzzer", "light_ready", "light_fault", "light_dealer", "jam",
                  "lift_button_a", "lift_button_b", "dice_button")
+#: the light outputs of the pin map and the SetIndicators bits they show (one bit per pin)
+LIGHT_BITS = {"light_ready": (C.LIGHT_READY,), "light_fault": (C.LIGHT_FAULT,),
+              "light_dealer": tuple(C.LIGHT_DEALER_E << i for i in range(4))}
 #: every part name of a full machine (what the sim and MCU builds have fitted)
 ALL_PARTS = frozenset(PER_SIDE_OUTPUTS + SINGLE_OUTPUTS) | frozenset(PER_SIDE_INPUTS) \
     | frozenset(SINGLE_INPUTS)

@@ -13,7 +13,7 @@ from typing import Any
 
 from firmware_bridge import catalogue as C
 
-from ..profile import PER_SIDE_INPUTS, SINGLE_INPUTS, GpioMap
+from ..profile import LIGHT_BITS, PER_SIDE_INPUTS, SINGLE_INPUTS, GpioMap
 from .model import TableModel
 
 
@@ -62,8 +62,7 @@ class PinBridge:
         m.set_motor(C.MOTOR_DICE, C.SIDE_NONE, on[("dice", 0)])
         m.set_motor(C.MOTOR_BUZZER, C.SIDE_NONE, on.get(("buzzer", 0), False))
         lights = 0
-        for name, bits in (("light_ready", [C.LIGHT_READY]), ("light_fault", [C.LIGHT_FAULT]),
-                           ("light_dealer", [C.LIGHT_DEALER_E << i for i in range(4)])):
+        for name, bits in LIGHT_BITS.items():
             for i, bit in enumerate(bits):
                 lights |= bit if on.get((name, i)) else 0
         m.set_lights(lights)
