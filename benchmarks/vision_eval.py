@@ -16,6 +16,10 @@ Figures, per system and split:
 * median latency per image (picture already decoded) on one core: the process is pinned to one
   CPU, OpenCV and onnxruntime are given one thread.
 
+A split with photos whose labels cannot be right (more of a tile than one set holds:
+``vision.data.impossible_labels``; ``valid`` has a session whose every tile is labelled ``1p``)
+gets a second row, ``SPLIT-``, with the figures of the same run without those photos.
+
 Then the peak resident memory (ru_maxrss) of ``mjtable recognize`` on one photo, in a child
 process. The last line is a JSON object with every figure.
 """
@@ -40,7 +44,7 @@ if hasattr(os, "sched_setaffinity"):
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
-from vision.data import iou, is_holdout_session, load_split  # noqa: E402
+from vision.data import impossible_labels, iou, is_holdout_session, load_split  # noqa: E402
 from vision.pipeline import Recognizer  # noqa: E402
 
 cv2.setNumThreads(1)
@@ -78,17 +82,17 @@ def peer_predict():
     return run
 
 
-def evaluate(predict, items, warmup: int = 2) -> dict:
+def score_photos(predict, items, warmup: int = 2) -> list[dict]:
+    """Run ``predict`` on every photo: per photo, its label count, the labels read right, the
+    labels detected, flowers labelled and read right, predictions, hits and seconds."""
     for it in items[:warmup]:
         predict(cv2.imread(str(it.path)))
-    n_lab = n_ok = n_det = n_pred = n_pred_hit = 0
-    flowers = flowers_ok = exact = strict = 0
-    times = []
+    out = []
     for it in items:
         img = cv2.imread(str(it.path))
         t0 = time.perf_counter()
         preds = predict(img)
-        times.append(time.perf_counter() - t0)
+        seconds = time.perf_counter() - t0
         pairs = sorted(((iou(p[1], g.box), pi, gi) for pi, p in enumerate(preds) for gi, g in enumerate(it.boxes)),
                        reverse=True)
         used_p: set[int] = set(); used_g: set[int] = set(); ok_g: set[int] = set()
@@ -100,18 +104,33 @@ def evaluate(predict, items, warmup: int = 2) -> dict:
             used_p.add(pi); used_g.add(gi)
             if preds[pi][0] == it.boxes[gi].tile:
                 ok_g.add(gi)
-        n_lab += len(it.boxes); n_ok += len(ok_g); n_det += len(used_g)
-        n_pred += len(preds); n_pred_hit += len(used_p)
         fl = [gi for gi, g in enumerate(it.boxes) if g.tile.endswith("f")]
-        flowers += len(fl); flowers_ok += sum(gi in ok_g for gi in fl)
-        if it.boxes and len(ok_g) == len(it.boxes):
-            exact += 1
-            strict += len(preds) == len(it.boxes)
-    return {"photos": len(items), "tiles": n_lab, "tile_accuracy": n_ok / max(1, n_lab),
-            "detection_recall": n_det / max(1, n_lab), "detection_precision": n_pred_hit / max(1, n_pred),
-            "exact_hand_rate": exact / max(1, len(items)), "exact_hand_rate_strict": strict / max(1, len(items)),
-            "flowers": flowers, "flower_recall": flowers_ok / max(1, flowers) if flowers else None,
+        out.append({"labels": len(it.boxes), "ok": len(ok_g), "detected": len(used_g), "preds": len(preds),
+                    "hits": len(used_p), "flowers": len(fl), "flowers_ok": sum(gi in ok_g for gi in fl),
+                    "seconds": seconds, "possible": not impossible_labels(it)})
+    return out
+
+
+def summarise(photos: list[dict]) -> dict:
+    """The figures of the module docstring over per-photo records of ``score_photos``."""
+    n_lab = sum(p["labels"] for p in photos)
+    n_pred = sum(p["preds"] for p in photos)
+    flowers = sum(p["flowers"] for p in photos)
+    exact = [p for p in photos if p["labels"] and p["ok"] == p["labels"]]
+    times = [p["seconds"] for p in photos]
+    return {"photos": len(photos), "tiles": n_lab, "tile_accuracy": sum(p["ok"] for p in photos) / max(1, n_lab),
+            "detection_recall": sum(p["detected"] for p in photos) / max(1, n_lab),
+            "detection_precision": sum(p["hits"] for p in photos) / max(1, n_pred),
+            "exact_hand_rate": len(exact) / max(1, len(photos)),
+            "exact_hand_rate_strict": sum(p["preds"] == p["labels"] for p in exact) / max(1, len(photos)),
+            "flowers": flowers,
+            "flower_recall": sum(p["flowers_ok"] for p in photos) / flowers if flowers else None,
             "median_latency_ms": 1000 * statistics.median(times) if times else None}
+
+
+def evaluate(predict, items, warmup: int = 2) -> dict:
+    """``summarise(score_photos(predict, items, warmup))``."""
+    return summarise(score_photos(predict, items, warmup))
 
 
 def peak_rss_recognize(image: Path) -> float:
@@ -153,13 +172,17 @@ def main(argv: list[str] | None = None) -> int:
         if args.limit:
             items = items[:args.limit]
         for name, fn in systems.items():
-            r = evaluate(fn, items)
-            results[f"{split}/{name}"] = r
-            fr = "n/a" if r["flower_recall"] is None else f"{100 * r['flower_recall']:.1f}%"
-            print(f"{split:<6} {name:<17} {r['photos']:>6} {r['tiles']:>5} {100 * r['tile_accuracy']:>7.1f}% "
-                  f"{100 * r['detection_recall']:>6.1f}% {100 * r['detection_precision']:>7.1f}% "
-                  f"{100 * r['exact_hand_rate']:>5.1f}% {100 * r['exact_hand_rate_strict']:>5.1f}% "
-                  f"{fr:>8} {r['median_latency_ms']:>7.1f}", flush=True)
+            photos = score_photos(fn, items)
+            rows = [(split, summarise(photos))]
+            if not all(p["possible"] for p in photos):  # the same run, without photos whose labels cannot be right
+                rows.append((f"{split}-", summarise([p for p in photos if p["possible"]])))
+            for key, r in rows:
+                results[f"{key}/{name}"] = r
+                fr = "n/a" if r["flower_recall"] is None else f"{100 * r['flower_recall']:.1f}%"
+                print(f"{key:<6} {name:<17} {r['photos']:>6} {r['tiles']:>5} {100 * r['tile_accuracy']:>7.1f}% "
+                      f"{100 * r['detection_recall']:>6.1f}% {100 * r['detection_precision']:>7.1f}% "
+                      f"{100 * r['exact_hand_rate']:>5.1f}% {100 * r['exact_hand_rate_strict']:>5.1f}% "
+                      f"{fr:>8} {r['median_latency_ms']:>7.1f}", flush=True)
     probe = load_split("test")[0].path
     rss = peak_rss_recognize(probe)
     results["peak_rss_mb_mjtable_recognize"] = round(rss, 1)

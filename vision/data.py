@@ -8,12 +8,13 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import re
+from collections import Counter
 from pathlib import Path
 
 import cv2
 import numpy as np
 
-from .tiles import CAMERASH_LABELS, DETECTION_NAMES
+from .tiles import CAMERASH_LABELS, DETECTION_NAMES, copies_in_a_set
 
 #: ``../shared/data`` relative to the project root.
 DATA_ROOT = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
@@ -101,6 +102,16 @@ def load_camerash(root: Path = CAMERASH) -> list[tuple[np.ndarray, str]]:
         if img is not None:
             out.append((img, CAMERASH_LABELS[int(parts[1])]))
     return out
+
+
+def impossible_labels(item: LabelledImage) -> dict[str, int]:
+    """The tiles that ``item`` labels more often than one set holds them (``tiles.copies_in_a_set``:
+    five or more of a tile, two or more of a flower), with their counts; empty when the labels can
+    be right. Such a photo's labels are wrong (``valid`` has a session whose every tile is labelled
+    ``1p``), or it shows two sets; ``benchmarks/vision_eval.py`` reports the figures with and
+    without these photos."""
+    counts = Counter(b.tile for b in item.boxes)
+    return {t: n for t, n in sorted(counts.items()) if n > copies_in_a_set(t)}
 
 
 def iou(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:

@@ -44,6 +44,16 @@ def is_flower(name: str) -> bool:
     return name in FLOWERS
 
 
+def copies_in_a_set(name: str) -> int:
+    """How many of the tile ``name`` one set holds: 4 of each of the 34 hand tiles, 1 of each flower
+    (rules text, article 1: 144 tiles). Raises KeyError for ``back``, ``unknown`` or another name."""
+    if name in FLOWERS:
+        return 1
+    if name in SUITED or name in HONORS:
+        return 4
+    raise KeyError(f"{name!r} is not a tile of the set")
+
+
 def is_hand_tile(name: str) -> bool:
     """True for the 34 tiles that make a hand (not flowers, ``back`` or ``unknown``)."""
     return name in SUITED or name in HONORS
