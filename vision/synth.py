@@ -149,3 +149,128 @@ def compose_scene(rows: Sequence[Row], faces: Mapping[str, Sequence[np.ndarray]]
                 x += fw
         y_top += int(1.4 * th)
     return img, placed
+
+
+def render_tile(face: np.ndarray, rng: np.random.Generator, depth: float) -> np.ndarray:
+    """A tile seen from above at a slant: its face over a strip of its body (an ivory layer, then
+    a coloured back layer), ``depth`` times the face height thick. HxWx3 BGR uint8 in, out
+    (H + body) x W."""
+    fh, fw = face.shape[:2]
+    d = max(1, int(round(depth * fh)))
+    body = np.empty((d, fw, 3), np.float32)
+    ivory = np.array([205, 228, 238], np.float32) * rng.uniform(0.75, 1.05)
+    back = np.array(BACK_COLOURS[rng.integers(len(BACK_COLOURS))], np.float32) * rng.uniform(0.7, 1.2)
+    split = int(d * rng.uniform(0.3, 0.7))
+    body[:split] = ivory * 0.9
+    body[split:] = back
+    body *= np.linspace(1.0, 0.75, d, dtype=np.float32)[:, None, None]  # shade away from the light
+    return np.concatenate([face, np.clip(body, 0, 255).astype(np.uint8)])
+
+
+def _turned_corners(x1: float, y1: float, x2: float, y2: float, m: np.ndarray) -> tuple[float, float, float, float]:
+    pts = np.array([[x1, y1], [x2, y1], [x1, y2], [x2, y2]], np.float64) @ m[:, :2].T + m[:, 2]
+    return float(pts[:, 0].min()), float(pts[:, 1].min()), float(pts[:, 0].max()), float(pts[:, 1].max())
+
+
+def compose_loose_scene(faces: Mapping[str, Sequence[np.ndarray]], labels: Sequence[str], rng: np.random.Generator,
+                        size: int = 640) -> tuple[np.ndarray, list[SceneTile]]:
+    """A close-up of tiles that are not laid in a neat row: either a packed grid of tiles standing
+    face up, with their bodies showing, turned as a whole by up to 25 degrees, or tiles scattered
+    at any angle, 50 to 190 pixels tall in a 640-pixel picture (in proportion for another ``size``). What the row scenes of
+    ``compose_scene`` lack: turned tiles whose box is the axis-aligned box of the turned tile
+    (face and body), as the photo data sets label them.
+
+    Args:
+        faces: label -> upright tile face images (HxWx3 BGR uint8).
+        labels: the labels to draw from (each must be in ``faces``).
+        rng: the random generator.
+        size: side of the square picture in pixels.
+
+    Returns:
+        The picture (size x size x 3 BGR uint8) and the placed tiles (``sideways`` False; the box
+        encloses the turned tile).
+    """
+    img = render_background(rng, size, size)
+    placed: list[SceneTile] = []
+
+    def face_of() -> tuple[str, np.ndarray]:
+        lab = labels[rng.integers(len(labels))]
+        pool = faces[lab]
+        return lab, pool[rng.integers(len(pool))]
+
+    def paste(sprite: np.ndarray, m: np.ndarray, occupied: np.ndarray | None) -> bool:
+        warped = cv2.warpAffine(sprite, m, (size, size), flags=cv2.INTER_LINEAR)
+        mask = cv2.warpAffine(np.full(sprite.shape[:2], 255, np.uint8), m, (size, size), flags=cv2.INTER_NEAREST) > 0
+        if occupied is not None:
+            if (mask & occupied).sum() > 0.03 * mask.sum():
+                return False
+            occupied |= mask
+        shadow = np.roll(np.roll(mask, 3, 0), 3, 1) & ~mask
+        img[shadow] = (img[shadow] * 0.55).astype(np.uint8)
+        img[mask] = warped[mask]
+        return True
+
+    if rng.random() < 0.5:  # a packed grid, turned as a whole, that fits the picture
+        angle = float(rng.uniform(-25, 25))
+        th = int(round(size * rng.uniform(40, 110) / 640))
+        tw = int(round(th * rng.uniform(0.68, 0.8)))
+        depth = rng.uniform(0.08, 0.3)
+        d = max(1, int(round(depth * th)))
+        gap = int(rng.integers(0, max(1, th // 12) + 1))
+        c, s_ = abs(np.cos(np.radians(angle))), abs(np.sin(np.radians(angle)))
+        # the turned grid's box is (gw c + gh s) x (gw s + gh c): at most 0.95 of the picture
+        rows = int(rng.integers(2, 7)); cols = int(rng.integers(2, 9))
+        while rows > 1 or cols > 1:
+            gh, gw = rows * (th + d + gap), cols * (tw + gap)
+            if max(gw * c + gh * s_, gw * s_ + gh * c) <= 0.95 * size:
+                break
+            if cols * (tw + gap) >= rows * (th + d + gap) and cols > 1:
+                cols -= 1
+            else:
+                rows -= 1
+        gh, gw = rows * (th + d + gap), cols * (tw + gap)
+        grid = np.zeros((gh, gw, 3), np.uint8)
+        rects = []
+        for r in range(rows):
+            for c_ in range(cols):
+                lab, face = face_of()
+                tile = render_tile(cv2.resize(face, (tw, th), interpolation=cv2.INTER_AREA), rng, depth)
+                y, x = r * (th + d + gap), c_ * (tw + gap)
+                grid[y:y + th + d, x:x + tw] = tile
+                rects.append((lab, x, y, x + tw, y + th + d))
+        bw, bh = gw * c + gh * s_, gw * s_ + gh * c
+        cx = rng.uniform(min(bw / 2, size / 2), max(size - bw / 2, size / 2))
+        cy = rng.uniform(min(bh / 2, size / 2), max(size - bh / 2, size / 2))
+        m = cv2.getRotationMatrix2D((gw / 2, gh / 2), angle, 1.0)
+        m[:, 2] += (cx - gw / 2, cy - gh / 2)
+        gmask = np.zeros((gh, gw), np.uint8)
+        for _, x1, y1, x2, y2 in rects:
+            gmask[y1:y2, x1:x2] = 255
+        warped = cv2.warpAffine(grid, m, (size, size), flags=cv2.INTER_LINEAR)
+        mask = cv2.warpAffine(gmask, m, (size, size), flags=cv2.INTER_NEAREST) > 0
+        img[mask] = warped[mask]
+        for lab, x1, y1, x2, y2 in rects:
+            b = _turned_corners(x1, y1, x2, y2, m)
+            cb = (max(0.0, b[0]), max(0.0, b[1]), min(float(size), b[2]), min(float(size), b[3]))
+            if cb[2] > cb[0] and cb[3] > cb[1] and (cb[2] - cb[0]) * (cb[3] - cb[1]) >= 0.6 * (b[2] - b[0]) * (b[3] - b[1]):
+                placed.append(SceneTile(lab, tuple(int(round(v)) for v in cb), False))
+    else:  # scattered at any angle
+        th = int(round(size * rng.uniform(50, 190) / 640))
+        occupied = np.zeros((size, size), bool)
+        for _ in range(int(rng.integers(3, 26))):
+            lab, face = face_of()
+            tw = int(round(th * rng.uniform(0.68, 0.8)))
+            tile = render_tile(cv2.resize(face, (tw, th), interpolation=cv2.INTER_AREA), rng, rng.uniform(0.1, 0.4))
+            h, w = tile.shape[:2]
+            angle = float(rng.uniform(-180, 180) if rng.random() < 0.6 else rng.uniform(-20, 20))
+            for _ in range(8):
+                cx, cy = rng.uniform(0, size), rng.uniform(0, size)
+                m = cv2.getRotationMatrix2D((w / 2, h / 2), angle, 1.0)
+                m[:, 2] += (cx - w / 2, cy - h / 2)
+                b = _turned_corners(0, 0, w, h, m)
+                if b[0] < 0 or b[1] < 0 or b[2] > size or b[3] > size:
+                    continue
+                if paste(tile, m, occupied):
+                    placed.append(SceneTile(lab, tuple(int(round(v)) for v in b), False))
+                    break
+    return img, placed
