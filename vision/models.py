@@ -1,8 +1,11 @@
 """The two committed models and how they are run: OpenCV's DNN module on the CPU, no PyTorch.
 
-* ``detector.onnx``: 1x3xSxS BGR 0-255 float -> 1x5x(S/4)x(S/4) (heat logit, log(w/4), log(h/4),
-  dx, dy per cell of 4x4 input pixels). Class-agnostic: every tile face and back. Trained at
-  S = 320; run at the size that training calibrated on its held-out photos (``metrics.json``).
+* ``detector.onnx`` (and the other members of the detector ensemble that ``metrics.json`` lists
+  under ``detector.members``, e.g. ``detector_loose.onnx``): 1x3xSxS BGR 0-255 float ->
+  1x5x(S/4)x(S/4) (heat logit, log(w/4), log(h/4), dx, dy per cell of 4x4 input pixels).
+  Class-agnostic: every tile face and back. Trained at S = 320; run at the size that training
+  calibrated on its held-out photos (``metrics.json``). The members' outputs are averaged (the
+  centre heat as a probability, the sizes and offsets as they are) before decoding.
 * ``classifier.onnx``: Nx3x64x48 BGR 0-255 float (portrait crops) -> Nx44 logits over
   ``vision.tiles.LABELS``.
 """
@@ -50,6 +53,18 @@ def _calibration(model_dir: Path) -> dict:
     except (TypeError, ValueError):
         pass
     return out
+
+
+def detector_members(model_dir: Path) -> list[str]:
+    """File names of the detector ensemble in ``model_dir``: ``metrics.json`` detector.members (a
+    list, or a mapping whose keys are the names), or ``["detector.onnx"]`` when it names none.
+    Only plain ``*.onnx`` names are taken (no folders)."""
+    try:
+        members = json.loads((model_dir / "metrics.json").read_text())["detector"]["members"]
+    except (OSError, KeyError, TypeError, ValueError):
+        members = None
+    names = [m for m in (members or []) if isinstance(m, str) and m.endswith(".onnx") and Path(m).name == m]
+    return names or ["detector.onnx"]
 
 
 def _threshold(model_dir: Path) -> float:
@@ -110,6 +125,17 @@ def decode_heatmap(out: np.ndarray, sx: float, sy: float, threshold: float = DET
     return [(*map(float, boxes[i]), float(sc[i])) for i in keep]
 
 
+def ensemble_output(outs: list[np.ndarray]) -> np.ndarray:
+    """One detector output (5 x h x w) from several of the same shape: the mean centre
+    probability (returned as its logit, as ``decode_heatmap`` expects) and the mean sizes and
+    offsets."""
+    out = np.mean(outs, axis=0)
+    heat = np.mean([1.0 / (1.0 + np.exp(-o[0])) for o in outs], axis=0)
+    heat = np.clip(heat, 1e-6, 1 - 1e-6)
+    out[0] = np.log(heat / (1 - heat))
+    return out
+
+
 def _load(name: str, model_dir: Path):
     path = model_dir / name
     if not path.is_file():
@@ -125,7 +151,8 @@ class TileDetector:
     """Finds tile faces and backs in a picture (class-agnostic boxes)."""
 
     def __init__(self, model_dir: Path = MODEL_DIR, size: int | None = None) -> None:
-        self.net = _load("detector.onnx", model_dir)
+        #: the ensemble's networks (``detector_members``), outputs averaged
+        self.nets = [_load(name, model_dir) for name in detector_members(model_dir)]
         cal = _calibration(model_dir)
         self.threshold = cal["threshold"]
         #: side of the square the picture is stretched to (multiple of 32; calibrated by training)
@@ -134,8 +161,13 @@ class TileDetector:
     def _pass(self, image: np.ndarray, w: int, h: int, threshold: float) -> list[tuple[float, float, float, float, float]]:
         H, W = image.shape[:2]
         blob = cv2.resize(image, (w, h), interpolation=cv2.INTER_AREA if w <= W and h <= H else cv2.INTER_LINEAR)
-        self.net.setInput(blob.transpose(2, 0, 1)[None].astype(np.float32))
-        return decode_heatmap(self.net.forward()[0], W / w, H / h, threshold)
+        x = blob.transpose(2, 0, 1)[None].astype(np.float32)
+        outs = []
+        for net in self.nets:
+            net.setInput(x)
+            outs.append(net.forward()[0])
+        out = outs[0] if len(outs) == 1 else ensemble_output(outs)
+        return decode_heatmap(out, W / w, H / h, threshold)
 
     def detect(self, image: np.ndarray, threshold: float | None = None,
                squeeze: int | None = None) -> list[tuple[float, float, float, float, float]]:

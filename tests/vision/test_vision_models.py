@@ -6,7 +6,8 @@ import math
 
 import numpy as np
 
-from vision.models import CLS_H, CLS_W, DET_STRIDE, TileClassifier, decode_heatmap, to_portrait
+from vision.models import (CLS_H, CLS_W, DET_STRIDE, TileClassifier, decode_heatmap, detector_members,
+                           ensemble_output, to_portrait)
 
 
 def heat_output(centres: list[tuple[int, int, float, float, float]]) -> np.ndarray:
@@ -50,3 +51,25 @@ def test_crops_are_turned_upright():
     assert c[-5:].mean() > 200 and c[:5].mean() < 50
     assert TileClassifier.crop(img, (0, 0, 200, 100), quarter_turn=False).shape == (CLS_H, CLS_W, 3)
     assert TileClassifier.crop(img, (300, 300, 400, 400)).sum() == 0  # outside the picture
+
+
+def test_ensemble_averages_probabilities_and_sizes():
+    a = heat_output([(10, 20, 0.9, 30, 40)])
+    b = heat_output([(10, 20, 0.5, 50, 40), (60, 60, 0.7, 30, 30)])
+    out = ensemble_output([a, b])
+    boxes = decode_heatmap(out, 1, 1, threshold=0.3)
+    assert len(boxes) == 2
+    assert abs(boxes[0][4] - 0.7) < 1e-4  # (0.9 + 0.5) / 2
+    assert abs(boxes[0][2] - boxes[0][0] - math.sqrt(30 * 50)) < 1e-2  # mean of the log sizes
+    assert abs(boxes[1][4] - (0.7 + 1 / (1 + math.exp(8))) / 2) < 1e-4  # seen by one member only
+    assert ensemble_output([a]).shape == a.shape
+
+
+def test_detector_members_from_metrics(tmp_path):
+    assert detector_members(tmp_path) == ["detector.onnx"]  # no metrics.json
+    (tmp_path / "metrics.json").write_text('{"detector": {"members": {"detector.onnx": {}, "b.onnx": {}}}}')
+    assert detector_members(tmp_path) == ["detector.onnx", "b.onnx"]
+    (tmp_path / "metrics.json").write_text('{"detector": {"members": ["../x.onnx", "c.txt", 3]}}')
+    assert detector_members(tmp_path) == ["detector.onnx"]
+    (tmp_path / "metrics.json").write_text("not json")
+    assert detector_members(tmp_path) == ["detector.onnx"]

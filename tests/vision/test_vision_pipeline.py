@@ -13,7 +13,7 @@ import pytest
 from scoring import parse_hand, score_hand
 from vision import MIN_CONFIDENCE, Recognizer, VisionError, annotate
 from vision.data import iou
-from vision.models import MODEL_DIR
+from vision.models import MODEL_DIR, detector_members
 from vision.synth import compose_scene
 from vision_scenes import parse_row, real_faces
 
@@ -40,7 +40,9 @@ def scene(rows, faces, seed):
 
 
 def test_model_files_are_small_and_described():
-    for name in ("detector.onnx", "classifier.onnx"):
+    members = detector_members(MODEL_DIR)
+    assert members[0] == "detector.onnx" and len(members) == 2
+    for name in (*members, "classifier.onnx"):
         size = (MODEL_DIR / name).stat().st_size
         assert 10_000 < size < 5_000_000, (name, size)
     metrics = json.loads((MODEL_DIR / "metrics.json").read_text())
