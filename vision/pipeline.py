@@ -48,6 +48,9 @@ class Recognition:
 
 
 NORMALISE_CROPS = True
+#: In a squeezed picture (most boxes far wider than tall), decide the orientation of the boxes of
+#: the usual shape once for the picture, by the mean confidence of each reading.
+PHOTO_ORIENTATION = True
 
 
 def _normalised(boxes: list, sideways: list[bool], upright: list[bool] | None = None) -> list:
@@ -87,26 +90,40 @@ class Recognizer:
         ref = float(np.clip(med, 0.5, 1.0))
         # most boxes far wider than tall: a picture squeezed sideways (or every tile turned), so
         # no box is surely sideways by its shape: each is read both ways below
-        sure_ref = med if med > SIDEWAYS_RELATIVE else ref
+        squeezed = med > SIDEWAYS_RELATIVE
+        sure_ref = med if squeezed else ref
         sure = [bool(a > max(SIDEWAYS_RATIO, SIDEWAYS_RELATIVE * sure_ref)) for a in aspects]
         unsure = [i for i, a in enumerate(aspects) if not sure[i] and a > 1.15 * ref]
         # an unsure box is read sideways from its crop normalised as a sideways tile's (upright,
-        # a box short of a tile's height is grown to it: a sideways tile then reads as a square)
+        # a box short of a tile's height is grown to it: a sideways tile then reads as a square);
+        # in a squeezed picture from its own box (the usual tile shape is no guide there)
         turned = list(boxes)
         if NORMALISE_CROPS:
             upright = [not s for s in sure]
-            turned = _normalised(boxes, [True] * len(boxes), upright)
+            if not squeezed:
+                turned = _normalised(boxes, [True] * len(boxes), upright)
             boxes = _normalised(boxes, sure, upright)
         crops = [TileClassifier.crop(image, b[:4], s) for b, s in zip(boxes, sure)]
         crops += [TileClassifier.crop(image, turned[i][:4], True) for i in unsure]
         probs = self.classifier.classify(crops)
         unk = LABELS.index(UNKNOWN)
         sideways = list(sure)
-        for j, i in enumerate(unsure):  # read both ways: the surer reading tells the orientation
-            q = probs[len(boxes) + j]
-            if np.delete(q, unk).max() > np.delete(probs[i], unk).max():
-                probs[i] = q
-                sideways[i] = True
+        if squeezed and unsure and PHOTO_ORIENTATION:
+            # one squeeze for the whole picture: the orientation whose readings are surer on
+            # average holds for every box of the usual shape (a single crop distorted that much
+            # can read surely as a wrong tile, often as 9s)
+            up = np.mean([np.delete(probs[i], unk).max() for i in unsure])
+            turned_conf = np.mean([np.delete(probs[len(boxes) + j], unk).max() for j in range(len(unsure))])
+            if turned_conf > up:
+                for j, i in enumerate(unsure):
+                    probs[i] = probs[len(boxes) + j]
+                    sideways[i] = True
+        else:
+            for j, i in enumerate(unsure):  # read both ways: the surer reading tells the orientation
+                q = probs[len(boxes) + j]
+                if np.delete(q, unk).max() > np.delete(probs[i], unk).max():
+                    probs[i] = q
+                    sideways[i] = True
         out = []
         for b, p, sw in zip(boxes, probs[:len(boxes)], sideways):
             if p[unk] >= NOT_A_TILE:

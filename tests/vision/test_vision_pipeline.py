@@ -112,3 +112,42 @@ def test_missing_model_dir(tmp_path):
     with pytest.raises(VisionError) as e:
         Recognizer(tmp_path)
     assert e.value.code == "model" and "make train" in e.value.message
+
+
+class _Stand:
+    """Stand-ins for the two models: fixed boxes, and probabilities per crop in the order the
+    pipeline asks (every box upright, then the boxes read turned)."""
+
+    def __init__(self, boxes, upright, turned):
+        self.boxes, self.upright, self.turned = boxes, upright, turned
+
+    def detect(self, image):
+        return list(self.boxes)
+
+    def classify(self, crops):
+        from vision.tiles import LABELS
+        rows = []
+        for name, p in self.upright + self.turned:
+            q = np.full(len(LABELS), (1 - p) / (len(LABELS) - 1), np.float32)
+            q[LABELS.index(name)] = p
+            rows.append(q)
+        assert len(crops) == len(rows)
+        return np.stack(rows)
+
+
+def test_a_squeezed_picture_takes_one_orientation_for_its_tiles():
+    # a picture squeezed into a square: every tile's box 8 times wider than tall; one crop read
+    # turned looks surely like 9s, but the picture as a whole reads better upright
+    boxes = [(20, 10 + 60 * i, 500, 60 + 60 * i, 0.9) for i in range(5)]
+    upright = [("1m", 0.7), ("2m", 0.6), ("3m", 0.7), ("4p", 0.65), ("E", 0.7)]
+    turned = [("9s", 0.95), ("9s", 0.3), ("5s", 0.2), ("9s", 0.3), ("N", 0.25)]
+    rec = Recognizer.__new__(Recognizer)
+    rec.detector = rec.classifier = _Stand(boxes, upright, turned)
+    rec.min_confidence = MIN_CONFIDENCE
+    tiles = rec.find_tiles(np.zeros((640, 640, 3), np.uint8))
+    assert [t.tile for t in tiles] == ["1m", "2m", "3m", "4p", "E"]
+    assert not any(t.sideways for t in tiles)
+    # and when the turned readings are the surer ones, every such tile is sideways
+    rec.detector = rec.classifier = _Stand(boxes, [(n, 0.3) for n, _ in upright], [(n, 0.8) for n, _ in upright])
+    tiles = rec.find_tiles(np.zeros((640, 640, 3), np.uint8))
+    assert all(t.sideways for t in tiles) and len(tiles) == 5
