@@ -33,6 +33,9 @@ NMS_IOU = 0.45
 #: (at most ``SQUEEZED_OVERLAP`` of either box covered).
 SQUEEZE = 4
 SQUEEZED_WIDE, SQUEEZED_TALL, SQUEEZED_OVERLAP = 2.5, 0.4, 0.2
+#: When a squeezed pass finds more such stretched boxes than the plain pass finds boxes, and surer
+#: ones on average, the picture itself is squeezed: its boxes win and the plain boxes they cover go.
+SQUEEZED_PICTURE = True
 
 
 def _calibration(model_dir: Path) -> dict:
@@ -181,26 +184,38 @@ class TileDetector:
         short = (S // k) // 32 * 32 if k else 0
         if short < 32:
             return boxes
-        plain = np.array([b[:4] for b in boxes], np.float64).reshape(-1, 4)
-        plain_area = (plain[:, 2] - plain[:, 0]) * (plain[:, 3] - plain[:, 1])
         extra = []
         for w, h, wide in ((short, S, True), (S, short, False)):
-            for b in self._pass(image, w, h, thr):
-                aspect = (b[2] - b[0]) / max(1e-6, b[3] - b[1])
-                if not (aspect > SQUEEZED_WIDE if wide else aspect < SQUEEZED_TALL):
-                    continue
-                if len(plain):
-                    ix = np.clip(np.minimum(plain[:, 2], b[2]) - np.maximum(plain[:, 0], b[0]), 0, None)
-                    iy = np.clip(np.minimum(plain[:, 3], b[3]) - np.maximum(plain[:, 1], b[1]), 0, None)
-                    area = (b[2] - b[0]) * (b[3] - b[1])
-                    if (ix * iy / np.maximum(1e-9, np.minimum(plain_area, area))).max() > SQUEEZED_OVERLAP:
-                        continue
-                extra.append(b)
+            stretched = [b for b in self._pass(image, w, h, thr)
+                         if ((b[2] - b[0]) / max(1e-6, b[3] - b[1]) > SQUEEZED_WIDE if wide
+                             else (b[2] - b[0]) / max(1e-6, b[3] - b[1]) < SQUEEZED_TALL)]
+            if not stretched:
+                continue
+            if SQUEEZED_PICTURE and len(stretched) >= 2 and len(stretched) > len(boxes) and \
+                    np.mean([b[4] for b in stretched]) > np.mean([b[4] for b in boxes] or [0.0]):
+                # the picture itself is squeezed: this pass's boxes win over the plain ones
+                boxes = [b for b in boxes if _covered(b, stretched) <= SQUEEZED_OVERLAP]
+                extra += stretched
+            else:
+                extra += [b for b in stretched if _covered(b, boxes) <= SQUEEZED_OVERLAP]
         if not extra:
             return boxes
         allb = boxes + extra
         arr = np.array(allb)
         return [allb[i] for i in _nms(arr[:, :4], arr[:, 4], NMS_IOU)]
+
+
+def _covered(b: tuple, others: list) -> float:
+    """The largest share of ``b`` or of one of ``others`` (boxes x1, y1, x2, y2, ...) that their
+    overlap covers (0 when ``others`` is empty)."""
+    if not others:
+        return 0.0
+    o = np.array([x[:4] for x in others], np.float64)
+    ix = np.clip(np.minimum(o[:, 2], b[2]) - np.maximum(o[:, 0], b[0]), 0, None)
+    iy = np.clip(np.minimum(o[:, 3], b[3]) - np.maximum(o[:, 1], b[1]), 0, None)
+    area_o = (o[:, 2] - o[:, 0]) * (o[:, 3] - o[:, 1])
+    area = (b[2] - b[0]) * (b[3] - b[1])
+    return float((ix * iy / np.maximum(1e-9, np.minimum(area_o, area))).max())
 
 
 class TileClassifier:

@@ -73,3 +73,25 @@ def test_detector_members_from_metrics(tmp_path):
     assert detector_members(tmp_path) == ["detector.onnx"]
     (tmp_path / "metrics.json").write_text("not json")
     assert detector_members(tmp_path) == ["detector.onnx"]
+
+
+def _detector_with_passes(passes):
+    """A TileDetector whose network passes are stand-ins: ``passes[(w, h)]`` -> boxes."""
+    from vision.models import TileDetector
+    d = TileDetector.__new__(TileDetector)
+    d.size, d.threshold = 384, 0.35
+    d._pass = lambda image, w, h, thr: list(passes.get((w, h), []))
+    return d
+
+
+def test_a_squeezed_picture_takes_the_squeezed_pass_boxes():
+    img = np.zeros((640, 640, 3), np.uint8)
+    plain = [(100, 200, 160, 380, 0.38), (300, 200, 360, 380, 0.37)]  # two wrong, wide-ish boxes
+    tall = [(20 + 40 * i, 220, 50 + 40 * i, 420, 0.6) for i in range(8)]  # 8 tiles 0.15 wide per tall
+    d = _detector_with_passes({(384, 384): plain, (384, 96): tall})
+    got = sorted(b[0] for b in d.detect(img))
+    assert got == sorted(b[0] for b in tall)  # the plain boxes they cover are dropped
+    # a single stretched box does not make a squeezed picture: it only adds where nothing was found
+    d = _detector_with_passes({(384, 384): plain, (384, 96): tall[:1] + [(500, 100, 530, 300, 0.6)]})
+    got = sorted(b[0] for b in d.detect(img))
+    assert got == [20, 100, 300, 500], got
