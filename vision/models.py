@@ -6,8 +6,9 @@
   Class-agnostic: every tile face and back. Trained at S = 320; run at the size that training
   calibrated on its held-out photos (``metrics.json``). The members' outputs are averaged (the
   centre heat as a probability, the sizes and offsets as they are) before decoding.
-* ``classifier.onnx``: Nx3x64x48 BGR 0-255 float (portrait crops) -> Nx44 logits over
-  ``vision.tiles.LABELS``.
+* ``classifier.onnx`` (and the other members of the classifier ensemble listed under
+  ``classifier.members``, e.g. ``classifier_turned.onnx``): Nx3x64x48 BGR 0-255 float (portrait
+  crops) -> Nx44 logits over ``vision.tiles.LABELS``; the members' probabilities are averaged.
 """
 
 from __future__ import annotations
@@ -58,16 +59,17 @@ def _calibration(model_dir: Path) -> dict:
     return out
 
 
-def detector_members(model_dir: Path) -> list[str]:
-    """File names of the detector ensemble in ``model_dir``: ``metrics.json`` detector.members (a
-    list, or a mapping whose keys are the names), or ``["detector.onnx"]`` when it names none.
-    Only plain ``*.onnx`` names are taken (no folders)."""
+def members(model_dir: Path, part: str) -> list[str]:
+    """File names of the ensemble of ``part`` (``"detector"`` or ``"classifier"``) in
+    ``model_dir``: ``metrics.json`` ``part``.members (a list, or a mapping whose keys are the
+    names), or ``[part + ".onnx"]`` when it names none. Only plain ``*.onnx`` names are taken (no
+    folders)."""
     try:
-        members = json.loads((model_dir / "metrics.json").read_text())["detector"]["members"]
+        listed = json.loads((model_dir / "metrics.json").read_text())[part]["members"]
     except (OSError, KeyError, TypeError, ValueError):
-        members = None
-    names = [m for m in (members or []) if isinstance(m, str) and m.endswith(".onnx") and Path(m).name == m]
-    return names or ["detector.onnx"]
+        listed = None
+    names = [m for m in (listed or []) if isinstance(m, str) and m.endswith(".onnx") and Path(m).name == m]
+    return names or [f"{part}.onnx"]
 
 
 def _threshold(model_dir: Path) -> float:
@@ -154,8 +156,8 @@ class TileDetector:
     """Finds tile faces and backs in a picture (class-agnostic boxes)."""
 
     def __init__(self, model_dir: Path = MODEL_DIR, size: int | None = None) -> None:
-        #: the ensemble's networks (``detector_members``), outputs averaged
-        self.nets = [_load(name, model_dir) for name in detector_members(model_dir)]
+        #: the ensemble's networks (``members``), outputs averaged
+        self.nets = [_load(name, model_dir) for name in members(model_dir, "detector")]
         cal = _calibration(model_dir)
         self.threshold = cal["threshold"]
         #: side of the square the picture is stretched to (multiple of 32; calibrated by training)
@@ -222,7 +224,8 @@ class TileClassifier:
     """Names tile crops: probabilities over ``vision.tiles.LABELS``."""
 
     def __init__(self, model_dir: Path = MODEL_DIR) -> None:
-        self.net = _load("classifier.onnx", model_dir)
+        #: the ensemble's networks (``members``), probabilities averaged
+        self.nets = [_load(name, model_dir) for name in members(model_dir, "classifier")]
 
     @staticmethod
     def crop(image: np.ndarray, box: tuple[float, float, float, float], quarter_turn: bool | None = None) -> np.ndarray:
@@ -240,17 +243,22 @@ class TileClassifier:
 
     def classify(self, crops: list[np.ndarray]) -> np.ndarray:
         """Probabilities (N x 44) for N crops of 64x48x3 BGR uint8; each crop is also read turned
-        half a turn (a tile may lie upside down) and the two readings averaged."""
+        half a turn (a tile may lie upside down), by every member of the ensemble, and all the
+        readings averaged."""
         if not crops:
             return np.zeros((0, len(_labels())), np.float32)
         x = np.stack(crops).astype(np.float32)
         x = np.concatenate([x, x[:, ::-1, ::-1]]).transpose(0, 3, 1, 2)
-        self.net.setInput(np.ascontiguousarray(x))
-        logits = self.net.forward()
-        p = np.exp(logits - logits.max(1, keepdims=True))
-        p /= p.sum(1, keepdims=True)
+        x = np.ascontiguousarray(x)
         n = len(crops)
-        return (p[:n] + p[n:]) / 2
+        total = np.zeros((n, len(_labels())), np.float64)
+        for net in self.nets:
+            net.setInput(x)
+            logits = net.forward()
+            p = np.exp(logits - logits.max(1, keepdims=True))
+            p /= p.sum(1, keepdims=True)
+            total += p[:n] + p[n:]
+        return (total / (2 * len(self.nets))).astype(np.float32)
 
 
 def _labels():

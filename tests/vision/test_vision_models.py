@@ -6,8 +6,8 @@ import math
 
 import numpy as np
 
-from vision.models import (CLS_H, CLS_W, DET_STRIDE, TileClassifier, decode_heatmap, detector_members,
-                           ensemble_output, to_portrait)
+from vision.models import (CLS_H, CLS_W, DET_STRIDE, TileClassifier, decode_heatmap, ensemble_output, members,
+                           to_portrait)
 
 
 def heat_output(centres: list[tuple[int, int, float, float, float]]) -> np.ndarray:
@@ -65,14 +65,32 @@ def test_ensemble_averages_probabilities_and_sizes():
     assert ensemble_output([a]).shape == a.shape
 
 
-def test_detector_members_from_metrics(tmp_path):
-    assert detector_members(tmp_path) == ["detector.onnx"]  # no metrics.json
+def test_ensemble_members_from_metrics(tmp_path):
+    assert members(tmp_path, "detector") == ["detector.onnx"]  # no metrics.json
     (tmp_path / "metrics.json").write_text('{"detector": {"members": {"detector.onnx": {}, "b.onnx": {}}}}')
-    assert detector_members(tmp_path) == ["detector.onnx", "b.onnx"]
+    assert members(tmp_path, "detector") == ["detector.onnx", "b.onnx"]
+    assert members(tmp_path, "classifier") == ["classifier.onnx"]
     (tmp_path / "metrics.json").write_text('{"detector": {"members": ["../x.onnx", "c.txt", 3]}}')
-    assert detector_members(tmp_path) == ["detector.onnx"]
+    assert members(tmp_path, "detector") == ["detector.onnx"]
     (tmp_path / "metrics.json").write_text("not json")
-    assert detector_members(tmp_path) == ["detector.onnx"]
+    assert members(tmp_path, "detector") == ["detector.onnx"]
+
+
+def test_classifier_averages_its_members(tmp_path):
+    import shutil
+
+    from vision.models import MODEL_DIR
+    crops = [np.full((CLS_H, CLS_W, 3), v, np.uint8) for v in (40, 200)]
+    singles = []
+    for name in members(MODEL_DIR, "classifier"):
+        d = tmp_path / name.removesuffix(".onnx")
+        d.mkdir()
+        shutil.copy(MODEL_DIR / name, d / "classifier.onnx")
+        singles.append(TileClassifier(d).classify(crops))
+    assert len(singles) == 2
+    both = TileClassifier(MODEL_DIR).classify(crops)
+    assert np.allclose(both, np.mean(singles, axis=0), atol=1e-5)
+    assert np.allclose(both.sum(1), 1, atol=1e-4)
 
 
 def _detector_with_passes(passes):

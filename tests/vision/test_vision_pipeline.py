@@ -13,7 +13,7 @@ import pytest
 from scoring import parse_hand, score_hand
 from vision import MIN_CONFIDENCE, Recognizer, VisionError, annotate
 from vision.data import iou
-from vision.models import MODEL_DIR, detector_members
+from vision.models import MODEL_DIR, members
 from vision.synth import compose_scene
 from vision_scenes import parse_row, real_faces
 
@@ -40,9 +40,10 @@ def scene(rows, faces, seed):
 
 
 def test_model_files_are_small_and_described():
-    members = detector_members(MODEL_DIR)
-    assert members[0] == "detector.onnx" and len(members) == 2
-    for name in (*members, "classifier.onnx"):
+    detectors, classifiers = members(MODEL_DIR, "detector"), members(MODEL_DIR, "classifier")
+    assert detectors[0] == "detector.onnx" and len(detectors) == 2
+    assert classifiers[0] == "classifier.onnx" and len(classifiers) == 2
+    for name in (*detectors, *classifiers):
         size = (MODEL_DIR / name).stat().st_size
         assert 10_000 < size < 5_000_000, (name, size)
     metrics = json.loads((MODEL_DIR / "metrics.json").read_text())
