@@ -576,6 +576,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cls-rotate", type=float, default=None,
                     help="share of crops of turned tiles; by default each classifier's own (CLASSIFIER_MEMBERS)")
     args = ap.parse_args(argv)
+    part = "det" if args.member in DETECTOR_MEMBERS else "cls" if args.member in CLASSIFIER_MEMBERS else None
+    if part is not None and args.only not in (None, part):
+        ap.error(f"--member {args.member} is a {'detector' if part == 'det' else 'classifier'}: "
+                 f"use it with --only {part} or without --only")
     torch.set_num_threads(1)
     AUG.update(stretch=args.det_stretch, rotate=args.det_rotate)
     random.seed(args.seed); np.random.seed(args.seed); torch.manual_seed(args.seed)
@@ -590,42 +594,42 @@ def main(argv: list[str] | None = None) -> int:
     metrics["data"] = {"fit_photos": len(pools.fit), "holdout_photos": len(pools.hold),
                        "holdout_sessions": sorted({i.session for i in pools.hold}), "seed": args.seed,
                        "note": "train split minus held-out sessions; valid/test never read in training"}
-    latest = json.loads(metrics_path.read_text()) if metrics_path.exists() else {}
-    if args.only in (None, "det") and args.member not in CLASSIFIER_MEMBERS:
-        members = dict(latest.get("detector", {}).get("members", {}))
-        for name, loose in DETECTOR_MEMBERS.items():
+
+    def read_metrics() -> dict:
+        return json.loads(metrics_path.read_text()) if metrics_path.exists() else {}
+
+    def train_members(part: str, table: dict[str, float], aug: str, override: float | None, train, epochs: int,
+                      shape: tuple[int, ...]) -> dict:
+        """Train the members of ``table`` (file -> share ``AUG[aug]``; only ``args.member`` if
+        given) and return the ensemble's entry of ``metrics.json``: every member whose file is
+        there, with its figures (read again at the end: another process may have trained one)."""
+        done = {}
+        for name, share in table.items():
             if args.member not in (None, name):
                 continue
-            AUG["loose"] = loose if args.det_loose is None else args.det_loose
+            AUG[aug] = share if override is None else override
             t = time.time()
-            det, m = train_detector(pools, args.det_epochs, args.seed, log)
-            export(det, (1, 3, DET_SIZE, DET_SIZE), args.out / name)
-            members[name] = {**m, "loose": AUG["loose"], "epochs": args.det_epochs, "seconds": round(time.time() - t)}
-        # the ensemble is the members present (vision.models.members)
-        members = {k: members[k] for k in DETECTOR_MEMBERS if k in members and (args.out / k).exists()}
-        metrics["detector"] = {**latest.get("detector", {}), "members": members}
+            model, m = train(pools, epochs, args.seed, log)
+            export(model, shape, args.out / name)
+            done[name] = {**m, aug: AUG[aug], "epochs": epochs, "seconds": round(time.time() - t)}
+        latest = read_metrics().get(part, {})
+        members = {**latest.get("members", {}), **done}
+        return {**latest, "members": {k: members[k] for k in table if k in members and (args.out / k).exists()}}
+
+    if args.only in (None, "det") and args.member not in CLASSIFIER_MEMBERS:
+        metrics["detector"] = train_members("detector", DETECTOR_MEMBERS, "loose", args.det_loose, train_detector,
+                                            args.det_epochs, (1, 3, DET_SIZE, DET_SIZE))
         if args.member is not None:
             log(f"trained {args.member} only: run `python -m vision.train --only calibrate` once every detector is trained")
     if args.only == "calibrate" or (args.only in (None, "det") and args.member is None):
         cal = calibrate_threshold(pools, args.out)
         log(f"detector input size and threshold chosen on the held-out photos: {cal}")
-        latest = json.loads(metrics_path.read_text()) if metrics_path.exists() else {}
-        metrics["detector"] = {**latest.get("detector", {}), **metrics.get("detector", {}), "calibration": cal}
+        metrics["detector"] = {**read_metrics().get("detector", {}), **metrics.get("detector", {}), "calibration": cal}
     if args.only in (None, "cls") and args.member not in DETECTOR_MEMBERS:
-        latest = json.loads(metrics_path.read_text()) if metrics_path.exists() else {}
-        members = dict(latest.get("classifier", {}).get("members", {}))
-        for name, turned in CLASSIFIER_MEMBERS.items():
-            if args.member not in (None, name):
-                continue
-            AUG["cls_rotate"] = turned if args.cls_rotate is None else args.cls_rotate
-            t = time.time()
-            cls, m = train_classifier(pools, args.cls_epochs, args.seed, log)
-            export(cls, (2, 3, CLS_H, CLS_W), args.out / name)
-            members[name] = {**m, "cls_rotate": AUG["cls_rotate"], "epochs": args.cls_epochs,
-                             "seconds": round(time.time() - t)}
-        members = {k: members[k] for k in CLASSIFIER_MEMBERS if k in members and (args.out / k).exists()}
-        metrics["classifier"] = {"labels": list(LABELS), "members": members}
-    latest = json.loads(metrics_path.read_text()) if metrics_path.exists() else {}
+        metrics["classifier"] = {**train_members("classifier", CLASSIFIER_MEMBERS, "cls_rotate", args.cls_rotate,
+                                                 train_classifier, args.cls_epochs, (2, 3, CLS_H, CLS_W)),
+                                 "labels": list(LABELS)}
+    latest = read_metrics()
     latest.update(metrics)  # another part may have been trained meanwhile
     metrics_path.write_text(json.dumps(latest, indent=2) + "\n")
     log(f"done in {time.time() - t0:.0f}s: {json.dumps({k: v for k, v in metrics.items() if k != 'classifier'})}; "
