@@ -174,7 +174,8 @@ def main(argv: list[str] | None = None) -> int:
         for name, fn in systems.items():
             photos = score_photos(fn, items)
             rows = [(split, summarise(photos))]
-            if not all(p["possible"] for p in photos):  # the same run, without photos whose labels cannot be right
+            if any(p["possible"] for p in photos) and not all(p["possible"] for p in photos):
+                # the same run, without the photos whose labels cannot be right
                 rows.append((f"{split}-", summarise([p for p in photos if p["possible"]])))
             for key, r in rows:
                 results[f"{key}/{name}"] = r
@@ -182,7 +183,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{key:<6} {name:<17} {r['photos']:>6} {r['tiles']:>5} {100 * r['tile_accuracy']:>7.1f}% "
                       f"{100 * r['detection_recall']:>6.1f}% {100 * r['detection_precision']:>7.1f}% "
                       f"{100 * r['exact_hand_rate']:>5.1f}% {100 * r['exact_hand_rate_strict']:>5.1f}% "
-                      f"{fr:>8} {r['median_latency_ms']:>7.1f}", flush=True)
+                      f"{fr:>8} {'n/a' if r['median_latency_ms'] is None else format(r['median_latency_ms'], '.1f'):>7}",
+                      flush=True)
     probe = load_split("test")[0].path
     rss = peak_rss_recognize(probe)
     results["peak_rss_mb_mjtable_recognize"] = round(rss, 1)

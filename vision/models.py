@@ -1,4 +1,5 @@
-"""The two committed models and how they are run: OpenCV's DNN module on the CPU, no PyTorch.
+"""The committed models (two detectors, two classifiers) and how they are run: OpenCV's DNN
+module on the CPU, no PyTorch.
 
 * ``detector.onnx`` (and the other members of the detector ensemble that ``metrics.json`` lists
   under ``detector.members``, e.g. ``detector_loose.onnx``): 1x3xSxS BGR 0-255 float ->
@@ -34,8 +35,9 @@ NMS_IOU = 0.45
 #: (at most ``SQUEEZED_OVERLAP`` of either box covered).
 SQUEEZE = 4
 SQUEEZED_WIDE, SQUEEZED_TALL, SQUEEZED_OVERLAP = 2.5, 0.4, 0.2
-#: When a squeezed pass finds more such stretched boxes than the plain pass finds boxes, and surer
-#: ones on average, the picture itself is squeezed: its boxes win and the plain boxes they cover go.
+#: When a squeezed pass finds at least two such stretched boxes, more than the plain pass finds
+#: boxes, and surer ones on average, the picture itself is squeezed: its boxes win and the plain
+#: boxes they cover go.
 SQUEEZED_PICTURE = True
 
 
@@ -63,13 +65,15 @@ def members(model_dir: Path, part: str) -> list[str]:
     """File names of the ensemble of ``part`` (``"detector"`` or ``"classifier"``) in
     ``model_dir``: ``metrics.json`` ``part``.members (a list, or a mapping whose keys are the
     names), or ``[part + ".onnx"]`` when it names none. Only plain ``*.onnx`` names are taken (no
-    folders)."""
+    folders), each once."""
     try:
         listed = json.loads((model_dir / "metrics.json").read_text())[part]["members"]
     except (OSError, KeyError, TypeError, ValueError):
         listed = None
-    names = [m for m in (listed or []) if isinstance(m, str) and m.endswith(".onnx") and Path(m).name == m]
-    return names or [f"{part}.onnx"]
+    if not isinstance(listed, (list, dict)):
+        listed = []
+    names = [m for m in listed if isinstance(m, str) and m.endswith(".onnx") and Path(m).name == m]
+    return list(dict.fromkeys(names)) or [f"{part}.onnx"]
 
 
 def _threshold(model_dir: Path) -> float:
@@ -135,13 +139,16 @@ def ensemble_output(outs: list[np.ndarray]) -> np.ndarray:
     probability (returned as its logit, as ``decode_heatmap`` expects) and the mean sizes and
     offsets."""
     out = np.mean(outs, axis=0)
-    heat = np.mean([1.0 / (1.0 + np.exp(-o[0])) for o in outs], axis=0)
+    heat = np.mean([0.5 * (1.0 + np.tanh(0.5 * o[0])) for o in outs], axis=0)  # the sigmoid, without overflow
     heat = np.clip(heat, 1e-6, 1 - 1e-6)
     out[0] = np.log(heat / (1 - heat))
     return out
 
 
-def _load(name: str, model_dir: Path):
+def _load(name: str, model_dir: Path, probe: tuple[int, ...] | None = None, out_shape: tuple[int, ...] | None = None):
+    """The network of ``model_dir/name``; when ``probe`` is given, it is run once on zeros of that
+    shape and must give ``out_shape`` (a model of the wrong kind is refused here, not mid-picture).
+    Raises VisionError ``model``."""
     path = model_dir / name
     if not path.is_file():
         raise VisionError("model", f"model file {path} is missing: run `make train` or restore it from git")
@@ -149,6 +156,15 @@ def _load(name: str, model_dir: Path):
         net = cv2.dnn.readNetFromONNX(str(path))
     except cv2.error as e:
         raise VisionError("model", f"cannot load {path}: {str(e).strip().splitlines()[-1]}") from None
+    if probe is not None:
+        try:
+            net.setInput(np.zeros(probe, np.float32))
+            shape = tuple(net.forward().shape)
+        except cv2.error:
+            shape = None
+        if shape != out_shape:
+            raise VisionError("model", f"{path} is not a model of this kind: on an input of shape {probe} it gives "
+                              f"{shape}, expected {out_shape}; check metrics.json or restore the file from git")
     return net
 
 
@@ -157,7 +173,8 @@ class TileDetector:
 
     def __init__(self, model_dir: Path = MODEL_DIR, size: int | None = None) -> None:
         #: the ensemble's networks (``members``), outputs averaged
-        self.nets = [_load(name, model_dir) for name in members(model_dir, "detector")]
+        n = 64 // DET_STRIDE
+        self.nets = [_load(name, model_dir, (1, 3, 64, 64), (1, 5, n, n)) for name in members(model_dir, "detector")]
         cal = _calibration(model_dir)
         self.threshold = cal["threshold"]
         #: side of the square the picture is stretched to (multiple of 32; calibrated by training)
@@ -225,7 +242,8 @@ class TileClassifier:
 
     def __init__(self, model_dir: Path = MODEL_DIR) -> None:
         #: the ensemble's networks (``members``), probabilities averaged
-        self.nets = [_load(name, model_dir) for name in members(model_dir, "classifier")]
+        self.nets = [_load(name, model_dir, (2, 3, CLS_H, CLS_W), (2, len(_labels())))
+                     for name in members(model_dir, "classifier")]
 
     @staticmethod
     def crop(image: np.ndarray, box: tuple[float, float, float, float], quarter_turn: bool | None = None) -> np.ndarray:

@@ -72,7 +72,7 @@ def _normalised(boxes: list, sideways: list[bool], upright: list[bool] | None = 
 
 
 class Recognizer:
-    """Loads the two models once; ``recognize`` is then called per picture."""
+    """Loads the models (both ensembles) once; ``recognize`` is then called per picture."""
 
     def __init__(self, model_dir: Path = MODEL_DIR, min_confidence: float = MIN_CONFIDENCE) -> None:
         self.detector = TileDetector(model_dir)

@@ -18,7 +18,8 @@ Needs the ``train`` extra (PyTorch CPU, onnx). Fixed seeds; one thread.
 
 Usage: ``python -m vision.train [--det-epochs N] [--cls-epochs N] [--only det|cls|calibrate]
 [--member FILE]`` (``--det-stretch``, ``--det-rotate``: augmentations tried, off by default;
-``--det-loose``, ``--cls-rotate``: override the members' own shares of close-ups and turned crops).
+``--det-loose``, ``--cls-rotate`` with ``--member``: that member's share of close-ups or turned
+crops instead of its own).
 """
 
 from __future__ import annotations
@@ -580,6 +581,11 @@ def main(argv: list[str] | None = None) -> int:
     if part is not None and args.only not in (None, part):
         ap.error(f"--member {args.member} is a {'detector' if part == 'det' else 'classifier'}: "
                  f"use it with --only {part} or without --only")
+    # an override for every member would train the same network under each name
+    if args.det_loose is not None and part != "det":
+        ap.error("--det-loose sets one detector's share of close-ups: give it with --member and a detector's file")
+    if args.cls_rotate is not None and part != "cls":
+        ap.error("--cls-rotate sets one classifier's share of turned crops: give it with --member and a classifier's file")
     torch.set_num_threads(1)
     AUG.update(stretch=args.det_stretch, rotate=args.det_rotate)
     random.seed(args.seed); np.random.seed(args.seed); torch.manual_seed(args.seed)
@@ -614,7 +620,8 @@ def main(argv: list[str] | None = None) -> int:
             done[name] = {**m, aug: AUG[aug], "epochs": epochs, "seconds": round(time.time() - t)}
         latest = read_metrics().get(part, {})
         members = {**latest.get("members", {}), **done}
-        return {**latest, "members": {k: members[k] for k in table if k in members and (args.out / k).exists()}}
+        kept = {k: v for k, v in latest.items() if k == "calibration"}  # not the keys of a single model's metrics
+        return {**kept, "members": {k: members[k] for k in table if k in members and (args.out / k).exists()}}
 
     if args.only in (None, "det") and args.member not in CLASSIFIER_MEMBERS:
         metrics["detector"] = train_members("detector", DETECTOR_MEMBERS, "loose", args.det_loose, train_detector,

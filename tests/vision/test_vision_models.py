@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 
 from vision.models import (CLS_H, CLS_W, DET_STRIDE, TileClassifier, decode_heatmap, ensemble_output, members,
                            to_portrait)
@@ -74,6 +75,33 @@ def test_ensemble_members_from_metrics(tmp_path):
     assert members(tmp_path, "detector") == ["detector.onnx"]
     (tmp_path / "metrics.json").write_text("not json")
     assert members(tmp_path, "detector") == ["detector.onnx"]
+    for junk in ("5", "true", "null", '"detector.onnx"'):
+        (tmp_path / "metrics.json").write_text('{"detector": {"members": %s}}' % junk)
+        assert members(tmp_path, "detector") == ["detector.onnx"], junk
+    (tmp_path / "metrics.json").write_text('{"detector": {"members": ["a.onnx", "b.onnx", "a.onnx"]}}')
+    assert members(tmp_path, "detector") == ["a.onnx", "b.onnx"]
+
+
+def test_a_member_of_the_wrong_kind_is_refused_at_load(tmp_path):
+    import json
+    import shutil
+
+    from vision import VisionError
+    from vision.models import MODEL_DIR, TileDetector
+    for f in MODEL_DIR.iterdir():
+        shutil.copy(f, tmp_path / f.name)
+    m = json.loads((MODEL_DIR / "metrics.json").read_text())
+    m["detector"]["members"] = ["detector.onnx", "classifier.onnx"]
+    (tmp_path / "metrics.json").write_text(json.dumps(m))
+    with pytest.raises(VisionError) as e:
+        TileDetector(tmp_path)
+    assert e.value.code == "model" and "classifier.onnx is not a model of this kind" in e.value.message
+    m["detector"]["members"] = ["detector.onnx"]
+    m["classifier"]["members"] = ["classifier.onnx", "detector_loose.onnx"]
+    (tmp_path / "metrics.json").write_text(json.dumps(m))
+    with pytest.raises(VisionError) as e:
+        TileClassifier(tmp_path)
+    assert "detector_loose.onnx is not a model of this kind" in e.value.message
 
 
 def test_classifier_averages_its_members(tmp_path):
