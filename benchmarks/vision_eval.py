@@ -20,6 +20,10 @@ A split with photos whose labels cannot be right (more of a tile than one set ho
 ``vision.data.impossible_labels``; ``valid`` has a session whose every tile is labelled ``1p``)
 gets a second row, ``SPLIT-``, with the figures of the same run without those photos.
 
+``--band 1.78`` cuts every photo to a 16:9 band across its tiles (as a wide camera frame sees a
+row) and adds the row ``mjtable-square``: the same pipeline with the picture stretched to a square
+instead of read in its own shape (``vision.models.OWN_SHAPE``).
+
 Then the peak resident memory (ru_maxrss) of ``mjtable recognize`` on one photo, in a child
 process. The last line is a JSON object with every figure.
 """
@@ -52,12 +56,47 @@ cv2.setNumThreads(1)
 PEER_NAMES = {"chun": "C", "haku": "P", "hatsu": "F", "tou": "E", "nan": "S", "sha": "W", "pe": "N"}
 
 
-def mjtable_predict():
+def mjtable_predict(own_shape: float | None = None):
+    """mjtable's tiles of a picture; ``own_shape`` overrides ``vision.models.OWN_SHAPE`` (the
+    aspect from which a picture is read in its own shape) during the call."""
+    import vision.models as M
     rec = Recognizer()
 
     def run(img: np.ndarray) -> list[tuple[str, tuple]]:
-        return [(t.tile, t.box) for t in rec.find_tiles(img)]
+        saved = M.OWN_SHAPE
+        M.OWN_SHAPE = saved if own_shape is None else own_shape
+        try:
+            return [(t.tile, t.box) for t in rec.find_tiles(img)]
+        finally:
+            M.OWN_SHAPE = saved
     return run
+
+
+def band(items, ratio: float) -> list:
+    """Each photo cut to a band ``ratio`` times wider than tall (a 16:9 camera frame: 1.78), full
+    width, centred on its tiles (the median height of their centres); the labels wholly inside
+    the band are kept, moved into it. Photos with no label inside are left out."""
+    import dataclasses
+    import tempfile
+
+    from vision.data import LabelledBox
+    out = []
+    tmp = Path(tempfile.mkdtemp(prefix="vision_eval_band_"))
+    for it in items:
+        if not it.boxes:
+            continue
+        img = cv2.imread(str(it.path))
+        H, W = img.shape[:2]
+        h = min(H, int(round(W / ratio)))
+        cy = float(np.median([(b.box[1] + b.box[3]) / 2 for b in it.boxes]))
+        y0 = int(np.clip(cy - h / 2, 0, H - h))
+        boxes = tuple(LabelledBox(b.tile, (b.box[0], b.box[1] - y0, b.box[2], b.box[3] - y0))
+                      for b in it.boxes if b.box[1] >= y0 and b.box[3] <= y0 + h)
+        if boxes:
+            path = tmp / it.path.name
+            cv2.imwrite(str(path), img[y0:y0 + h])
+            out.append(dataclasses.replace(it, path=path, boxes=boxes))
+    return out
 
 
 def peer_predict():
@@ -156,8 +195,15 @@ def main(argv: list[str] | None = None) -> int:
                     help="holdout = the training split's held-out sessions (for model selection, not a result)")
     ap.add_argument("--no-peer", action="store_true", help="skip mahjong-detector")
     ap.add_argument("--limit", type=int, default=0, help="first N photos of each split (0 = all)")
+    ap.add_argument("--band", type=float, default=0.0,
+                    help="cut each photo to a band this many times wider than tall (16:9 frames: 1.78); "
+                         "mjtable is then also run with every picture stretched to a square (mjtable-square)")
     args = ap.parse_args(argv)
+    if args.band and not 1.0 < args.band <= 20:
+        ap.error(f"--band must be above 1 and at most 20, not {args.band}")
     systems = {"mjtable": mjtable_predict()}
+    if args.band:
+        systems["mjtable-square"] = mjtable_predict(own_shape=float("inf"))
     if not args.no_peer:
         try:
             systems["mahjong-detector"] = peer_predict()
@@ -171,6 +217,8 @@ def main(argv: list[str] | None = None) -> int:
                  else load_split(split))
         if args.limit:
             items = items[:args.limit]
+        if args.band:
+            items = band(items, args.band)
         for name, fn in systems.items():
             photos = score_photos(fn, items)
             rows = [(split, summarise(photos))]

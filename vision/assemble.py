@@ -173,6 +173,16 @@ def assemble(tiles: Sequence[DetectedTile], min_confidence: float = MIN_CONFIDEN
             and not (t.tile == BACK and t.confidence < min_confidence)]
     problems: list[str] = []
     notes: list[str] = []
+    # a face-down tile is read only in a group of four (a concealed kong 暗杠, the one place the
+    # rules show backs); elsewhere it is a tile turned over by mistake, or no tile at all (the
+    # felt of a gap between two tiles can look like a back): it is listed for the player and the
+    # layout is read without it
+    lone_backs = [t for row in rows_and_groups(rest) for g in row if len(g) != 4 for t in g if t.tile == BACK]
+    if lone_backs:
+        rest = [t for t in rest if all(t is not b for b in lone_backs)]
+        uncertain += tuple(lone_backs)
+        notes.append(f"{len(lone_backs)} face-down tile(s) outside a group of four (a concealed kong) not read: "
+                     "if it is a tile of the hand, turn it face up")
     melds: list[Meld] = []
     singles: list[DetectedTile] = []
     others: list[list[DetectedTile]] = []
@@ -237,5 +247,8 @@ def assemble(tiles: Sequence[DetectedTile], min_confidence: float = MIN_CONFIDEN
             hand_text = hand.notation()
         except ScoringError as e:
             problems.append(e.message)
+    if lone_backs and hand_text is None:
+        problems.append(f"{len(lone_backs)} face-down tile(s) lie outside a concealed kong: turn it face up "
+                        "(a concealed kong is shown as a group of four with backs)")
     return Assembly(hand_text, tuple(m.notation() for m in melds), tuple(t.tile for t in concealed),
                     win.tile if win else None, flowers, uncertain, tuple(problems), tuple(notes))

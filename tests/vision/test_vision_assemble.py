@@ -118,7 +118,18 @@ def test_an_unknown_box_between_groups_does_not_join_them():
 def test_a_face_down_tile_in_the_concealed_hand_is_a_problem():
     _, tiles = layout("1m 2m 3m 4p 5p 6p 7s 8s 9s E E E B | N")
     a = assemble(tiles)
-    assert a.hand is None and any("could not be read as hand tiles (back)" in p for p in a.problems)
+    assert a.hand is None and any("face-down tile(s) lie outside a concealed kong" in p for p in a.problems)
+    assert [t.tile for t in a.uncertain] == ["back"]
+
+
+def test_a_back_read_in_the_gap_before_the_winning_tile_is_left_out():
+    # the felt between the hand and the tile laid apart, read as a face-down tile, joins them
+    _, tiles = layout("1m 2m 3m 4p 5p 6p 7s 8s 9s E E E N | N")
+    last, win = tiles[-2], tiles[-1]
+    gap = DetectedTile("back", (last.box[2] + 1, last.box[1], win.box[0] - 1, last.box[3]), 0.95, False)
+    a = assemble(tiles + [gap])
+    assert a.hand == "123m456p789sEEEN" + "N" and a.problems == ()
+    assert a.uncertain == (gap,) and any("face-down" in n for n in a.notes)
 
 
 def test_rows_and_groups_follow_gaps_and_rows():

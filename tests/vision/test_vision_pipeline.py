@@ -152,3 +152,12 @@ def test_a_squeezed_picture_takes_one_orientation_for_its_tiles():
     rec.detector = rec.classifier = _Stand(boxes, [(n, 0.3) for n, _ in upright], [(n, 0.8) for n, _ in upright])
     tiles = rec.find_tiles(np.zeros((640, 640, 3), np.uint8))
     assert all(t.sideways for t in tiles) and len(tiles) == 5
+
+
+@pytest.mark.parametrize("shape", [(720, 1280), (300, 800), (110, 800)])
+def test_a_wide_frame_or_a_strip_along_the_row_reads_the_hand(recognizer, faces, shape):
+    # a 16:9 camera frame is read in its own shape, as is a picture cropped to the row of tiles (a
+    # square stretch of 800x110 made the tiles 7 times too tall: none was found)
+    img, _ = compose_scene([parse_row(SCENES[0][0][0])], faces, np.random.default_rng(0), size=shape)
+    a = recognizer.recognize(img).assembly
+    assert a.hand == SCENES[0][1], a
