@@ -105,21 +105,29 @@ def cmd_recognize(args: argparse.Namespace, out: IO[str] = sys.stdout, err: IO[s
 
 
 def cmd_score_photo(args: argparse.Namespace, out: IO[str] = sys.stdout, err: IO[str] = sys.stderr) -> int:
-    """``mjtable score-photo``: 0 when the hand was recognised and scored, 1 otherwise."""
+    """``mjtable score-photo``: 0 when the hand was recognised and scored, 1 otherwise (with
+    ``--json``, stdout then has ``{"recognition": ..., "score": null, "error": "..."}``)."""
     rec, problem = _recognise(args)
     if rec is None:
         return _fail(err, problem)
     a = rec.assembly
+
+    def refuse(message: str) -> int:
+        # what was read goes to stdout (the JSON object with "score": null and the error, or the
+        # text description), the reason to stderr
+        if args.json:
+            out.write(json.dumps({"recognition": rec.to_dict(), "score": None, "error": message},
+                                 ensure_ascii=False) + "\n")
+        else:
+            out.write(_describe(rec) + "\n")
+        return _fail(err, message)
+
     if a.hand is None:
-        if not args.json:
-            out.write(_describe(rec) + "\n")
-        return _fail(err, "layout: the tiles do not add up to a hand: " + "; ".join(a.problems))
+        return refuse("layout: the tiles do not add up to a hand: " + "; ".join(a.problems))
     if a.uncertain and not args.accept_uncertain:
-        if not args.json:
-            out.write(_describe(rec) + "\n")
         names = ", ".join(f"{t.tile} ({t.confidence:.2f})" for t in a.uncertain)
-        return _fail(err, f"uncertain: {len(a.uncertain)} tile(s) read with low confidence ({names}): check them, "
-                     f"then run `mjtable score '{a.hand}'` with the corrected hand, or add --accept-uncertain")
+        return refuse(f"uncertain: {len(a.uncertain)} tile(s) read with low confidence ({names}): check them, "
+                      f"then run `mjtable score '{a.hand}'` with the corrected hand, or add --accept-uncertain")
     from scoring import ScoringError, score_hand
 
     flowers = args.flowers if args.flowers is not None else list(a.flowers)
@@ -129,9 +137,7 @@ def cmd_score_photo(args: argparse.Namespace, out: IO[str] = sys.stdout, err: IO
                             kong_replacement=args.kong_replacement, robbing_kong=args.robbing_kong,
                             fourth_tile=args.fourth_tile, rules=args.rules)
     except ScoringError as e:
-        if not args.json:
-            out.write(_describe(rec) + "\n")
-        return _fail(err, f"{e.code}: {e.message} (hand read from the photo: {a.hand})")
+        return refuse(f"{e.code}: {e.message} (hand read from the photo: {a.hand})")
     if args.json:
         out.write(json.dumps({"recognition": rec.to_dict(), "score": result.to_dict()}, ensure_ascii=False) + "\n")
     else:

@@ -129,3 +129,8 @@ def test_a_hand_that_is_no_win(monkeypatch, scene_file):
     _fake_recognition(monkeypatch, _laid("1m 2m 3m 4m 5m 6m 7m 8m 9m E S W N | P"))
     code, out, err = run(["score-photo", str(scene_file)])
     assert code == 1 and err.startswith("mjtable: not-winning:") and err.count("\n") == 1
+    # with --json, stdout is still one JSON object: what was read, no score, the reason
+    code, out, err = run(["score-photo", str(scene_file), "--json"])
+    doc = json.loads(out)
+    assert code == 1 and doc["score"] is None and doc["error"].startswith("not-winning:")
+    assert doc["recognition"]["hand"] == "123456789mESWN" + "P" and err.startswith("mjtable: not-winning:")
