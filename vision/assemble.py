@@ -151,6 +151,11 @@ def _meld_of(group: list[DetectedTile]) -> Meld | None:
     return Meld(kind, _CODE[names[0]], offer=offer)
 
 
+#: More tiles than this lying apart one by one (each its own group) is no laid-out hand: the
+#: winning tile is not guessed among them.
+MAX_SINGLES = 2
+
+
 def assemble(tiles: Sequence[DetectedTile], min_confidence: float = MIN_CONFIDENCE) -> Assembly:
     """Read the hand from the tiles' layout.
 
@@ -162,7 +167,8 @@ def assemble(tiles: Sequence[DetectedTile], min_confidence: float = MIN_CONFIDEN
     Returns:
         The Assembly; ``hand`` is ``None`` and ``problems`` non-empty when the tiles do not add up:
         no winning tile laid apart, a wrong tile count (14, a kong counting as 3), a fifth copy of a
-        tile, a group that is no set, an all-face-down kong.
+        tile, a group that is no set, an all-face-down kong, more than ``MAX_SINGLES`` tiles apart
+        one by one, most tiles sideways (a picture turned a quarter).
     """
     uncertain = tuple(t for t in tiles if t.confidence < min_confidence or t.tile == UNKNOWN)
     flowers = tuple(t.tile for t in tiles if is_flower(t.tile))
@@ -173,6 +179,12 @@ def assemble(tiles: Sequence[DetectedTile], min_confidence: float = MIN_CONFIDEN
             and not (t.tile == BACK and t.confidence < min_confidence)]
     problems: list[str] = []
     notes: list[str] = []
+    hand_tiles = [t for t in tiles if is_hand_tile(t.tile)]
+    if len(hand_tiles) >= 5 and sum(t.sideways for t in hand_tiles) > len(hand_tiles) / 2:
+        # the rows run up and down the picture: which end is the left (the source of a claimed
+        # tile, 第五条) cannot be told, so the hand is not guessed
+        problems.append(f"{sum(t.sideways for t in hand_tiles)} of {len(hand_tiles)} tiles lie sideways: the picture "
+                        "is turned a quarter; turn the camera or the picture so that the rows run left to right")
     # a face-down tile is read only in a group of four (a concealed kong 暗杠, the one place the
     # rules show backs); elsewhere it is a tile turned over by mistake, or no tile at all (the
     # felt of a gap between two tiles can look like a back): it is listed for the player and the
@@ -225,6 +237,9 @@ def assemble(tiles: Sequence[DetectedTile], min_confidence: float = MIN_CONFIDEN
     elif not singles:
         problems.append("no winning tile laid apart: the rules require the winning tile to lie apart from "
                         "the hand (单放, 第五条 term 28)")
+    elif len(singles) > MAX_SINGLES:
+        problems.append(f"{len(singles)} tiles lie apart, one by one: lay the hand in a row, its sets side by side, "
+                        "and only the winning tile apart")
     else:
         # a single set apart next to the concealed row is the winning tile only if the count says so
         extra = total + len(singles) - 1 - need

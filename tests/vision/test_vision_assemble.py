@@ -166,3 +166,18 @@ def test_exposed_set_without_sideways_tile_only_when_the_count_needs_it():
 def test_empty_input():
     a = assemble([])
     assert a.hand is None and a.problems
+
+
+def test_a_picture_turned_a_quarter_is_not_guessed():
+    # the demo's hand with the picture turned: each tile sideways, one above the other
+    _, tiles = layout("1m 2m 3m 4p 5p 6p 7s 8s 9s E E E N | N")
+    turned = [dataclasses.replace(t, box=(t.box[1], 1000 - t.box[2], t.box[3], 1000 - t.box[0]),
+                                  sideways=not t.sideways) for t in tiles]
+    a = assemble(turned)
+    assert a.hand is None and any("turned a quarter" in p for p in a.problems), a.problems
+
+
+def test_many_tiles_apart_one_by_one_give_no_winning_tile():
+    _, tiles = layout("1m | 2m | 3m | 4p 5p 6p 7s 8s 9s E E E N | N")
+    a = assemble(tiles)
+    assert a.hand is None and any("4 tiles lie apart, one by one" in p for p in a.problems), a.problems
