@@ -184,7 +184,8 @@ class TileDetector:
         self.nets = [_load(name, model_dir, (1, 3, 64, 64), (1, 5, n, n)) for name in members(model_dir, "detector")]
         cal = _calibration(model_dir)
         self.threshold = cal["threshold"]
-        #: side of the square the picture is stretched to (multiple of 32; calibrated by training)
+        #: side of the square the picture is stretched to, or the long side of a picture read in its
+        #: own shape (``OWN_SHAPE``); a multiple of 32, calibrated by training
         self.size = cal["size"] if size is None else int(size)
 
     def _pass(self, image: np.ndarray, w: int, h: int, threshold: float) -> list[tuple[float, float, float, float, float]]:
@@ -202,7 +203,8 @@ class TileDetector:
                squeeze: int | None = None) -> list[tuple[float, float, float, float, float]]:
         """Boxes of the tiles in ``image`` (HxWx3 BGR uint8), as ``(x1, y1, x2, y2, score)`` in pixels;
         ``threshold`` on the centre score (0-1) defaults to the calibrated one; ``squeeze``
-        (default ``SQUEEZE``, 0 for none) adds the passes over the squeezed picture."""
+        (default ``SQUEEZE``, 0 for none) adds the passes over the squeezed picture. A picture
+        ``OWN_SHAPE`` times longer than wide or more is read in its own shape."""
         S = self.size
         thr = self.threshold if threshold is None else threshold
         H, W = image.shape[:2]
