@@ -36,6 +36,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -72,16 +73,15 @@ def mjtable_predict(own_shape: float | None = None):
     return run
 
 
-def band(items, ratio: float) -> list:
+def band(items, ratio: float, folder: Path) -> list:
     """Each photo cut to a band ``ratio`` times wider than tall (a 16:9 camera frame: 1.78), full
     width, centred on its tiles (the median height of their centres); the labels wholly inside
-    the band are kept, moved into it. Photos with no label inside are left out."""
+    the band are kept, moved into it. Photos with no label inside are left out. The bands are
+    written to ``folder`` as PNG (lossless: the pixels are the photo's)."""
     import dataclasses
-    import tempfile
 
     from vision.data import LabelledBox
     out = []
-    tmp = Path(tempfile.mkdtemp(prefix="vision_eval_band_"))
     for it in items:
         if not it.boxes:
             continue
@@ -93,7 +93,7 @@ def band(items, ratio: float) -> list:
         boxes = tuple(LabelledBox(b.tile, (b.box[0], b.box[1] - y0, b.box[2], b.box[3] - y0))
                       for b in it.boxes if b.box[1] >= y0 and b.box[3] <= y0 + h)
         if boxes:
-            path = tmp / it.path.name
+            path = folder / f"{it.path.stem}.png"
             cv2.imwrite(str(path), img[y0:y0 + h])
             out.append(dataclasses.replace(it, path=path, boxes=boxes))
     return out
@@ -210,6 +210,7 @@ def main(argv: list[str] | None = None) -> int:
         except ImportError as e:
             print(f"mahjong-detector not installed ({e}); install the bench extra: pip install -e '.[bench]'")
     results: dict = {}
+    bands = tempfile.TemporaryDirectory(prefix="vision_eval_band_")  # the --band pictures, removed at the end
     print(f"{'split':<6} {'system':<17} {'photos':>6} {'tiles':>5} {'tile acc':>8} {'det rec':>7} {'det prec':>8} "
           f"{'exact':>6} {'strict':>6} {'flowers':>8} {'ms/img':>7}")
     for split in args.splits:
@@ -218,7 +219,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.limit:
             items = items[:args.limit]
         if args.band:
-            items = band(items, args.band)
+            items = band(items, args.band, Path(bands.name))
         for name, fn in systems.items():
             photos = score_photos(fn, items)
             rows = [(split, summarise(photos))]
@@ -233,6 +234,7 @@ def main(argv: list[str] | None = None) -> int:
                       f"{100 * r['exact_hand_rate']:>5.1f}% {100 * r['exact_hand_rate_strict']:>5.1f}% "
                       f"{fr:>8} {'n/a' if r['median_latency_ms'] is None else format(r['median_latency_ms'], '.1f'):>7}",
                       flush=True)
+    bands.cleanup()
     probe = load_split("test")[0].path
     rss = peak_rss_recognize(probe)
     results["peak_rss_mb_mjtable_recognize"] = round(rss, 1)
