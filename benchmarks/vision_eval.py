@@ -22,7 +22,10 @@ gets a second row, ``SPLIT-``, with the figures of the same run without those ph
 
 ``--band 1.78`` cuts every photo to a 16:9 band across its tiles (as a wide camera frame sees a
 row) and adds the row ``mjtable-square``: the same pipeline with the picture stretched to a square
-instead of read in its own shape (``vision.models.OWN_SHAPE``).
+instead of read in its own shape (``vision.models.OWN_SHAPE``). ``--band 10 --squeeze`` squeezes
+each such band into a square, once as a row and once turned a quarter (a column): photos squeezed
+as the data set's export squeezed some of ``valid``'s, made from any split (``holdout`` has none of
+its own), for choosing ``vision.models.SQUEEZE`` without looking at ``valid``.
 
 Then the peak resident memory (ru_maxrss) of ``mjtable recognize`` on one photo, in a child
 process. The last line is a JSON object with every figure.
@@ -73,11 +76,15 @@ def mjtable_predict(own_shape: float | None = None):
     return run
 
 
-def band(items, ratio: float, folder: Path) -> list:
+def band(items, ratio: float, folder: Path, squeeze: bool = False) -> list:
     """Each photo cut to a band ``ratio`` times wider than tall (a 16:9 camera frame: 1.78), full
     width, centred on its tiles (the median height of their centres); the labels wholly inside
     the band are kept, moved into it. Photos with no label inside are left out. The bands are
-    written to ``folder`` as PNG (lossless: the pixels are the photo's)."""
+    written to ``folder`` as PNG (lossless: the pixels are the photo's).
+
+    ``squeeze``: each band is then squeezed into a square of the photo's width, as the data set's
+    export squeezed some photos (a row of tiles), and also turned a quarter first (a column of
+    tiles squeezed the other way): two pictures per photo, labels moved with them."""
     import dataclasses
 
     from vision.data import LabelledBox
@@ -92,10 +99,23 @@ def band(items, ratio: float, folder: Path) -> list:
         y0 = int(np.clip(cy - h / 2, 0, H - h))
         boxes = tuple(LabelledBox(b.tile, (b.box[0], b.box[1] - y0, b.box[2], b.box[3] - y0))
                       for b in it.boxes if b.box[1] >= y0 and b.box[3] <= y0 + h)
-        if boxes:
+        if not boxes:
+            continue
+        cut = img[y0:y0 + h]
+        if not squeeze:
             path = folder / f"{it.path.stem}.png"
-            cv2.imwrite(str(path), img[y0:y0 + h])
+            cv2.imwrite(str(path), cut)
             out.append(dataclasses.replace(it, path=path, boxes=boxes))
+            continue
+        fx, fy = W / cut.shape[1], W / cut.shape[0]
+        row = tuple(LabelledBox(b.tile, (b.box[0] * fx, b.box[1] * fy, b.box[2] * fx, b.box[3] * fy)) for b in boxes)
+        # the column: the band turned a quarter clockwise (a point x, y goes to h - 1 - y, x), squeezed
+        col = tuple(LabelledBox(b.tile, ((h - b.box[3]) * fy, b.box[0] * fx, (h - b.box[1]) * fy, b.box[2] * fx))
+                    for b in boxes)
+        for tag, pic, labels in (("row", cut, row), ("column", cv2.rotate(cut, cv2.ROTATE_90_CLOCKWISE), col)):
+            path = folder / f"{it.path.stem}-{tag}.png"
+            cv2.imwrite(str(path), cv2.resize(pic, (W, W), interpolation=cv2.INTER_LINEAR))
+            out.append(dataclasses.replace(it, path=path, boxes=labels))
     return out
 
 
@@ -198,11 +218,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--band", type=float, default=0.0,
                     help="cut each photo to a band this many times wider than tall (16:9 frames: 1.78); "
                          "mjtable is then also run with every picture stretched to a square (mjtable-square)")
+    ap.add_argument("--squeeze", action="store_true",
+                    help="with --band: squeeze each band (and the band turned a quarter) into a square, "
+                         "as an upload squeezes a photo of a row of tiles (--band 10 --squeeze)")
     args = ap.parse_args(argv)
     if args.band and not 1.0 < args.band <= 20:
         ap.error(f"--band must be above 1 and at most 20, not {args.band}")
+    if args.squeeze and not args.band:
+        ap.error("--squeeze needs --band RATIO (the band's width over its height, e.g. 10)")
     systems = {"mjtable": mjtable_predict()}
-    if args.band:
+    if args.band and not args.squeeze:
         systems["mjtable-square"] = mjtable_predict(own_shape=float("inf"))
     if not args.no_peer:
         try:
@@ -219,7 +244,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.limit:
             items = items[:args.limit]
         if args.band:
-            items = band(items, args.band, Path(bands.name))
+            items = band(items, args.band, Path(bands.name), args.squeeze)
         for name, fn in systems.items():
             photos = score_photos(fn, items)
             rows = [(split, summarise(photos))]

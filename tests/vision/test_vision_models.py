@@ -134,10 +134,12 @@ def test_a_squeezed_picture_takes_the_squeezed_pass_boxes():
     img = np.zeros((640, 640, 3), np.uint8)
     plain = [(100, 200, 160, 380, 0.38), (300, 200, 360, 380, 0.37)]  # two wrong, wide-ish boxes
     tall = [(20 + 40 * i, 220, 50 + 40 * i, 420, 0.6) for i in range(8)]  # 8 tiles 0.15 wide per tall
-    d = _detector_with_passes({(384, 384): plain, (384, 96): tall})
+    from vision.models import SQUEEZE
+    low = 384 // SQUEEZE  # the pass squeezed top to bottom
+    d = _detector_with_passes({(384, 384): plain, (384, low): tall})
     got = sorted(b[0] for b in d.detect(img))
     assert got == sorted(b[0] for b in tall)  # the plain boxes they cover are dropped
     # a single stretched box does not make a squeezed picture: it only adds where nothing was found
-    d = _detector_with_passes({(384, 384): plain, (384, 96): tall[:1] + [(500, 100, 530, 300, 0.6)]})
+    d = _detector_with_passes({(384, 384): plain, (384, low): tall[:1] + [(500, 100, 530, 300, 0.6)]})
     got = sorted(b[0] for b in d.detect(img))
     assert got == [20, 100, 300, 500], got

@@ -161,3 +161,21 @@ def test_a_wide_frame_or_a_strip_along_the_row_reads_the_hand(recognizer, faces,
     img, _ = compose_scene([parse_row(SCENES[0][0][0])], faces, np.random.default_rng(0), size=shape)
     a = recognizer.recognize(img).assembly
     assert a.hand == SCENES[0][1], a
+
+
+@pytest.mark.parametrize("turn", [False, True])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_a_row_squeezed_into_a_square_is_read(recognizer, faces, turn, seed):
+    # an upload squeezed a photo of one row (or, turned a quarter, one column) of 14 tiles into a
+    # square: every tile about 10 times taller than wide (or wider than tall). The squeezed pass
+    # must be narrow for them to look like tiles, and padded so that they do not fill it edge to
+    # edge (the unpadded pass 4 times narrower found 11-13 of the 14 here)
+    img, _ = compose_scene([parse_row(SCENES[0][0][0])], faces, np.random.default_rng(seed), size=(80, 1000))
+    if turn:
+        img = cv2.rotate(img, cv2.ROTATE_90_CLOCKWISE)
+    img = cv2.resize(img, (640, 640), interpolation=cv2.INTER_LINEAR)
+    tiles = recognizer.find_tiles(img)
+    assert len(tiles) == 14, [t.tile for t in tiles]
+    want = SCENES[0][0][0].replace("|", " ").split()
+    right = sum(min(want.count(n), [t.tile for t in tiles].count(n)) for n in set(want))
+    assert right >= 13, [t.tile for t in tiles]
