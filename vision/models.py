@@ -198,13 +198,15 @@ class TileDetector:
         """Boxes (image pixels) of one run of the networks on ``image`` resized to ``w`` x ``h``; a
         side shorter than ``PAD_BELOW`` (a squeezed pass) is set in the middle of a grey canvas
         ``SQUEEZED_MARGIN`` wider each way (the networks find no tile that fills a strip edge to
-        edge), and only boxes centred on the picture are kept, clipped to it."""
+        edge), and a side that is not a multiple of 32 is padded to one; only boxes centred on the
+        picture are kept, clipped to it."""
         H, W = image.shape[:2]
         blob = cv2.resize(image, (w, h), interpolation=cv2.INTER_AREA if w <= W and h <= H else cv2.INTER_LINEAR)
+        # the networks take sides that are multiples of 32
+        cw = (w + (2 * SQUEEZED_MARGIN if w < PAD_BELOW else 0) + 31) // 32 * 32
+        ch = (h + (2 * SQUEEZED_MARGIN if h < PAD_BELOW else 0) + 31) // 32 * 32
         ox = oy = 0
-        if w < PAD_BELOW or h < PAD_BELOW:
-            cw = (w + 2 * SQUEEZED_MARGIN + 31) // 32 * 32 if w < PAD_BELOW else w
-            ch = (h + 2 * SQUEEZED_MARGIN + 31) // 32 * 32 if h < PAD_BELOW else h
+        if (cw, ch) != (w, h):
             canvas = np.full((ch, cw, 3), PAD_GREY, np.uint8)
             ox, oy = (cw - w) // 2, (ch - h) // 2
             canvas[oy:oy + h, ox:ox + w] = blob

@@ -143,3 +143,33 @@ def test_a_squeezed_picture_takes_the_squeezed_pass_boxes():
     d = _detector_with_passes({(384, 384): plain, (384, low): tall[:1] + [(500, 100, 530, 300, 0.6)]})
     got = sorted(b[0] for b in d.detect(img))
     assert got == [20, 100, 300, 500], got
+
+
+class _RecordingNet:
+    """A stand-in network: records each input's shape, answers an empty heat map of the right size."""
+
+    def __init__(self) -> None:
+        self.shapes = []
+
+    def setInput(self, x):  # noqa: N802 (OpenCV's name)
+        self.shapes.append(x.shape)
+
+    def forward(self):
+        _, _, h, w = self.shapes[-1]
+        out = np.zeros((1, 5, h // 4, w // 4), np.float32)
+        out[0, 0] = -10.0
+        return out
+
+
+@pytest.mark.parametrize("size", [320, 384, 448, 640])
+@pytest.mark.parametrize("shape", [(640, 640), (720, 1280), (110, 800), (1280, 200)])
+def test_every_pass_gives_the_networks_sides_that_are_multiples_of_32(size, shape):
+    # a squeezed pass is size // SQUEEZE wide (640 // 6 = 106); the networks downsample to 1/32,
+    # and OpenCV only warns and clamps when a side is not a multiple of it
+    from vision.models import TileDetector
+    d = TileDetector.__new__(TileDetector)
+    net = _RecordingNet()
+    d.nets, d.size, d.threshold = [net], size, 0.35
+    d.detect(np.zeros((*shape, 3), np.uint8))
+    assert len(net.shapes) == 3  # plain, squeezed across, squeezed down
+    assert all(h % 32 == 0 and w % 32 == 0 for _, _, h, w in net.shapes), net.shapes
