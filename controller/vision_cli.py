@@ -59,9 +59,11 @@ def _tile_line(t) -> str:
 
 def _recognise(args: argparse.Namespace):
     """Read, recognise, annotate. Returns (recognition, None) or (None, error message)."""
-    from vision import VisionError, read_image, recognize, write_annotated
+    from vision import VisionError, check_output_path, read_image, recognize, write_annotated
 
     try:
+        if args.annotate:  # before the work, so that none is lost to a bad output path
+            check_output_path(args.annotate)
         image = read_image(args.image)
         rec = recognize(image)
         if args.annotate:

@@ -16,7 +16,7 @@ from .assemble import MIN_CONFIDENCE, Assembly, DetectedTile, assemble, rows_and
 from .capture import CaptureConfig, FileSource, PiCamera, UsbCamera, check_image, iter_images, open_camera, read_image
 from .errors import VisionError
 from .models import TileClassifier, TileDetector
-from .pipeline import Recognition, Recognizer, annotate, recognize, write_annotated
+from .pipeline import Recognition, Recognizer, annotate, check_output_path, recognize, write_annotated
 from .tiles import LABELS
 
 __all__ = [
@@ -24,4 +24,5 @@ __all__ = [
     "Recognition", "Recognizer", "TileClassifier", "TileDetector", "UsbCamera", "VisionError", "annotate",
     "assemble", "check_image", "iter_images", "open_camera", "read_image", "recognize", "rows_and_groups",
     "write_annotated",
+    "check_output_path",
 ]

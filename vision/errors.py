@@ -19,6 +19,7 @@ class VisionError(Exception):
         "bad-config",        # an invalid capture configuration
         "model",             # a model file that is missing or cannot be loaded
         "layout",            # tiles found but they do not add up to a hand
+        "unwritable-output",  # a picture to write (the --annotate one) whose place or format cannot be written
     )
 
     def __init__(self, code: str, message: str) -> None:

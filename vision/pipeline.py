@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 import time
 from pathlib import Path
 
@@ -191,16 +192,36 @@ def annotate(image: np.ndarray, recognition: Recognition) -> np.ndarray:
     return out
 
 
+def check_output_path(path: str | Path) -> None:
+    """Check, before any work, that a picture can be written to ``path``: its folder exists and
+    is writable, and OpenCV has a writer for its suffix (``.png``, ``.jpg``, ...).
+
+    Raises:
+        VisionError: ``unwritable-output`` naming what is wrong.
+    """
+    p = Path(path)
+    if not p.suffix or not cv2.haveImageWriter(str(p)):
+        raise VisionError("unwritable-output", f"cannot write a picture named {path}: use a suffix such as .png or .jpg")
+    folder = p.parent if str(p.parent) else Path(".")
+    if not folder.is_dir():
+        raise VisionError("unwritable-output", f"cannot write the annotated picture to {path}: "
+                          f"the folder {folder} does not exist")
+    if p.is_dir() or not os.access(folder, os.W_OK) or (p.exists() and not os.access(p, os.W_OK)):
+        raise VisionError("unwritable-output", f"cannot write the annotated picture to {path}: not writable")
+
+
 def write_annotated(path: str | Path, image: np.ndarray, recognition: Recognition) -> None:
     """Write ``annotate(image, recognition)`` to ``path`` (format from its suffix, e.g. ``.png``).
 
     Raises:
-        VisionError: ``unreadable-image`` when the file cannot be written.
+        VisionError: ``unwritable-output`` when the file cannot be written (``check_output_path``
+        says why before the work, where it can).
     """
+    check_output_path(path)
     try:
         ok = cv2.imwrite(str(path), annotate(image, recognition))
     except cv2.error:
         ok = False
     if not ok:
-        raise VisionError("unreadable-image", f"cannot write the annotated picture to {path}: check the folder "
+        raise VisionError("unwritable-output", f"cannot write the annotated picture to {path}: check the folder "
                           "and use a suffix such as .png or .jpg")

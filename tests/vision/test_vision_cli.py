@@ -52,9 +52,17 @@ def test_parser_rejects_bad_options():
         run(["score-photo", "x.jpg", "--flowers", "9"])
 
 
-def test_annotate_to_an_unwritable_place(tmp_path, scene_file):
-    code, out, err = run(["recognize", str(scene_file), "--annotate", str(tmp_path / "no" / "such" / "dir.png")])
-    assert code == 1 and "cannot write the annotated picture" in err and err.count("\n") == 1
+@pytest.mark.parametrize("where, says", [
+    ("no/such/dir.png", "the folder"),
+    ("out.xyz", "use a suffix such as .png"),
+    ("out", "use a suffix such as .png"),
+    (".", "use a suffix such as .png"),
+])
+def test_annotate_to_an_unwritable_place(tmp_path, scene_file, where, says):
+    # refused before the photo is read (no work lost), with its own code
+    code, out, err = run(["recognize", str(scene_file), "--annotate", str(tmp_path / where)])
+    assert code == 1 and err.startswith("mjtable: unwritable-output:") and says in err, err
+    assert err.count("\n") == 1 and out == ""
 
 
 def test_recognize_json_and_annotation(tmp_path, scene_file):
