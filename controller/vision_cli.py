@@ -62,11 +62,11 @@ def _recognise(args: argparse.Namespace):
     from vision import VisionError, check_output_path, read_image, recognize, write_annotated
 
     try:
-        if args.annotate:  # before the work, so that none is lost to a bad output path
+        if args.annotate is not None:  # before the work, so that none is lost to a bad output path
             check_output_path(args.annotate)
         image = read_image(args.image)
         rec = recognize(image)
-        if args.annotate:
+        if args.annotate is not None:
             write_annotated(args.annotate, image, rec)
     except VisionError as e:
         return None, f"{e.code}: {e.message}"

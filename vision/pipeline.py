@@ -86,6 +86,7 @@ class Recognizer:
         boxes = self.detector.detect(image)
         if not boxes:
             return []
+        H, W = image.shape[:2]
         aspects = np.array([(b[2] - b[0]) / max(1e-6, b[3] - b[1]) for b in boxes])
         med = float(np.median(aspects))
         ref = float(np.clip(med, 0.5, 1.0))
@@ -130,7 +131,10 @@ class Recognizer:
             if p[unk] >= NOT_A_TILE:
                 continue
             k = int(np.argmax(p))
-            out.append(DetectedTile(LABELS[k], tuple(b[:4]), float(p[k]), sw))
+            # a box grown to the usual tile's size may reach past the picture's edge: report the
+            # part of it that is in the picture
+            box = (max(0.0, b[0]), max(0.0, b[1]), min(float(W), b[2]), min(float(H), b[3]))
+            out.append(DetectedTile(LABELS[k], box, float(p[k]), sw))
         return [t for row in rows_and_groups(out) for g in row for t in g]
 
     def recognize(self, image: np.ndarray) -> Recognition:
@@ -200,14 +204,18 @@ def check_output_path(path: str | Path) -> None:
         VisionError: ``unwritable-output`` naming what is wrong.
     """
     p = Path(path)
-    if not p.suffix or not cv2.haveImageWriter(str(p)):
-        raise VisionError("unwritable-output", f"cannot write a picture named {path}: use a suffix such as .png or .jpg")
-    folder = p.parent if str(p.parent) else Path(".")
-    if not folder.is_dir():
-        raise VisionError("unwritable-output", f"cannot write the annotated picture to {path}: "
-                          f"the folder {folder} does not exist")
-    if p.is_dir() or not os.access(folder, os.W_OK) or (p.exists() and not os.access(p, os.W_OK)):
-        raise VisionError("unwritable-output", f"cannot write the annotated picture to {path}: not writable")
+    if not str(path).strip() or not p.suffix or not cv2.haveImageWriter(str(p)):
+        raise VisionError("unwritable-output", f"cannot write a picture named {str(path)!r}: "
+                          "use a file name ending in a suffix such as .png or .jpg")
+    folder = p.parent
+    try:
+        if not folder.is_dir():
+            raise VisionError("unwritable-output", f"cannot write the annotated picture to {path}: "
+                              f"the folder {folder} does not exist")
+        if p.is_dir() or not os.access(folder, os.W_OK) or (p.exists() and not os.access(p, os.W_OK)):
+            raise VisionError("unwritable-output", f"cannot write the annotated picture to {path}: not writable")
+    except OSError as e:  # a name too long, a loop of links, ...
+        raise VisionError("unwritable-output", f"cannot write the annotated picture to {path}: {e.strerror}") from None
 
 
 def write_annotated(path: str | Path, image: np.ndarray, recognition: Recognition) -> None:

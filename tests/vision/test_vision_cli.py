@@ -54,13 +54,15 @@ def test_parser_rejects_bad_options():
 
 @pytest.mark.parametrize("where, says", [
     ("no/such/dir.png", "the folder"),
-    ("out.xyz", "use a suffix such as .png"),
-    ("out", "use a suffix such as .png"),
-    (".", "use a suffix such as .png"),
+    ("out.xyz", "use a file name ending in a suffix"),
+    ("out", "use a file name ending in a suffix"),
+    (".", "use a file name ending in a suffix"),
+    ("", "use a file name ending in a suffix"),
+    ("a" * 300 + ".png", "too long"),
 ])
 def test_annotate_to_an_unwritable_place(tmp_path, scene_file, where, says):
     # refused before the photo is read (no work lost), with its own code
-    code, out, err = run(["recognize", str(scene_file), "--annotate", str(tmp_path / where)])
+    code, out, err = run(["recognize", str(scene_file), "--annotate", str(tmp_path / where) if where else ""])
     assert code == 1 and err.startswith("mjtable: unwritable-output:") and says in err, err
     assert err.count("\n") == 1 and out == ""
 

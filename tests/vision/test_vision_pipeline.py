@@ -179,3 +179,20 @@ def test_a_row_squeezed_into_a_square_is_read(recognizer, faces, turn, seed):
     want = SCENES[0][0][0].replace("|", " ").split()
     right = sum(min(want.count(n), [t.tile for t in tiles].count(n)) for n in set(want))
     assert right >= 13, [t.tile for t in tiles]
+
+
+def test_a_box_grown_to_the_usual_tile_size_is_reported_inside_the_picture():
+    # a short box at the top edge is grown to the usual tile's height around its centre: the
+    # reported box is the part of it that lies in the picture (never negative coordinates)
+    boxes = [(100 + 50 * i, 200, 140 + 50 * i, 260, 0.9) for i in range(5)] + [(400, 0, 440, 20, 0.9)]
+    names = [(n, 0.9) for n in ("1m", "2m", "3m", "4m", "5m", "6m")]
+    rec = Recognizer.__new__(Recognizer)
+    rec.detector = rec.classifier = _Stand(boxes, names, [])
+    rec.min_confidence = MIN_CONFIDENCE
+    tiles = rec.find_tiles(np.zeros((300, 640, 3), np.uint8))
+    assert len(tiles) == 6
+    for t in tiles:
+        x1, y1, x2, y2 = t.box
+        assert 0 <= x1 < x2 <= 640 and 0 <= y1 < y2 <= 300, t
+    top = [t for t in tiles if t.tile == "6m"][0]
+    assert top.box[1] == 0 and top.box[3] > 20  # grown, then cut at the edge
