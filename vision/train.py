@@ -239,7 +239,9 @@ def det_sample(pools: Pools, rng: np.random.Generator, items: list) -> tuple[np.
 #: ``loose`` and ``cls_rotate`` are set per member of the ensembles (``DETECTOR_MEMBERS``,
 #: ``CLASSIFIER_MEMBERS``): the share of synthetic close-ups in the detector's samples, and of
 #: crops taken around a turned tile in the classifier's.
-AUG = {"stretch": 0.0, "rotate": 0.0, "cls_rotate": 0.0, "loose": 0.0}
+#: ``cls_jitter``: the spread (standard deviation, share of the box's side) by which each side of a
+#: classifier crop's box is moved, imitating the detector's box error.
+AUG = {"stretch": 0.0, "rotate": 0.0, "cls_rotate": 0.0, "loose": 0.0, "cls_jitter": 0.05}
 
 #: The detector ensemble (file name -> share of the synthetic close-ups of turned, scattered or
 #: packed tiles, ``vision.synth.compose_loose_scene``, in its samples). Each member is trained
@@ -392,8 +394,9 @@ def cls_crop(img: np.ndarray, box, rng: np.random.Generator | None) -> np.ndarra
     x1, y1, x2, y2 = box
     w, h = x2 - x1, y2 - y1
     if rng is not None:  # imitate the detector's box error
-        x1 += rng.normal(0, 0.05) * w; x2 += rng.normal(0, 0.05) * w
-        y1 += rng.normal(0, 0.05) * h; y2 += rng.normal(0, 0.05) * h
+        j = AUG["cls_jitter"]
+        x1 += rng.normal(0, j) * w; x2 += rng.normal(0, j) * w
+        y1 += rng.normal(0, j) * h; y2 += rng.normal(0, j) * h
     H, W = img.shape[:2]
     x1, y1 = int(max(0, round(x1))), int(max(0, round(y1)))
     x2, y2 = int(min(W, round(x2))), int(min(H, round(y2)))
@@ -576,6 +579,8 @@ def main(argv: list[str] | None = None) -> int:
                          "(vision.synth.compose_loose_scene); by default each member's own (DETECTOR_MEMBERS)")
     ap.add_argument("--cls-rotate", type=float, default=None,
                     help="share of crops of turned tiles; by default each classifier's own (CLASSIFIER_MEMBERS)")
+    ap.add_argument("--cls-jitter", type=float, default=AUG["cls_jitter"],
+                    help="spread of the classifier crops' box sides, a share of the side (the detector's box error)")
     args = ap.parse_args(argv)
     part = "det" if args.member in DETECTOR_MEMBERS else "cls" if args.member in CLASSIFIER_MEMBERS else None
     if part is not None and args.only not in (None, part):
@@ -587,7 +592,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.cls_rotate is not None and part != "cls":
         ap.error("--cls-rotate sets one classifier's share of turned crops: give it with --member and a classifier's file")
     torch.set_num_threads(1)
-    AUG.update(stretch=args.det_stretch, rotate=args.det_rotate)
+    AUG.update(stretch=args.det_stretch, rotate=args.det_rotate, cls_jitter=args.cls_jitter)
     random.seed(args.seed); np.random.seed(args.seed); torch.manual_seed(args.seed)
     args.out.mkdir(parents=True, exist_ok=True)
     log = lambda s: print(s, flush=True)  # noqa: E731
