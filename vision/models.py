@@ -28,17 +28,25 @@ DET_STRIDE = 4
 CLS_H, CLS_W = 64, 48
 #: Box overlap at which the weaker of two detections is dropped.
 NMS_IOU = 0.45
-#: The detector also reads the picture squeezed this many times along each axis in turn (0: not),
-#: for tiles stretched far beyond a tile's shape (photos squeezed into a square by an upload).
-#: A box of such a pass counts as stretched when it is that stretched as the plain pass sees it
-#: (wider than ``SQUEEZED_WIDE`` times its height, or narrower than ``SQUEEZED_TALL``); the pass's
-#: stretched boxes are used only when they show that the picture itself is squeezed (below).
-#: 6 rather than 4 since squeezed passes are padded (``_pass``): synthetic
-#: squeezed rows and columns (``benchmarks/vision_eval.py --band 7 --squeeze``) of test 95.4 ->
-#: 97.8% per tile, valid's 34 squeezed photos 71.4 -> 85.8%. A lone stretched box where the plain
-#: pass found nothing is not taken: at 6 it was mostly the bodies of a row of standing tiles read
-#: as one long tile (test precision 95.9% and strict exact photos 47.9%, against 97.2% and 62.5%).
-SQUEEZE = 6
+#: The detector also reads the picture squeezed each of these many times along each axis in turn
+#: (empty: not), for tiles stretched far beyond a tile's shape (photos squeezed into a square by an
+#: upload). A box of such a pass counts as stretched when it is that stretched as the plain pass
+#: sees it (wider than ``SQUEEZED_WIDE`` times its height, or narrower than ``SQUEEZED_TALL``); a
+#: pass's stretched boxes are used only when they show that the picture itself is squeezed (below).
+#: Rows and columns of tiles squeezed into a square (``benchmarks/vision_eval.py --band R
+#: --squeeze``), per tile on the held-out photos / test, 4x (R = 4) and 7x (R = 7):
+#: one squeeze of 4: 84.8 / 95.7% and 82.9 / 95.4%; of 6: 70.4 / 94.1% and 81.6 / 97.8%; of 3 and 6:
+#: 82.6 / 95.9% and 82.9 / 97.6% (of 4 and 8: 82.1 / 95.6% and 77.0 / 98.5%; of 3 and 6 keeping
+#: only the surest pass: 81.5 / 95.9% and 80.9 / 97.8%). A squeezed pass narrower than ``PAD_BELOW`` is padded
+#: (``_pass``): unpadded, a pass 6 times narrower found none of the tiles. A lone stretched box where
+#: the plain pass found nothing is not taken: it was mostly the bodies of a row of standing tiles
+#: read as one long tile (test precision 95.9% and strict exact photos 47.9%, against 97.2%, 62.5%).
+SQUEEZE = (3, 6)
+#: The squeezed passes are skipped when the plain pass finds at least ``PLAIN_ENOUGH`` boxes with a
+#: mean score of at least ``PLAIN_SURE``: a squeezed picture gives the plain pass almost nothing (0
+#: or 1 box, mean score under 0.43 in 9 of 10 such pictures), an ordinary photo 9 or more boxes
+#: with a mean score of 0.5 or more (9 of 10 photos of every split).
+PLAIN_ENOUGH, PLAIN_SURE = 6, 0.5
 #: A squeezed pass narrower (or lower) than this many pixels is padded ``SQUEEZED_MARGIN`` pixels
 #: each way with grey ``PAD_GREY`` (0-255; black read 83.5% of valid's squeezed tiles, this grey 85.8%).
 PAD_BELOW, SQUEEZED_MARGIN, PAD_GREY = 96, 32, 114
@@ -225,10 +233,11 @@ class TileDetector:
                 if ox <= (x1 + x2) / 2 < ox + w and oy <= (y1 + y2) / 2 < oy + h]
 
     def detect(self, image: np.ndarray, threshold: float | None = None,
-               squeeze: int | None = None) -> list[tuple[float, float, float, float, float]]:
+               squeeze: tuple[int, ...] | int | None = None) -> list[tuple[float, float, float, float, float]]:
         """Boxes of the tiles in ``image`` (HxWx3 BGR uint8), as ``(x1, y1, x2, y2, score)`` in pixels;
         ``threshold`` on the centre score (0-1) defaults to the calibrated one; ``squeeze``
-        (default ``SQUEEZE``, 0 for none) adds the passes over the squeezed picture. A picture
+        (default ``SQUEEZE``; 0 or () for none) the factors of the passes over the squeezed
+        picture, run when the plain pass finds too little (``PLAIN_ENOUGH``). A picture
         ``OWN_SHAPE`` times longer than wide or more is read in its own shape."""
         S = self.size
         thr = self.threshold if threshold is None else threshold
@@ -241,24 +250,27 @@ class TileDetector:
         elif H >= OWN_SHAPE * W:
             pw = max(32, int(round(S * W / H / 32)) * 32)
         boxes = self._pass(image, pw, ph, thr)
-        k = SQUEEZE if squeeze is None else squeeze
-        if not k:
+        ks = SQUEEZE if squeeze is None else (squeeze,) if isinstance(squeeze, int) else tuple(squeeze)
+        ks = tuple(k for k in ks if k)
+        if not ks or (len(boxes) >= PLAIN_ENOUGH and np.mean([b[4] for b in boxes]) >= PLAIN_SURE):
             return boxes
         # a box's width/height as the plain pass sees it (its own width/height times this)
         view = (pw / W) / (ph / H)
-        extra = []
-        for w, h, wide in ((max(8, pw // k), ph, True), (pw, max(8, ph // k), False)):
-            stretched = [b for b in self._pass(image, w, h, thr)
-                         if ((b[2] - b[0]) / max(1e-6, b[3] - b[1]) * view > SQUEEZED_WIDE if wide
-                             else (b[2] - b[0]) / max(1e-6, b[3] - b[1]) * view < SQUEEZED_TALL)]
-            if len(stretched) >= 2 and len(stretched) > len(boxes) and \
-                    np.mean([b[4] for b in stretched]) > np.mean([b[4] for b in boxes] or [0.0]):
-                # the picture itself is squeezed: this pass's boxes win over the plain ones
-                boxes = [b for b in boxes if _covered(b, stretched) <= SQUEEZED_OVERLAP]
-                extra += stretched
-        if not extra:
+        plain_mean = float(np.mean([b[4] for b in boxes])) if boxes else 0.0
+        won: list = []  # the boxes of every squeezed pass that shows the picture is squeezed
+        for k in ks:
+            for w, h, wide in ((max(8, pw // k), ph, True), (pw, max(8, ph // k), False)):
+                stretched = [b for b in self._pass(image, w, h, thr)
+                             if ((b[2] - b[0]) / max(1e-6, b[3] - b[1]) * view > SQUEEZED_WIDE if wide
+                                 else (b[2] - b[0]) / max(1e-6, b[3] - b[1]) * view < SQUEEZED_TALL)]
+                if len(stretched) >= 2 and len(stretched) > len(boxes) and \
+                        np.mean([b[4] for b in stretched]) > plain_mean:
+                    won += stretched
+        if not won:
             return boxes
-        allb = boxes + extra
+        # the picture itself is squeezed: those boxes win over the plain ones they cover, and of
+        # two boxes of one tile (two factors) the surer stays
+        allb = [b for b in boxes if _covered(b, won) <= SQUEEZED_OVERLAP] + won
         arr = np.array(allb)
         return [allb[i] for i in _nms(arr[:, :4], arr[:, 4], NMS_IOU)]
 

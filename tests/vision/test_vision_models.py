@@ -122,29 +122,60 @@ def test_classifier_averages_its_members(tmp_path):
 
 
 def _detector_with_passes(passes):
-    """A TileDetector whose network passes are stand-ins: ``passes[(w, h)]`` -> boxes."""
+    """A TileDetector whose network passes are stand-ins: ``passes[(w, h)]`` -> boxes; returns the
+    detector and the list of the passes it ran."""
     from vision.models import TileDetector
     d = TileDetector.__new__(TileDetector)
     d.size, d.threshold = 384, 0.35
-    d._pass = lambda image, w, h, thr: list(passes.get((w, h), []))
-    return d
+    ran = []
+    d._pass = lambda image, w, h, thr: ran.append((w, h)) or list(passes.get((w, h), []))
+    return d, ran
 
 
 def test_a_squeezed_picture_takes_the_squeezed_pass_boxes():
+    from vision.models import SQUEEZE
     img = np.zeros((640, 640, 3), np.uint8)
     plain = [(100, 200, 160, 380, 0.38), (300, 200, 360, 380, 0.37)]  # two wrong, wide-ish boxes
     tall = [(20 + 40 * i, 220, 50 + 40 * i, 420, 0.6) for i in range(8)]  # 8 tiles 0.15 wide per tall
-    from vision.models import SQUEEZE
-    low = 384 // SQUEEZE  # the pass squeezed top to bottom
-    d = _detector_with_passes({(384, 384): plain, (384, low): tall})
+    low = 384 // SQUEEZE[-1]  # the pass squeezed top to bottom the most
+    d, ran = _detector_with_passes({(384, 384): plain, (384, low): tall})
     got = sorted(b[0] for b in d.detect(img))
     assert got == sorted(b[0] for b in tall)  # the plain boxes they cover are dropped
+    assert len(ran) == 1 + 2 * len(SQUEEZE)
     # stretched boxes that are not more than the plain ones do not make a squeezed picture, and a
     # stretched box is not added where the plain pass found nothing (the bodies of a row of
     # standing tiles read as one long tile)
-    d = _detector_with_passes({(384, 384): plain, (384, low): tall[:1] + [(500, 100, 530, 300, 0.6)]})
+    d, _ = _detector_with_passes({(384, 384): plain, (384, low): tall[:1] + [(500, 100, 530, 300, 0.6)]})
     got = sorted(b[0] for b in d.detect(img))
     assert got == [100, 300], got
+
+
+def test_two_squeeze_factors_give_one_box_per_tile():
+    # both factors find the tiles of a squeezed picture: of two boxes of one tile the surer stays
+    img = np.zeros((640, 640, 3), np.uint8)
+    a = [(20 + 40 * i, 220, 50 + 40 * i, 420, 0.6) for i in range(8)]
+    b = [(22 + 40 * i, 215, 50 + 40 * i, 425, 0.7) for i in range(8)]
+    d, _ = _detector_with_passes({(384, 384): [], (384, 128): a, (384, 64): b})
+    got = d.detect(img, squeeze=(3, 6))
+    assert sorted(round(x[4], 1) for x in got) == [0.7] * 8
+
+
+def test_the_squeezed_passes_are_skipped_when_the_plain_pass_finds_enough():
+    from vision.models import PLAIN_ENOUGH, PLAIN_SURE
+    img = np.zeros((640, 640, 3), np.uint8)
+    row = [(20 + 60 * i, 200, 70 + 60 * i, 270, PLAIN_SURE + 0.1) for i in range(PLAIN_ENOUGH)]
+    d, ran = _detector_with_passes({(384, 384): row})
+    assert len(d.detect(img)) == PLAIN_ENOUGH and ran == [(384, 384)]
+    # one box fewer, or unsure boxes, and the squeezed passes run
+    d, ran = _detector_with_passes({(384, 384): row[:-1]})
+    d.detect(img)
+    assert len(ran) > 1
+    d, ran = _detector_with_passes({(384, 384): [(*r[:4], PLAIN_SURE - 0.2) for r in row]})
+    d.detect(img)
+    assert len(ran) > 1
+    d, ran = _detector_with_passes({(384, 384): []})
+    d.detect(img, squeeze=0)
+    assert ran == [(384, 384)]
 
 
 class _RecordingNet:
@@ -166,12 +197,12 @@ class _RecordingNet:
 @pytest.mark.parametrize("size", [320, 384, 448, 640])
 @pytest.mark.parametrize("shape", [(640, 640), (720, 1280), (110, 800), (1280, 200)])
 def test_every_pass_gives_the_networks_sides_that_are_multiples_of_32(size, shape):
-    # a squeezed pass is size // SQUEEZE wide (640 // 6 = 106); the networks downsample to 1/32,
-    # and OpenCV only warns and clamps when a side is not a multiple of it
-    from vision.models import TileDetector
+    # a squeezed pass is size // k wide (640 // 6 = 106); the networks downsample to 1/32, and
+    # OpenCV only warns and clamps when a side is not a multiple of it
+    from vision.models import SQUEEZE, TileDetector
     d = TileDetector.__new__(TileDetector)
     net = _RecordingNet()
     d.nets, d.size, d.threshold = [net], size, 0.35
     d.detect(np.zeros((*shape, 3), np.uint8))
-    assert len(net.shapes) == 3  # plain, squeezed across, squeezed down
+    assert len(net.shapes) == 1 + 2 * len(SQUEEZE)  # plain, then squeezed across and down per factor
     assert all(h % 32 == 0 and w % 32 == 0 for _, _, h, w in net.shapes), net.shapes
