@@ -195,14 +195,15 @@ class _RecordingNet:
 
 
 @pytest.mark.parametrize("size", [320, 384, 448, 640])
-@pytest.mark.parametrize("shape", [(640, 640), (720, 1280), (110, 800), (1280, 200)])
+@pytest.mark.parametrize("shape", [(640, 640), (480, 640), (640, 1000), (720, 1280), (110, 800), (1280, 200)])
 def test_every_pass_gives_the_networks_sides_that_are_multiples_of_32(size, shape):
     # a squeezed pass is size // k wide (640 // 6 = 106); the networks downsample to 1/32, and
     # OpenCV only warns and clamps when a side is not a multiple of it
-    from vision.models import SQUEEZE, TileDetector
+    from vision.models import OWN_SHAPE, SQUEEZE, TileDetector
     d = TileDetector.__new__(TileDetector)
     net = _RecordingNet()
     d.nets, d.size, d.threshold = [net], size, 0.35
     d.detect(np.zeros((*shape, 3), np.uint8))
-    assert len(net.shapes) == 1 + 2 * len(SQUEEZE)  # plain, then squeezed across and down per factor
+    own_shape = max(shape) >= OWN_SHAPE * min(shape)  # not a square upload: no squeezed pass
+    assert len(net.shapes) == (1 if own_shape else 1 + 2 * len(SQUEEZE))  # plain, then across and down per factor
     assert all(h % 32 == 0 and w % 32 == 0 for _, _, h, w in net.shapes), net.shapes
