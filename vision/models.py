@@ -34,10 +34,10 @@ NMS_IOU = 0.45
 #: sees it (wider than ``SQUEEZED_WIDE`` times its height, or narrower than ``SQUEEZED_TALL``); a
 #: pass's stretched boxes are used only when they show that the picture itself is squeezed (below).
 #: Rows and columns of tiles squeezed into a square (``benchmarks/vision_eval.py --band R
-#: --squeeze``), per tile on the held-out photos / test, 4x (R = 4) and 7x (R = 7):
-#: one squeeze of 4: 84.8 / 95.7% and 82.9 / 95.4%; of 6: 70.4 / 94.1% and 81.6 / 97.8%; of 3 and 6:
-#: 82.6 / 95.9% and 82.9 / 97.6% (of 4 and 8: 82.1 / 95.6% and 77.0 / 98.5%; of 3 and 6 keeping
-#: only the surest pass: 81.5 / 95.9% and 80.9 / 97.8%). A squeezed pass narrower than ``PAD_BELOW`` is padded
+#: --squeeze``), per tile on the held-out photos / test, 4x (R = 4) and 7x (R = 7): one squeeze of
+#: 4: 84.8 / 95.7% and 82.9 / 95.4%; of 6: 70.4 / 94.1% and 81.6 / 97.8%; of 3 and 6: 82.6 / 95.9%
+#: and 82.9 / 97.6% (of 4 and 8: 82.1 / 95.6% and 77.0 / 98.5%; of 3 and 6 keeping only the surest
+#: pass: 81.5 / 95.9% and 80.9 / 97.8%). A squeezed pass narrower than ``PAD_BELOW`` is padded
 #: (``_pass``): unpadded, a pass 6 times narrower found none of the tiles. A lone stretched box where
 #: the plain pass found nothing is not taken: it was mostly the bodies of a row of standing tiles
 #: read as one long tile (test precision 95.9% and strict exact photos 47.9%, against 97.2%, 62.5%).
@@ -54,11 +54,12 @@ PLAIN_ENOUGH, PLAIN_SURE = 6, 0.5
 #: each way with grey ``PAD_GREY`` (0-255; black read 83.5% of valid's squeezed tiles, this grey 85.8%).
 PAD_BELOW, SQUEEZED_MARGIN, PAD_GREY = 96, 32, 114
 #: A picture at least this many times longer than wide (16:9 camera frames, strips along a row) is
-#: read in its own shape (long side S), not stretched to a square; the squeezed passes then squeeze
-#: that shape. ``benchmarks/vision_eval.py --band 1.78`` (16:9 bands cut across the photos' tiles):
-#: held-out 89.7% per tile against 82.2% stretched, test 94.6% against 92.1% (valid: see
-#: ``PLAIN_ENOUGH``; 88.8% against 86.2% last round). 4:3 bands gained on the held-out photos and lost on test and valid (89.4 / 94.7 / 88.2%
-#: against 87.3 / 95.0 / 89.2%), so 4:3 frames stay stretched, as the training photos were.
+#: read in its own shape (long side S), not stretched to a square, and without squeezed passes.
+#: ``benchmarks/vision_eval.py --band 1.78`` (16:9 bands cut across the photos' tiles): held-out
+#: 89.7% per tile against 82.2% stretched, test 94.6% against 92.1% (valid: see ``PLAIN_ENOUGH``;
+#: 88.8% against 86.2% last round). 4:3 bands gained on the held-out photos and lost on test and
+#: valid (89.4 / 94.7 / 88.2% against 87.3 / 95.0 / 89.2%), so 4:3 frames stay stretched, as the
+#: training photos were.
 OWN_SHAPE = 1.7
 #: The picture is squeezed when a squeezed pass finds at least two stretched boxes, more than the
 #: plain pass finds boxes, and surer ones on average: those boxes win, and the plain boxes of which
