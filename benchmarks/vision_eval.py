@@ -187,11 +187,6 @@ def summarise(photos: list[dict]) -> dict:
             "median_latency_ms": 1000 * statistics.median(times) if times else None}
 
 
-def evaluate(predict, items, warmup: int = 2) -> dict:
-    """``summarise(score_photos(predict, items, warmup))``."""
-    return summarise(score_photos(predict, items, warmup))
-
-
 def peak_rss_recognize(image: Path) -> float:
     """Peak resident memory in MB of ``mjtable recognize IMAGE`` run in a child process: the
     child's own high-water mark (VmHWM, which the exec of the child resets; ru_maxrss of a child
