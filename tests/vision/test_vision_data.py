@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.data import LabelledBox, LabelledImage, impossible_labels
+from vision.data import LabelledBox, LabelledImage, impossible_labels, load_split
 from vision.synth import compose_loose_scene
 from vision.tiles import copies_in_a_set
 
@@ -25,6 +25,22 @@ def test_impossible_labels():
     assert impossible_labels(photo("1p", "1p", "1p", "1p", "2f")) == {}
     assert impossible_labels(photo(*["1p"] * 5, "2f", "2f", "3f")) == {"1p": 5, "2f": 2}
     assert impossible_labels(photo()) == {}
+
+
+def test_an_image_without_boxes_is_left_out_unless_asked_for(tmp_path):
+    """A photo of tiles that nobody boxed must not train the detector as background, nor be scored."""
+    (tmp_path / "train" / "images").mkdir(parents=True)
+    (tmp_path / "train" / "labels").mkdir()
+    for name in ("hand_001_jpg.rf.a", "hand_002_jpg.rf.b", "hand_003_jpg.rf.c"):
+        (tmp_path / "train" / "images" / f"{name}.jpg").write_bytes(b"")
+    (tmp_path / "train" / "labels" / "hand_001_jpg.rf.a.txt").write_text("4 0.5 0.5 0.1 0.2\n")
+    (tmp_path / "train" / "labels" / "hand_002_jpg.rf.b.txt").write_text("")  # an empty label file
+    # hand_003 has no label file at all
+    items = load_split("train", tmp_path)
+    assert [i.path.name for i in items] == ["hand_001_jpg.rf.a.jpg"]
+    assert items[0].boxes == (LabelledBox("E", (288.0, 256.0, 352.0, 384.0)),) and items[0].session == "hand"
+    every = load_split("train", tmp_path, unlabelled=True)
+    assert [len(i.boxes) for i in every] == [1, 0, 0]
 
 
 @pytest.mark.parametrize("seed", range(6))
