@@ -9,12 +9,13 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+from scipy.optimize import linear_sum_assignment
 
 from .assemble import MIN_CONFIDENCE, Assembly, DetectedTile, assemble, rows_and_groups
 from .capture import check_image
 from .errors import VisionError
 from .models import MODEL_DIR, TileClassifier, TileDetector
-from .tiles import LABELS, UNKNOWN
+from .tiles import LABELS, UNKNOWN, copies_in_a_set
 
 #: A box whose crop the classifier calls ``unknown`` with at least this probability is not a tile.
 NOT_A_TILE = 0.5
@@ -52,6 +53,34 @@ NORMALISE_CROPS = True
 #: In a squeezed picture (most boxes far wider than tall), decide the orientation of the boxes of
 #: the usual shape once for the picture, by the mean confidence of each reading.
 PHOTO_ORIENTATION = True
+
+
+#: Read the picture's tiles as tiles of one set (``one_set_reading``).
+ONE_SET = True
+
+
+def one_set_reading(probs: np.ndarray) -> list[int]:
+    """The label index of each crop (``probs``: N x len(LABELS) probabilities): the likeliest
+    reading of all the crops together in which no tile is read more often than one set holds it
+    (``tiles.copies_in_a_set``: four of each hand tile, one of each flower; rules text, article 1),
+    ``back`` and ``unknown`` unlimited. Without a tile read too often, that is each crop's likeliest
+    label; otherwise the assignment of crops to a set's tiles with the largest sum of
+    log-probabilities (``scipy.optimize.linear_sum_assignment``). The reading's confidences are those
+    of the labels returned, so a crop moved to a label it is unsure of is listed for the player to
+    confirm."""
+    n = len(probs)
+    choice = [int(k) for k in np.argmax(probs, axis=1)] if n else []
+    room = [copies_in_a_set(name) if name not in ("back", UNKNOWN) else n for name in LABELS]
+    counts = np.bincount(choice, minlength=len(LABELS))
+    if all(c <= r for c, r in zip(counts, room)):
+        return choice
+    slots = np.repeat(np.arange(len(LABELS)), room)  # one column per copy of a label
+    cost = -np.log(np.clip(probs, 1e-9, 1.0))[:, slots]
+    rows, cols = linear_sum_assignment(cost)
+    out = [0] * n
+    for r, c in zip(rows, cols):
+        out[r] = int(slots[c])
+    return out
 
 
 def _normalised(boxes: list, sideways: list[bool], upright: list[bool] | None = None) -> list:
@@ -126,11 +155,11 @@ class Recognizer:
                 if np.delete(q, unk).max() > np.delete(probs[i], unk).max():
                     probs[i] = q
                     sideways[i] = True
+        keep = [i for i in range(len(boxes)) if probs[i][unk] < NOT_A_TILE]
+        names = one_set_reading(probs[keep]) if ONE_SET else [int(np.argmax(probs[i])) for i in keep]
         out = []
-        for b, p, sw in zip(boxes, probs[:len(boxes)], sideways):
-            if p[unk] >= NOT_A_TILE:
-                continue
-            k = int(np.argmax(p))
+        for i, k in zip(keep, names):
+            b, p, sw = boxes[i], probs[i], sideways[i]
             # a box grown to the usual tile's size may reach past the picture's edge: report the
             # part of it that is in the picture
             box = (max(0.0, b[0]), max(0.0, b[1]), min(float(W), b[2]), min(float(H), b[3]))

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import cv2
 import numpy as np
@@ -12,6 +11,8 @@ import pytest
 
 from scoring import parse_hand, score_hand
 from vision import MIN_CONFIDENCE, Recognizer, VisionError, annotate
+from vision.pipeline import one_set_reading
+from vision.tiles import LABELS
 from vision.data import iou
 from vision.models import MODEL_DIR, members
 from vision.synth import compose_scene
@@ -126,7 +127,6 @@ class _Stand:
         return list(self.boxes)
 
     def classify(self, crops):
-        from vision.tiles import LABELS
         rows = []
         for name, p in self.upright + self.turned:
             q = np.full(len(LABELS), (1 - p) / (len(LABELS) - 1), np.float32)
@@ -196,3 +196,48 @@ def test_a_box_grown_to_the_usual_tile_size_is_reported_inside_the_picture():
         assert 0 <= x1 < x2 <= 640 and 0 <= y1 < y2 <= 300, t
     top = [t for t in tiles if t.tile == "6m"][0]
     assert top.box[1] == 0 and top.box[3] > 20  # grown, then cut at the edge
+
+
+def _probs(*readings: dict[str, float]) -> np.ndarray:
+    """One probability row per crop: the given labels, the rest spread evenly."""
+    rows = []
+    for r in readings:
+        q = np.full(len(LABELS), (1 - sum(r.values())) / (len(LABELS) - len(r)))
+        for name, p in r.items():
+            q[LABELS.index(name)] = p
+        rows.append(q)
+    return np.array(rows)
+
+
+def test_one_set_reading_reads_no_tile_more_often_than_a_set_holds_it():
+    names = lambda p: [LABELS[k] for k in one_set_reading(p)]  # noqa: E731
+    # a set has one of each flower: of two crops read as chrysanthemum (3f), the one that loses
+    # least by it becomes its next likeliest flower
+    p = _probs({"3f": 0.9, "1f": 0.05}, {"3f": 0.5, "4f": 0.45}, {"1f": 0.8})
+    assert names(p) == ["3f", "4f", "1f"]
+    # five crops read 5p: the least sure of them moves, and to a label that still has room (6p is
+    # read four times, surely, so the fifth 5p's second choice 6p is taken: it goes to its third)
+    p = _probs(*[{"5p": 0.9}] * 4, {"5p": 0.6, "6p": 0.3, "4p": 0.08}, *[{"6p": 0.95}] * 4)
+    assert names(p) == ["5p"] * 4 + ["4p"] + ["6p"] * 4
+    # a chain: the crop that moves fills the label it moves to, whose crop then moves on
+    p = _probs({"1f": 0.9}, {"1f": 0.6, "2f": 0.35}, {"2f": 0.5, "3f": 0.45})
+    assert names(p) == ["1f", "2f", "3f"]
+    # backs and unknowns are never limited; a hand that needs no change is left alone
+    p = _probs(*[{"back": 0.9}] * 6, *[{"E": 0.9}] * 4)
+    assert names(p) == ["back"] * 6 + ["E"] * 4
+    assert one_set_reading(np.zeros((0, len(LABELS)))) == []
+
+
+def test_a_crop_moved_to_a_tile_it_is_unsure_of_is_listed_to_confirm():
+    # two boxes read surely as the same flower: the second must change, and its new name is one it
+    # is not sure of, so the player is asked to confirm it rather than given a silent guess
+    boxes = [(100 + 50 * i, 200, 140 + 50 * i, 260, 0.9) for i in range(6)]
+    names = [("1m", 0.9), ("2m", 0.9), ("3m", 0.9), ("4m", 0.9), ("5f", 0.9), ("5f", 0.8)]
+    rec = Recognizer.__new__(Recognizer)
+    rec.detector = rec.classifier = _Stand(boxes, names, [])
+    rec.min_confidence = MIN_CONFIDENCE
+    r = rec.recognize(np.zeros((300, 640, 3), np.uint8))
+    assert [t.tile for t in r.tiles][:5] == ["1m", "2m", "3m", "4m", "5f"]
+    moved = r.tiles[5]
+    assert moved.tile != "5f" and moved.confidence < MIN_CONFIDENCE
+    assert moved in r.assembly.uncertain
