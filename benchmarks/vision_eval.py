@@ -60,11 +60,12 @@ cv2.setNumThreads(1)
 PEER_NAMES = {"chun": "C", "haku": "P", "hatsu": "F", "tou": "E", "nan": "S", "sha": "W", "pe": "N"}
 
 
-def mjtable_predict(own_shape: float | None = None):
+def mjtable_predict(own_shape: float | None = None, model_dir: Path | None = None):
     """mjtable's tiles of a picture; ``own_shape`` overrides ``vision.models.OWN_SHAPE`` (the
-    aspect from which a picture is read in its own shape) during the call."""
+    aspect from which a picture is read in its own shape) during the call; ``model_dir`` the
+    folder of the models (default: the committed ones)."""
     import vision.models as M
-    rec = Recognizer()
+    rec = Recognizer() if model_dir is None else Recognizer(model_dir)
 
     def run(img: np.ndarray) -> list[tuple[str, tuple]]:
         saved = M.OWN_SHAPE
@@ -216,14 +217,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--squeeze", action="store_true",
                     help="with --band: squeeze each band (and the band turned a quarter) into a square, "
                          "as an upload squeezes a photo of a row of tiles (--band 10 --squeeze)")
+    ap.add_argument("--models", type=Path, default=None,
+                    help="a folder of models to measure instead of the committed ones (vision.train --out); "
+                         "the peak memory is still that of `mjtable recognize` with the committed ones")
     args = ap.parse_args(argv)
+    if args.models is not None and not (args.models / "metrics.json").is_file():
+        ap.error(f"--models {args.models}: not a folder of models (no metrics.json in it)")
     if args.band and not 1.0 < args.band <= 20:
         ap.error(f"--band must be above 1 and at most 20, not {args.band}")
     if args.squeeze and not args.band:
         ap.error("--squeeze needs --band RATIO (the band's width over its height, e.g. 10)")
-    systems = {"mjtable": mjtable_predict()}
+    systems = {"mjtable": mjtable_predict(model_dir=args.models)}
     if args.band and not args.squeeze:
-        systems["mjtable-square"] = mjtable_predict(own_shape=float("inf"))
+        systems["mjtable-square"] = mjtable_predict(own_shape=float("inf"), model_dir=args.models)
     if not args.no_peer:
         try:
             systems["mahjong-detector"] = peer_predict()
