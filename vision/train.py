@@ -8,7 +8,8 @@
 
 Data (read from ``../shared/data/tiles``, never copied): the ``train`` split of
 ``chinese-mahjong-detection`` minus the photo sessions that ``vision.data.is_holdout_session``
-holds out (used for model selection and the metrics below), the camerash single tiles, synthetic
+holds out (used for model selection and the metrics below) and minus its 29 photos with no box
+(tiles nobody boxed: not pictures without tiles), the camerash single tiles, synthetic
 face-down tiles and synthetic table scenes (``vision.synth``). ``valid`` and ``test`` are never
 read here: they are the benchmark's evaluation sets.
 
@@ -118,6 +119,8 @@ class Pools:
 
     def __init__(self, rng: np.random.Generator) -> None:
         items = D.load_split("train")
+        #: photos of tiles with no box, left out (``vision.data.load_split``)
+        self.unlabelled = len(D.load_split("train", unlabelled=True)) - len(items)
         self.fit = [i for i in items if not D.is_holdout_session(i.session)]
         self.hold = [i for i in items if D.is_holdout_session(i.session)]
         self.images = {i.path: cv2.imread(str(i.path)) for i in items}
@@ -603,6 +606,7 @@ def main(argv: list[str] | None = None) -> int:
     metrics_path = args.out / "metrics.json"
     metrics: dict = {}
     metrics["data"] = {"fit_photos": len(pools.fit), "holdout_photos": len(pools.hold),
+                       "unlabelled_photos_left_out": pools.unlabelled,
                        "holdout_sessions": sorted({i.session for i in pools.hold}), "seed": args.seed,
                        "note": "train split minus held-out sessions; valid/test never read in training"}
 

@@ -133,7 +133,7 @@ def _detector_with_passes(passes):
 
 
 def test_a_squeezed_picture_takes_the_squeezed_pass_boxes():
-    from vision.models import SQUEEZE
+    from vision.models import SQUEEZE, SQUEEZED_SURE
     img = np.zeros((640, 640, 3), np.uint8)
     plain = [(100, 200, 160, 380, 0.38), (300, 200, 360, 380, 0.37)]  # two wrong, wide-ish boxes
     tall = [(20 + 40 * i, 220, 50 + 40 * i, 420, 0.6) for i in range(8)]  # 8 tiles 0.15 wide per tall
@@ -142,12 +142,19 @@ def test_a_squeezed_picture_takes_the_squeezed_pass_boxes():
     got = sorted(b[0] for b in d.detect(img))
     assert got == sorted(b[0] for b in tall)  # the plain boxes they cover are dropped
     assert len(ran) == 1 + 2 * len(SQUEEZE)
-    # stretched boxes that are not more than the plain ones do not make a squeezed picture, and a
-    # stretched box is not added where the plain pass found nothing (the bodies of a row of
-    # standing tiles read as one long tile)
-    d, _ = _detector_with_passes({(384, 384): plain, (384, low): tall[:1] + [(500, 100, 530, 300, 0.6)]})
+    # stretched boxes that are not more than the plain pass's sure ones do not make a squeezed
+    # picture, and a stretched box is not added where the plain pass found nothing (the bodies of a
+    # row of standing tiles read as one long tile)
+    sure = [(*b[:4], SQUEEZED_SURE + 0.05) for b in plain]
+    d, _ = _detector_with_passes({(384, 384): sure, (384, low): tall[:1] + [(500, 100, 530, 300, 0.6)]})
     got = sorted(b[0] for b in d.detect(img))
     assert got == [100, 300], got
+    # ... but weak plain boxes, however many (a squeezed picture at a low threshold), do not keep
+    # the squeezed pass's boxes out
+    weak = [(10 + 60 * i, 500, 40 + 60 * i, 560, SQUEEZED_SURE - 0.1) for i in range(10)] + sure
+    d, _ = _detector_with_passes({(384, 384): weak, (384, low): tall})
+    got = d.detect(img)
+    assert all(b in got for b in tall) and not any(b in got for b in sure), got
 
 
 def test_two_squeeze_factors_give_one_box_per_tile():
