@@ -41,6 +41,9 @@ NMS_IOU = 0.45
 #: (``_pass``): unpadded, a pass 6 times narrower found none of the tiles. A lone stretched box where
 #: the plain pass found nothing is not taken: it was mostly the bodies of a row of standing tiles
 #: read as one long tile (test precision 95.9% and strict exact photos 47.9%, against 97.2%, 62.5%).
+#: (Those figures are the November 2026 detectors'. The detectors retrained in December 2026, with
+#: ``SQUEEZED_SURE``: 3 and 6: 84.0 / 96.3% and 78.3 / 98.3%; held-out only, 4x / 7x: 4 and 8 78.3
+#: / 80.9%, 3 and 8 82.1 / 75.7%, 3, 6 and 8 81.0 / 77.0%.)
 SQUEEZE = (3, 6)
 #: The squeezed passes are skipped when the plain pass finds at least ``PLAIN_ENOUGH`` boxes with a
 #: mean score of at least ``PLAIN_SURE``: a squeezed picture gives the plain pass almost nothing (0
