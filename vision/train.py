@@ -8,8 +8,9 @@
 
 Data (read from ``../shared/data/tiles``, never copied): the ``train`` split of
 ``chinese-mahjong-detection`` minus the photo sessions that ``vision.data.is_holdout_session``
-holds out (used for model selection and the metrics below) and minus its 29 photos with no box
-(tiles nobody boxed: not pictures without tiles), the camerash single tiles, synthetic
+holds out (used for model selection and the metrics below) and minus its 2 photos with no label
+(tiles nobody labelled: not pictures without tiles; ``vision.data.load_split``, which also reads
+the tiles labelled as polygons), the camerash single tiles, synthetic
 face-down tiles and synthetic table scenes (``vision.synth``). ``valid`` and ``test`` are never
 read here: they are the benchmark's evaluation sets.
 

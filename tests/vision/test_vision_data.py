@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.data import LabelledBox, LabelledImage, impossible_labels, load_split
+from vision.data import LabelledBox, LabelledImage, impossible_labels, label_box, load_split
 from vision.synth import compose_loose_scene
 from vision.tiles import copies_in_a_set
 
@@ -41,6 +41,21 @@ def test_an_image_without_boxes_is_left_out_unless_asked_for(tmp_path):
     assert items[0].boxes == (LabelledBox("E", (288.0, 256.0, 352.0, 384.0)),) and items[0].session == "hand"
     every = load_split("train", tmp_path, unlabelled=True)
     assert [len(i.boxes) for i in every] == [1, 0, 0]
+    # a tile labelled as a polygon (YOLOv8's segment format) is a tile too: its bounding box
+    (tmp_path / "train" / "labels" / "hand_003_jpg.rf.c.txt").write_text(
+        "4 0.5 0.25 0.75 0.25 0.75 0.5 0.5 0.5 0.5 0.25\n")
+    items = load_split("train", tmp_path)
+    assert [i.path.name for i in items] == ["hand_001_jpg.rf.a.jpg", "hand_003_jpg.rf.c.jpg"]
+    assert items[1].boxes == (LabelledBox("E", (320.0, 160.0, 480.0, 320.0)),)
+
+
+def test_label_lines():
+    assert label_box("4 0.5 0.5 0.1 0.2") == LabelledBox("E", (288.0, 256.0, 352.0, 384.0))
+    assert label_box("0 0.1 0.2 0.3 0.2 0.2 0.4", size=100) == LabelledBox("1f", (10.0, 20.0, 30.0, 40.0))
+    assert label_box("   ") is None
+    for bad in ("4 0.5 0.5 0.1", "4 0.1 0.2 0.3 0.2 0.2", "x 0.5 0.5 0.1 0.2", "99 0.5 0.5 0.1 0.2", "4 a b c d"):
+        with pytest.raises(ValueError):
+            label_box(bad)
 
 
 @pytest.mark.parametrize("seed", range(6))
