@@ -53,6 +53,7 @@ import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
 from vision.data import impossible_labels, iou, is_holdout_session, load_split  # noqa: E402
+from vision.errors import VisionError  # noqa: E402
 from vision.pipeline import Recognizer  # noqa: E402
 
 cv2.setNumThreads(1)
@@ -217,17 +218,30 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--squeeze", action="store_true",
                     help="with --band: squeeze each band (and the band turned a quarter) into a square, "
                          "as an upload squeezes a photo of a row of tiles (--band 10 --squeeze)")
-    ap.add_argument("--models", type=Path, default=None,
+    ap.add_argument("--models", type=lambda v: Path(v) if v else None, default=None,
                     help="a folder of models to measure instead of the committed ones (vision.train --out); "
                          "the peak memory is still that of `mjtable recognize` with the committed ones")
     args = ap.parse_args(argv)
-    if args.models is not None and not (args.models / "metrics.json").is_file():
-        ap.error(f"--models {args.models}: not a folder of models (no metrics.json in it)")
+    if args.models is None and "--models" in (argv if argv is not None else sys.argv[1:]):
+        ap.error("--models: give a folder (vision.train --out), not an empty name")
+    if args.models is not None:
+        if not args.models.is_dir():
+            ap.error(f"--models {str(args.models)!r}: not a folder (give the folder of vision.train --out)")
+        try:
+            cal = json.loads((args.models / "metrics.json").read_text()).get("detector", {}).get("calibration")
+        except (OSError, ValueError) as e:
+            ap.error(f"--models {args.models}: no readable metrics.json in it ({e})")
+        if not cal:
+            ap.error(f"--models {args.models}: its metrics.json has no detector calibration "
+                     f"(run: python -m vision.train --only calibrate --out {args.models})")
     if args.band and not 1.0 < args.band <= 20:
         ap.error(f"--band must be above 1 and at most 20, not {args.band}")
     if args.squeeze and not args.band:
         ap.error("--squeeze needs --band RATIO (the band's width over its height, e.g. 10)")
-    systems = {"mjtable": mjtable_predict(model_dir=args.models)}
+    try:
+        systems = {"mjtable": mjtable_predict(model_dir=args.models)}
+    except VisionError as e:
+        ap.error(f"--models {args.models}: {e}")
     if args.band and not args.squeeze:
         systems["mjtable-square"] = mjtable_predict(own_shape=float("inf"), model_dir=args.models)
     if not args.no_peer:

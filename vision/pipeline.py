@@ -72,7 +72,15 @@ def one_set_reading(probs: np.ndarray) -> list[int]:
     label; otherwise the assignment of crops to a set's tiles with the largest sum of
     log-probabilities (``scipy.optimize.linear_sum_assignment``). The reading's confidences are those
     of the labels returned, so a crop moved to a label it is unsure of is listed for the player to
-    confirm."""
+    confirm. Raises ValueError for an array of another shape, or one with a NaN or inf.
+
+    A set can hold spare blank tiles (more than four ``P``); a photo that shows them gets its extra
+    blanks read as other tiles, with low confidence (so listed for the player to confirm)."""
+    probs = np.asarray(probs, dtype=np.float64)
+    if probs.ndim != 2 or probs.shape[1] != len(LABELS):
+        raise ValueError(f"one_set_reading takes N x {len(LABELS)} probabilities, not shape {probs.shape}")
+    if not np.isfinite(probs).all():
+        raise ValueError("one_set_reading: the probabilities must be finite numbers (a NaN or inf was given)")
     n = len(probs)
     choice = [int(k) for k in np.argmax(probs, axis=1)] if n else []
     room = [copies_in_a_set(name) if name not in ("back", UNKNOWN) else n for name in LABELS]
@@ -163,13 +171,13 @@ class Recognizer:
                 if np.delete(q, unk).max() > np.delete(probs[i], unk).max():
                     probs[i] = q
                     sideways[i] = True
-        back = LABELS.index("back")
-        keep = [i for i in range(len(boxes)) if probs[i][unk] < NOT_A_TILE
-                and (int(np.argmax(probs[i])) != back or boxes[i][4] >= BACK_SURE)]
+        keep = [i for i in range(len(boxes)) if probs[i][unk] < NOT_A_TILE]
         names = one_set_reading(probs[keep]) if ONE_SET else [int(np.argmax(probs[i])) for i in keep]
         out = []
         for i, k in zip(keep, names):
             b, p, sw = boxes[i], probs[i], sideways[i]
+            if LABELS[k] == "back" and b[4] < BACK_SURE:  # read as a back (or moved to one) from a weak box
+                continue
             # a box grown to the usual tile's size may reach past the picture's edge: report the
             # part of it that is in the picture
             box = (max(0.0, b[0]), max(0.0, b[1]), min(float(W), b[2]), min(float(H), b[3]))

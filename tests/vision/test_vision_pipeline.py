@@ -229,6 +229,9 @@ def test_one_set_reading_reads_no_tile_more_often_than_a_set_holds_it():
     p = _probs(*[{"back": 0.9}] * 6, *[{"E": 0.9}] * 4)
     assert names(p) == ["back"] * 6 + ["E"] * 4
     assert one_set_reading(np.zeros((0, len(LABELS)))) == []
+    for bad in (np.zeros(len(LABELS)), np.zeros((2, len(LABELS) - 1)), np.full((1, len(LABELS)), np.nan)):
+        with pytest.raises(ValueError):
+            one_set_reading(bad)
 
 
 def test_a_crop_moved_to_a_tile_it_is_unsure_of_is_listed_to_confirm():
@@ -259,3 +262,23 @@ def test_a_weak_box_read_as_a_back_is_not_a_tile():
         rec.min_confidence = MIN_CONFIDENCE
         tiles = rec.find_tiles(np.zeros((300, 640, 3), np.uint8))
         assert [t.tile for t in tiles] == ["1m", "2m", "3m"] + (["back"] if kept else []), (score, tiles)
+    # nor from a weak box that the one-set reading moves to a back (a fifth 1m whose next likeliest
+    # label is back)
+    weak = [(100 + 50 * i, 200, 140 + 50 * i, 260, 0.3) for i in range(5)]
+    rec = Recognizer.__new__(Recognizer)
+    rec.detector = rec.classifier = _StandProbs(weak, [{"1m": 0.6, "back": 0.35}] * 5)
+    rec.min_confidence = MIN_CONFIDENCE
+    assert [t.tile for t in rec.find_tiles(np.zeros((300, 640, 3), np.uint8))] == ["1m"] * 4
+
+
+class _StandProbs:
+    """A stand-in detector and classifier: the given boxes, each crop read with the given labels."""
+
+    def __init__(self, boxes, readings):
+        self.boxes, self.readings = boxes, readings
+
+    def detect(self, image):
+        return list(self.boxes)
+
+    def classify(self, crops):
+        return _probs(*(self.readings * 2)[:len(crops)])
