@@ -218,13 +218,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--squeeze", action="store_true",
                     help="with --band: squeeze each band (and the band turned a quarter) into a square, "
                          "as an upload squeezes a photo of a row of tiles (--band 10 --squeeze)")
-    ap.add_argument("--models", type=lambda v: Path(v) if v else None, default=None,
+    ap.add_argument("--models", default=None,
                     help="a folder of models to measure instead of the committed ones (vision.train --out); "
                          "the peak memory is still that of `mjtable recognize` with the committed ones")
     args = ap.parse_args(argv)
-    if args.models is None and "--models" in (argv if argv is not None else sys.argv[1:]):
+    if args.models == "":
         ap.error("--models: give a folder (vision.train --out), not an empty name")
     if args.models is not None:
+        args.models = Path(args.models)
         if not args.models.is_dir():
             ap.error(f"--models {str(args.models)!r}: not a folder (give the folder of vision.train --out)")
         try:

@@ -77,6 +77,8 @@ def label_box(line: str, size: float = 640.0) -> LabelledBox | None:
         return None
     try:
         c, vals = int(parts[0]), [float(v) for v in parts[1:]]
+        if c < 0:
+            raise IndexError(c)
         name = DETECTION_NAMES[DETECTION_CLASSES[c]]
     except (ValueError, IndexError, KeyError):
         raise ValueError(f"not a YOLO label line (class, then numbers): {line!r}") from None

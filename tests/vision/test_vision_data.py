@@ -53,7 +53,7 @@ def test_label_lines():
     assert label_box("4 0.5 0.5 0.1 0.2") == LabelledBox("E", (288.0, 256.0, 352.0, 384.0))
     assert label_box("0 0.1 0.2 0.3 0.2 0.2 0.4", size=100) == LabelledBox("1f", (10.0, 20.0, 30.0, 40.0))
     assert label_box("   ") is None
-    for bad in ("4 0.5 0.5 0.1", "4 0.1 0.2 0.3 0.2 0.2", "x 0.5 0.5 0.1 0.2", "99 0.5 0.5 0.1 0.2", "4 a b c d"):
+    for bad in ("4 0.5 0.5 0.1", "4 0.1 0.2 0.3 0.2 0.2", "x 0.5 0.5 0.1 0.2", "99 0.5 0.5 0.1 0.2", "-1 0.5 0.5 0.1 0.2", "4 a b c d"):
         with pytest.raises(ValueError):
             label_box(bad)
 
