@@ -6,10 +6,10 @@
     ('[123m,1]55789m12789s3s', [])
 
 Pieces: ``capture`` (files, USB camera via OpenCV/V4L2, Pi camera via picamera2), ``models`` (a
-detector and a 44-label classifier, ONNX, run by OpenCV's DNN module on the CPU), ``assemble``
+detector and a 44-label classifier, ONNX, run on the CPU by onnxruntime or OpenCV's DNN module), ``assemble``
 (rows, groups, melds, the winning tile laid apart), ``pipeline`` (all together, annotation).
 Training: ``python -m vision.train`` (``make train``). May import ``scoring`` (tiles and notation
-only), OpenCV and NumPy.
+only), OpenCV, NumPy, onnxruntime and SciPy.
 """
 
 from .assemble import MIN_CONFIDENCE, Assembly, DetectedTile, assemble, rows_and_groups

@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from vision.models import (CLS_H, CLS_W, DET_STRIDE, TileClassifier, decode_heatmap, ensemble_output, members,
-                           to_portrait)
+from vision.models import (BACKENDS, CLS_H, CLS_W, DET_STRIDE, TileClassifier, TileDetector, decode_heatmap,
+                           ensemble_output, members, to_portrait)
 
 
 def heat_output(centres: list[tuple[int, int, float, float, float]]) -> np.ndarray:
@@ -87,7 +87,7 @@ def test_a_member_of_the_wrong_kind_is_refused_at_load(tmp_path):
     import shutil
 
     from vision import VisionError
-    from vision.models import MODEL_DIR, TileDetector
+    from vision.models import MODEL_DIR
     for f in MODEL_DIR.iterdir():
         shutil.copy(f, tmp_path / f.name)
     m = json.loads((MODEL_DIR / "metrics.json").read_text())
@@ -102,6 +102,36 @@ def test_a_member_of_the_wrong_kind_is_refused_at_load(tmp_path):
     with pytest.raises(VisionError) as e:
         TileClassifier(tmp_path)
     assert "detector_loose.onnx is not a model of this kind" in e.value.message
+
+
+@pytest.mark.skipif(len(BACKENDS) < 2, reason="one engine only on this machine (no onnxruntime wheel)")
+def test_both_engines_read_a_photo_alike():
+    # onnxruntime runs the models where it is installed, OpenCV's DNN elsewhere: the same boxes
+    # and the same probabilities either way
+    import cv2
+
+    from vision.data import load_split
+    img = cv2.imread(str(load_split("test")[0].path))
+    found = [TileDetector(backend=b).detect(img) for b in BACKENDS]
+    assert len(found[0]) >= 5
+    assert len(found[0]) == len(found[1])
+    assert np.allclose(np.array(found[0]), np.array(found[1]), atol=1e-3)
+    crops = [TileClassifier.crop(img, b[:4]) for b in found[0]]
+    probs = [TileClassifier(backend=b).classify(crops) for b in BACKENDS]
+    assert np.allclose(probs[0], probs[1], atol=1e-4)
+
+
+def test_an_unknown_engine_or_an_unreadable_model_is_a_clear_error(tmp_path):
+    from vision import VisionError
+    with pytest.raises(VisionError) as e:
+        TileClassifier(backend="tensorflow")
+    assert e.value.code == "model" and "no engine 'tensorflow'" in e.value.message
+    assert all(b in e.value.message for b in BACKENDS)
+    (tmp_path / "classifier.onnx").write_bytes(b"not a network")
+    for b in BACKENDS:
+        with pytest.raises(VisionError) as e:
+            TileClassifier(tmp_path, backend=b)
+        assert e.value.code == "model" and f"cannot load {tmp_path / 'classifier.onnx'}" in e.value.message
 
 
 def test_classifier_averages_its_members(tmp_path):
@@ -124,7 +154,6 @@ def test_classifier_averages_its_members(tmp_path):
 def _detector_with_passes(passes):
     """A TileDetector whose network passes are stand-ins: ``passes[(w, h)]`` -> boxes; returns the
     detector and the list of the passes it ran."""
-    from vision.models import TileDetector
     d = TileDetector.__new__(TileDetector)
     d.size, d.threshold = 384, 0.35
     ran = []
@@ -191,11 +220,9 @@ class _RecordingNet:
     def __init__(self) -> None:
         self.shapes = []
 
-    def setInput(self, x):  # noqa: N802 (OpenCV's name)
+    def run(self, x):
         self.shapes.append(x.shape)
-
-    def forward(self):
-        _, _, h, w = self.shapes[-1]
+        _, _, h, w = x.shape
         out = np.zeros((1, 5, h // 4, w // 4), np.float32)
         out[0, 0] = -10.0
         return out
@@ -206,7 +233,7 @@ class _RecordingNet:
 def test_every_pass_gives_the_networks_sides_that_are_multiples_of_32(size, shape):
     # a squeezed pass is size // k wide (640 // 6 = 106); the networks downsample to 1/32, and
     # OpenCV only warns and clamps when a side is not a multiple of it
-    from vision.models import OWN_SHAPE, SQUEEZE, TileDetector
+    from vision.models import OWN_SHAPE, SQUEEZE
     d = TileDetector.__new__(TileDetector)
     net = _RecordingNet()
     d.nets, d.size, d.threshold = [net], size, 0.35
