@@ -27,7 +27,8 @@ BACK_SURE = 0.4
 #: A box wider than this times its height is a sideways tile ...
 SIDEWAYS_RATIO = 1.15
 #: ... and so is one whose width/height is this many times the picture's median (tiles upright);
-#: between 1.15 times the median and these, the box is read both ways and the surer reading wins.
+#: between 1.15 times the median and these, the box is read both ways and the surer reading wins
+#: (when both readings name the same tile, the box's shape decides: wider than tall is sideways).
 SIDEWAYS_RELATIVE = 1.8
 
 
@@ -168,7 +169,13 @@ class Recognizer:
         else:
             for j, i in enumerate(unsure):  # read both ways: the surer reading tells the orientation
                 q = probs[len(boxes) + j]
-                if np.delete(q, unk).max() > np.delete(probs[i], unk).max():
+                if np.argmax(q) == np.argmax(probs[i]):
+                    # the same tile either way (a tile that looks alike turned, e.g. 7p or 8s): the
+                    # sureness tells nothing, the shape does: wider than tall is sideways
+                    turn = aspects[i] > 1.0
+                else:
+                    turn = np.delete(q, unk).max() > np.delete(probs[i], unk).max()
+                if turn:
                     probs[i] = q
                     sideways[i] = True
         keep = [i for i in range(len(boxes)) if probs[i][unk] < NOT_A_TILE]
