@@ -78,15 +78,31 @@ OWN_SHAPE = 1.7
 SQUEEZED_WIDE, SQUEEZED_TALL, SQUEEZED_OVERLAP = 2.5, 0.4, 0.2
 
 
+def _metrics(model_dir: Path) -> dict:
+    """``model_dir/metrics.json`` (``{}`` when there is none). Raises VisionError ``model`` when it
+    is there but cannot be read as a JSON object: a damaged file would otherwise run the pipeline
+    silently with one detector, one classifier and the default threshold and size."""
+    path = model_dir / "metrics.json"
+    if not path.exists():
+        return {}
+    try:
+        out = json.loads(path.read_text())
+    except (OSError, ValueError) as e:
+        raise VisionError("model", f"{path} cannot be read ({e}): restore it from git or run `make train`") from None
+    if not isinstance(out, dict):
+        raise VisionError("model", f"{path} is not a JSON object: restore it from git or run `make train`")
+    return out
+
+
 def _calibration(model_dir: Path) -> dict:
     """The detector's run-time settings that training chose on its held-out photos
     (``metrics.json``: detector.calibration): ``threshold`` on a centre's heat (0-1, default 0.3)
     and ``size``, the side of the square picture fed to the network (default ``DET_SIZE``: the
     network is fully convolutional, so it may run on a larger picture than it was trained on)."""
     try:
-        cal = json.loads((model_dir / "metrics.json").read_text())["detector"]["calibration"]
+        cal = _metrics(model_dir)["detector"]["calibration"]
         cal = cal if isinstance(cal, dict) else {}
-    except (OSError, KeyError, TypeError, ValueError):
+    except (KeyError, TypeError):
         cal = {}
     out = {"threshold": 0.3, "size": DET_SIZE}
     try:
@@ -104,8 +120,8 @@ def members(model_dir: Path, part: str) -> list[str]:
     names), or ``[part + ".onnx"]`` when it names none. Only plain ``*.onnx`` names are taken (no
     folders), each once."""
     try:
-        listed = json.loads((model_dir / "metrics.json").read_text())[part]["members"]
-    except (OSError, KeyError, TypeError, ValueError):
+        listed = _metrics(model_dir)[part]["members"]
+    except (KeyError, TypeError):
         listed = None
     if not isinstance(listed, (list, dict)):
         listed = []
@@ -113,12 +129,6 @@ def members(model_dir: Path, part: str) -> list[str]:
     return list(dict.fromkeys(names)) or [f"{part}.onnx"]
 
 
-def _threshold(model_dir: Path) -> float:
-    """The calibrated detection threshold (``_calibration``)."""
-    return _calibration(model_dir)["threshold"]
-
-
-DET_THRESHOLD = _threshold(MODEL_DIR)
 
 
 def to_portrait(crop: np.ndarray) -> np.ndarray:
@@ -142,7 +152,7 @@ def _nms(boxes: np.ndarray, scores: np.ndarray, iou: float) -> list[int]:
     return keep
 
 
-def decode_heatmap(out: np.ndarray, sx: float, sy: float, threshold: float = DET_THRESHOLD,
+def decode_heatmap(out: np.ndarray, sx: float, sy: float, threshold: float = 0.3,
                    max_tiles: int = 120) -> list[tuple[float, float, float, float, float]]:
     """Boxes from the detector's 5x(S/4)x(S/4) output.
 
@@ -184,13 +194,14 @@ def ensemble_output(outs: list[np.ndarray]) -> np.ndarray:
 
 try:
     import onnxruntime as _ort
-except ImportError:  # no wheel for this platform (32-bit Raspberry Pi OS): OpenCV's DNN runs the models
+except ImportError:  # not installed (no wheel for 32-bit Raspberry Pi OS): OpenCV's DNN runs the models
     _ort = None
 
-#: The engines that can run the models, fastest first: onnxruntime (on one core here 2.1x faster
-#: than OpenCV's DNN on the detector at 320x320, 10.5 against 22.4 ms, and 2.4x on a batch of 68
-#: classifier crops, 37 against 89 ms; outputs equal within 4e-6) where it is installed, else
-#: OpenCV's DNN module (onnxruntime publishes no wheel for 32-bit ARM).
+#: The engines that can run the models, fastest first: onnxruntime where it is installed (the
+#: ``fast`` extra; on one core here, as run: the detector at 416x416 2.2x as fast as OpenCV's DNN,
+#: 17.0 against 37.8 ms, a batch of 68 classifier crops 1.7x, 53 against 92 ms, a whole test photo
+#: 2.2x, 116 against 251 ms; outputs equal within 6e-6), else OpenCV's DNN module (onnxruntime
+#: publishes no wheel for 32-bit ARM).
 BACKENDS = ("onnxruntime", "opencv") if _ort is not None else ("opencv",)
 
 
@@ -199,7 +210,7 @@ class OnnxNet:
     onnxruntime is given as many threads as the process may use CPUs (``os.sched_getaffinity``:
     one in the benchmark, which pins itself to one CPU; four on a Raspberry Pi 4).
 
-    Raises VisionError ``model`` for a file that neither engine can load; ``run`` raises
+    Raises VisionError ``model`` for a file that the engine cannot load; ``run`` raises
     VisionError ``model`` for an input the network does not take."""
 
     def __init__(self, path: Path, backend: str | None = None) -> None:
@@ -218,7 +229,8 @@ class OnnxNet:
             else:
                 self._net = cv2.dnn.readNetFromONNX(str(path))
         except Exception as e:  # noqa: BLE001 (cv2.error, or one of onnxruntime's: they derive from Exception only)
-            raise VisionError("model", f"cannot load {path}: {str(e).strip().splitlines()[-1]}") from None
+            raise VisionError("model", f"cannot load {path} ({str(e).strip().splitlines()[-1]}): "
+                              "restore it from git or run `make train`") from None
 
     def run(self, x: np.ndarray) -> np.ndarray:
         """The network's output for ``x`` (float32, NCHW)."""
@@ -243,12 +255,18 @@ def _load(name: str, model_dir: Path, probe: tuple[int, ...] | None = None, out_
     net = OnnxNet(path, backend)
     if probe is not None:
         try:
-            shape = tuple(net.run(np.zeros(probe, np.float32)).shape)
-        except VisionError:
-            shape = None
-        if shape != out_shape:
+            out = net.run(np.zeros(probe, np.float32))
+        except VisionError as e:
+            raise VisionError("model", f"{path} is not a model of this kind: {e.message}; check metrics.json or "
+                              "restore the file from git") from None
+        if tuple(out.shape) != out_shape:
             raise VisionError("model", f"{path} is not a model of this kind: on an input of shape {probe} it gives "
-                              f"{shape}, expected {out_shape}; check metrics.json or restore the file from git")
+                              f"{tuple(out.shape)}, expected {out_shape}; check metrics.json or restore the file from git")
+        with np.errstate(all="ignore"):
+            finite = bool(np.isfinite(out).all())
+        if not finite:  # e.g. a weight damaged to NaN: every picture would read as no tiles
+            raise VisionError("model", f"{path} gives values that are not numbers (NaN or infinite) on a plain "
+                              "input: the file is damaged; restore it from git or run `make train`")
     return net
 
 

@@ -32,6 +32,7 @@ import argparse
 import fcntl
 import json
 import math
+import os
 import random
 import time
 from pathlib import Path
@@ -43,6 +44,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from . import data as D
+from .errors import VisionError
 from .models import CLS_H, CLS_W, DET_SIZE, DET_STRIDE, decode_heatmap, to_portrait
 from .synth import compose_loose_scene, compose_scene, render_back, render_background
 from .tiles import LABEL_INDEX, LABELS, NUM_LABELS, SUITED, HONORS, FLOWERS
@@ -320,15 +322,22 @@ def det_loss(out: torch.Tensor, tgt: torch.Tensor) -> torch.Tensor:
     return focal + reg
 
 
+#: The centre threshold at which a detector's epochs are compared (``evaluate_detector``; the
+#: run-time one is calibrated afterwards). It was the committed calibration's threshold when the
+#: committed detectors were trained (December 2026), and is fixed here so that ``make train``
+#: keeps the same epochs whatever ``metrics.json`` says.
+EPOCH_THRESHOLD = 0.25
+
+
 def evaluate_detector(model: nn.Module, pools: Pools, items: list) -> dict:
-    """Recall and precision (IoU > 0.5) on labelled photos, at the runtime decoding settings."""
+    """Recall and precision (IoU > 0.5) on labelled photos at 320 px and ``EPOCH_THRESHOLD``."""
     model.eval()
     tp = fp = n = 0
     with torch.no_grad():
         for it in items:
             img = cv2.resize(pools.images[it.path], (DET_SIZE, DET_SIZE), interpolation=cv2.INTER_AREA)
             out = model(torch.from_numpy(img.transpose(2, 0, 1)[None].astype(np.float32))).numpy()[0]
-            dets = decode_heatmap(out, 640 / DET_SIZE, 640 / DET_SIZE)
+            dets = decode_heatmap(out, 640 / DET_SIZE, 640 / DET_SIZE, EPOCH_THRESHOLD)
             gts = [b.box for b in it.boxes]
             used = set()
             for d in dets:
@@ -631,16 +640,25 @@ def main(argv: list[str] | None = None) -> int:
         only the files of ``part``'s ensemble that are in the folder; ``entries`` (``calibration``,
         ``labels``) replace theirs. Returns ``part``'s entry as written."""
         table = DETECTOR_MEMBERS if part == "detector" else CLASSIFIER_MEMBERS
-        with open(metrics_path, "a") as lock:  # created empty when missing
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            text = metrics_path.read_text()
-            latest = json.loads(text) if text.strip() else {}
+        folder = os.open(args.out, os.O_RDONLY)  # the lock is the folder's: the file itself is replaced
+        try:
+            fcntl.flock(folder, fcntl.LOCK_EX)
+            try:
+                latest = json.loads(metrics_path.read_text()) if metrics_path.exists() else {}
+            except (OSError, ValueError) as e:
+                raise SystemExit(f"{metrics_path} cannot be read ({e}); the models trained are saved beside it: "
+                                 "restore the file from git (or delete it) and run this again") from None
+            latest = latest if isinstance(latest, dict) else {}
             entry = latest.get(part) if isinstance(latest.get(part), dict) else {}
             listed = entry.get("members") if isinstance(entry.get("members"), dict) else {}
             listed = {**listed, **(members or {})}
             entry = {**entry, **entries, "members": {k: listed.get(k, {}) for k in table if (args.out / k).exists()}}
             latest.update({"data": data, part: entry})
-            metrics_path.write_text(json.dumps(latest, indent=2) + "\n")
+            tmp = metrics_path.with_name(f".{metrics_path.name}.{os.getpid()}")
+            tmp.write_text(json.dumps(latest, indent=2) + "\n")
+            os.replace(tmp, metrics_path)  # whole or not at all, even when interrupted
+        finally:
+            os.close(folder)
         return entry
 
     def train_members(table: dict[str, float], aug: str, override: float | None, train, epochs: int,
@@ -667,7 +685,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.member is not None:
             log(f"trained {args.member} only: run `python -m vision.train --only calibrate` once every detector is trained")
     if args.only == "calibrate" or (args.only in (None, "det") and args.member is None):
-        cal = calibrate_threshold(pools, args.out)
+        try:
+            cal = calibrate_threshold(pools, args.out)
+        except VisionError as e:  # no detector there, or a damaged one
+            raise SystemExit(f"cannot calibrate the detectors in {args.out}: {e.message}") from None
         save("detector", calibration=cal)
         log(f"detector input size and threshold chosen on the held-out photos: {cal}")
     if args.only in (None, "cls") and args.member not in DETECTOR_MEMBERS:

@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 
+from vision import VisionError
 from vision.models import (BACKENDS, CLS_H, CLS_W, DET_STRIDE, TileClassifier, TileDetector, decode_heatmap,
                            ensemble_output, members, to_portrait)
 
@@ -73,8 +74,11 @@ def test_ensemble_members_from_metrics(tmp_path):
     assert members(tmp_path, "classifier") == ["classifier.onnx"]
     (tmp_path / "metrics.json").write_text('{"detector": {"members": ["../x.onnx", "c.txt", 3]}}')
     assert members(tmp_path, "detector") == ["detector.onnx"]
-    (tmp_path / "metrics.json").write_text("not json")
-    assert members(tmp_path, "detector") == ["detector.onnx"]
+    for damaged in ("not json", '{"detector": {', "[1, 2]"):  # a damaged file is an error, not a silent default
+        (tmp_path / "metrics.json").write_text(damaged)
+        with pytest.raises(VisionError) as e:
+            members(tmp_path, "detector")
+        assert e.value.code == "model" and "metrics.json" in e.value.message and "restore it from git" in e.value.message
     for junk in ("5", "true", "null", '"detector.onnx"'):
         (tmp_path / "metrics.json").write_text('{"detector": {"members": %s}}' % junk)
         assert members(tmp_path, "detector") == ["detector.onnx"], junk
@@ -132,6 +136,17 @@ def test_an_unknown_engine_or_an_unreadable_model_is_a_clear_error(tmp_path):
         with pytest.raises(VisionError) as e:
             TileClassifier(tmp_path, backend=b)
         assert e.value.code == "model" and f"cannot load {tmp_path / 'classifier.onnx'}" in e.value.message
+
+
+def test_a_damaged_model_giving_nan_is_refused_at_load(monkeypatch):
+    # a weight damaged to NaN loads and has the right shape, but every picture would then read as
+    # "no tiles": the probe run at load time refuses it instead
+    from vision import VisionError
+    from vision.models import OnnxNet
+    monkeypatch.setattr(OnnxNet, "run", lambda self, x: np.full((x.shape[0], 44), np.nan, np.float32))
+    with pytest.raises(VisionError) as e:
+        TileClassifier()
+    assert e.value.code == "model" and "classifier.onnx gives values that are not numbers" in e.value.message
 
 
 def test_classifier_averages_its_members(tmp_path):
