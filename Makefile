@@ -30,7 +30,7 @@ bench: $(STAMP)
 # Train the vision models (vision/models/*.onnx + metrics.json) from ../shared/data/tiles, on the CPU:
 # every member of the two ensembles (`python -m vision.train --list-members`), TRAIN_JOBS of them
 # side by side (one thread each; 20-25 min per member here), then the detectors' calibration.
-# About 70 min on 2 cores.
+# About 70 min on 2 cores; each process holds about 1 GB (TRAIN_JOBS=N to run fewer at once).
 TRAIN_JOBS ?= $(shell nproc)
 train: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[train]'
