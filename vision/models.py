@@ -1,6 +1,6 @@
 """The committed models (the detectors and classifiers of ``metrics.json``) and how they are run on
-the CPU: onnxruntime, or OpenCV's DNN module where onnxruntime has no wheel (``BACKENDS``); no
-PyTorch.
+the CPU: onnxruntime, or OpenCV's DNN module where onnxruntime is not installed (``BACKENDS``);
+no PyTorch.
 
 * ``detector.onnx`` (and the other members of the detector ensemble that ``metrics.json`` lists
   under ``detector.members``, e.g. ``detector_loose.onnx``): 1x3xSxS BGR 0-255 float ->
@@ -127,8 +127,6 @@ def members(model_dir: Path, part: str) -> list[str]:
         listed = []
     names = [m for m in listed if isinstance(m, str) and m.endswith(".onnx") and Path(m).name == m]
     return list(dict.fromkeys(names)) or [f"{part}.onnx"]
-
-
 
 
 def to_portrait(crop: np.ndarray) -> np.ndarray:
