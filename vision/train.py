@@ -548,7 +548,7 @@ CALIBRATION_TIE = 0.002
 def calibrate_threshold(pools: Pools, model_dir: Path) -> dict:
     """Choose the detector's input size and centre threshold on the held-out photos (best F1 at
     IoU > 0.5; the smallest size within ``CALIBRATION_TIE`` of the best, at its best threshold),
-    with the exported ONNX models as they run at run time (as the pipeline runs them, the whole ensemble)."""
+    with the exported ONNX models as the pipeline runs them (the whole ensemble)."""
     from .models import TileDetector
 
     grid: list[dict] = []
