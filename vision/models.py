@@ -196,10 +196,10 @@ except ImportError:  # not installed (no wheel for 32-bit Raspberry Pi OS): Open
     _ort = None
 
 #: The engines that can run the models, fastest first: onnxruntime where it is installed (the
-#: ``fast`` extra; on one core here, as run: the detector at 416x416 2.2x as fast as OpenCV's DNN,
-#: 17.0 against 37.8 ms, a batch of 68 classifier crops 1.7x, 53 against 92 ms, a whole test photo
-#: 2.2x, 116 against 251 ms; outputs equal within 6e-6), else OpenCV's DNN module (onnxruntime
-#: publishes no wheel for 32-bit ARM).
+#: ``fast`` extra; ``benchmarks/vision_engines.py``, one core here: the detector 2.1-2.3x as fast
+#: as OpenCV's DNN, 17.6 against 37.3 ms at 416x416, a batch of 68 classifier crops 1.75x, a whole
+#: test photo 1.9-2.2x, 116-125 against 241-251 ms; outputs equal within 6e-6), else OpenCV's DNN
+#: module (onnxruntime publishes no wheel for 32-bit ARM).
 BACKENDS = ("onnxruntime", "opencv") if _ort is not None else ("opencv",)
 
 
