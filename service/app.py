@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import threading
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -149,8 +150,10 @@ def create_app(control: Control, log: EventLog, token: str, scorer: Scorer, *,
             await asyncio.get_running_loop().run_in_executor(None, control.stop)
 
     def _preload() -> None:
-        with contextlib.suppress(ServiceError):
+        try:
             scorer.load()
+        except ServiceError as e:  # the service runs on; photo scoring answers 503 with this message
+            logging.getLogger("mjtable.service").warning("%s", e.message)
 
     app = FastAPI(title="mjtable", version="0.1.0", lifespan=lifespan,
                   description="The automatic mahjong table (自动麻将机): control, diagnosis, scoring.")
