@@ -34,7 +34,7 @@ SIDEWAYS_RELATIVE = 1.8
 #: the picture's median is sideways, one taller than wide upright. A sideways 7p in a synthetic
 #: pung, 1.23 wide per 1 tall against a median of 0.69 (1.78x), had been read upright, and upright
 #: 南 tiles 0.9 wide per 1 tall sideways. Against the surer reading alone, on the real photos (test,
-#: held-out and valid, 5487 tiles): 129 flags change; 83 to sideways, 59 of them on label boxes
+#: held-out and valid, 5486 tiles read): 129 flags change; 83 to sideways, 59 of them on label boxes
 #: wider than 1.15 per 1 and 4 on tall ones; 46 to upright, 28 on tall label boxes and none on
 #: wide ones; the rest near-square or unlabelled. No hand changes. (A cut at 1 for both, wider
 #: than tall sideways, changed 325, 51 of them to sideways on tall labels.)
