@@ -28,8 +28,7 @@ import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
 from vision.data import load_split  # noqa: E402
-from vision.models import (BACKENDS, MODEL_DIR, OnnxNet, TileClassifier, TileDetector, _calibration,  # noqa: E402
-                           members)
+from vision.models import BACKENDS, MODEL_DIR, OnnxNet, _calibration, members  # noqa: E402
 from vision.pipeline import Recognizer  # noqa: E402
 
 ENGINES = ("onnxruntime", "opencv")
@@ -72,8 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     found = {}
     ms = {}
     for e in ENGINES:
-        rec = Recognizer()
-        rec.detector, rec.classifier = TileDetector(backend=e), TileClassifier(backend=e)
+        rec = Recognizer(backend=e)
         for img in images[:2]:
             rec.find_tiles(img)
         times = []

@@ -130,9 +130,11 @@ def _normalised(boxes: list, sideways: list[bool], upright: list[bool] | None = 
 class Recognizer:
     """Loads the models (both ensembles) once; ``recognize`` is then called per picture."""
 
-    def __init__(self, model_dir: Path = MODEL_DIR, min_confidence: float = MIN_CONFIDENCE) -> None:
-        self.detector = TileDetector(model_dir)
-        self.classifier = TileClassifier(model_dir)
+    def __init__(self, model_dir: Path = MODEL_DIR, min_confidence: float = MIN_CONFIDENCE,
+                 backend: str | None = None) -> None:
+        # backend: the engine that runs the models (``vision.models.BACKENDS``; default the fastest)
+        self.detector = TileDetector(model_dir, backend=backend)
+        self.classifier = TileClassifier(model_dir, backend=backend)
         self.min_confidence = min_confidence
 
     def find_tiles(self, image: np.ndarray) -> list[DetectedTile]:
