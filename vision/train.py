@@ -647,6 +647,12 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--det-loose sets one detector's share of close-ups: give it with --member and a detector's file")
     if args.cls_rotate is not None and part != "cls":
         ap.error("--cls-rotate sets one classifier's share of turned crops: give it with --member and a classifier's file")
+    for flag, value in (("--det-stretch", args.det_stretch), ("--det-rotate", args.det_rotate),
+                        ("--det-loose", args.det_loose), ("--cls-rotate", args.cls_rotate)):
+        if value is not None and not 0.0 <= value <= 1.0:
+            ap.error(f"{flag} is a share of the samples, from 0 to 1, not {value}")
+    if not 0.0 <= args.cls_jitter <= 0.5:
+        ap.error(f"--cls-jitter is a share of a box's side, from 0 to 0.5, not {args.cls_jitter}")
     torch.set_num_threads(1)
     AUG.update(stretch=args.det_stretch, rotate=args.det_rotate, cls_jitter=args.cls_jitter)
     random.seed(args.seed); np.random.seed(args.seed); torch.manual_seed(args.seed)
