@@ -7,17 +7,26 @@ Every frame is an HxWx3 BGR uint8 array.
 from __future__ import annotations
 
 import dataclasses
+import io
 import tomllib
+import warnings
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Protocol
 
 import cv2
 import numpy as np
+from PIL import Image, UnidentifiedImageError
 
 from .errors import VisionError
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
 SOURCES = ("usb", "picamera", "file")
+#: The largest picture ``read_image`` decodes, in pixels (width x height): 50 MP, above an 8K frame
+#: (33 MP) and a phone's usual photo (12-50 MP). Decoding takes about 6.3 bytes per pixel at its
+#: peak (a 16000 x 12000 JPEG: 1.2 GB and 2.7 s here), so a larger picture, or a small file that
+#: unpacks to a huge one, could exhaust a Raspberry Pi's memory; it is refused, read from the
+#: file's header before decoding.
+MAX_PIXELS = 50_000_000
 
 
 def check_image(image: Any) -> np.ndarray:
@@ -39,7 +48,8 @@ def read_image(path: str | Path) -> np.ndarray:
     """Read an image file as HxWx3 BGR uint8 (grey and RGBA images are converted).
 
     Raises:
-        VisionError: ``unreadable-image`` for a missing, empty or undecodable file.
+        VisionError: ``unreadable-image`` for a missing, empty or undecodable file, or a picture
+            of more than ``MAX_PIXELS`` pixels.
     """
     p = Path(path)
     if not p.exists():
@@ -52,10 +62,31 @@ def read_image(path: str | Path) -> np.ndarray:
         raise VisionError("unreadable-image", f"{p}: {e.strerror}") from None
     if not data:
         raise VisionError("unreadable-image", f"{p} is empty (0 bytes)")
+    _check_size(p, data)
     img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
     if img is None:
         raise VisionError("unreadable-image", f"{p} is not an image OpenCV can decode (JPEG, PNG, BMP, WebP, TIFF)")
     return check_image(img)
+
+
+def _check_size(p: Path, data: bytes) -> None:
+    """Raise VisionError ``unreadable-image`` when the picture in ``data`` has more than
+    ``MAX_PIXELS`` pixels, by its header (Pillow reads only the header here; a format Pillow does
+    not know is left to OpenCV)."""
+    def too_big(what: str) -> VisionError:
+        return VisionError("unreadable-image", f"{p} is {what}; mjtable reads pictures of up to "
+                                               f"{MAX_PIXELS // 1_000_000} megapixels: shrink it first")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            with Image.open(io.BytesIO(data)) as im:
+                w, h = im.size
+    except Image.DecompressionBombError:  # Pillow's own guard: over twice its limit
+        raise too_big(f"over {2 * Image.MAX_IMAGE_PIXELS // 1_000_000} megapixels") from None
+    except (UnidentifiedImageError, OSError, ValueError, SyntaxError):
+        return
+    if w * h > MAX_PIXELS:
+        raise too_big(f"{w}x{h} pixels ({w * h / 1e6:.0f} megapixels)")
 
 
 def iter_images(path: str | Path) -> Iterator[tuple[Path, np.ndarray]]:

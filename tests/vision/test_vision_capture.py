@@ -39,6 +39,38 @@ def test_unreadable_files(tmp_path, content, what):
     assert e.value.code == "unreadable-image" and what in e.value.message
 
 
+@pytest.mark.parametrize("size, what", [((10_000, 6_000), "10000x6000 pixels (60 megapixels)"),
+                                        ((20_000, 10_000), "over 178 megapixels")])
+def test_a_picture_too_large_is_refused_before_it_is_decoded(tmp_path, monkeypatch, size, what):
+    from PIL import Image
+    p = tmp_path / "huge.png"
+    Image.new("1", size).save(p)  # a few kB on disk that would unpack to 180-600 MB
+    assert p.stat().st_size < 200_000
+
+    def no_decode(*a, **k):
+        raise AssertionError("decoded")
+    monkeypatch.setattr(cv2, "imdecode", no_decode)
+    with pytest.raises(VisionError) as e:
+        read_image(p)
+    assert e.value.code == "unreadable-image" and what in e.value.message and "up to 50 megapixels" in e.value.message
+
+
+def test_a_picture_within_the_limit_and_an_unknown_header_are_decoded(tmp_path, monkeypatch):
+    from vision import capture
+    monkeypatch.setattr(capture, "MAX_PIXELS", 40 * 30)
+    p = tmp_path / "a.jpg"
+    cv2.imwrite(str(p), np.full((30, 40, 3), 200, np.uint8))
+    assert read_image(p).shape == (30, 40, 3)
+    monkeypatch.setattr(capture, "MAX_PIXELS", 40 * 30 - 1)
+    with pytest.raises(VisionError, match="40x30 pixels"):
+        read_image(p)
+    # a format whose header Pillow cannot read is left to OpenCV (PFM: floating-point pixels)
+    q = tmp_path / "a.pfm"
+    cv2.imwrite(str(q), np.full((30, 40, 3), 0.5, np.float32))
+    monkeypatch.setattr(capture, "MAX_PIXELS", 50_000_000)
+    assert read_image(q).shape == (30, 40, 3)
+
+
 def test_folder_is_not_an_image(tmp_path):
     with pytest.raises(VisionError, match="folder"):
         read_image(tmp_path)
