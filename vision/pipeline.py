@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import time
 from pathlib import Path
 
@@ -232,6 +233,14 @@ def recognize(image: np.ndarray) -> Recognition:
     return _DEFAULT.recognize(image)
 
 
+def _latin(text: str) -> str:
+    """``text`` without its Chinese words, which OpenCV's Hershey fonts cannot draw (they come out
+    as ``?``): "apart from the hand (单放, 第五条 term 28)" -> "apart from the hand (term 28)"."""
+    text = re.sub(r"[^\x00-\x7f]+[,;]?\s*", "", text)
+    text = re.sub(r"\s*\(\s*\)", "", text)
+    return re.sub(r"\s{2,}", " ", text).strip().encode("ascii", "replace").decode()
+
+
 def annotate(image: np.ndarray, recognition: Recognition) -> np.ndarray:
     """A copy of ``image`` (HxWx3 BGR uint8) with each tile's box, name and confidence drawn:
     green when sure, red when the player should confirm it; sideways tiles marked ``~``; the
@@ -251,10 +260,9 @@ def annotate(image: np.ndarray, recognition: Recognition) -> np.ndarray:
         cv2.rectangle(out, (x1, ty - tht - 3), (x1 + tw + 2, ty + base), (255, 255, 255), -1)
         cv2.putText(out, label, (x1 + 1, ty), cv2.FONT_HERSHEY_SIMPLEX, 0.5 * scale, colour, th, cv2.LINE_AA)
     a = recognition.assembly
-    head = f"hand: {a.hand}" if a.hand else ("hand: ? " + (a.problems[0] if a.problems else ""))
+    head = f"hand: {a.hand}" if a.hand else ("hand: ? " + (_latin(a.problems[0]) if a.problems else ""))
     if a.flowers:
         head += f"   flowers: {' '.join(a.flowers)}"
-    head = head.encode("ascii", "replace").decode()
     (tw, tht), base = cv2.getTextSize(head, cv2.FONT_HERSHEY_SIMPLEX, 0.6 * scale, th)
     cv2.rectangle(out, (0, 0), (min(W, tw + 10), tht + base + 10), (255, 255, 255), -1)
     cv2.putText(out, head, (5, tht + 5), cv2.FONT_HERSHEY_SIMPLEX, 0.6 * scale, (0, 0, 0), th, cv2.LINE_AA)

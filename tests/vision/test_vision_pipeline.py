@@ -282,3 +282,10 @@ class _StandProbs:
 
     def classify(self, crops):
         return _probs(*(self.readings * 2)[:len(crops)])
+
+
+def test_annotation_text_leaves_out_the_chinese_words_the_font_cannot_draw():
+    from vision.pipeline import _latin
+    assert _latin("lie apart from the hand (单放, 第五条 term 28)") == "lie apart from the hand (term 28)"
+    assert _latin("a concealed kong (暗杠) of backs") == "a concealed kong of backs"
+    assert _latin("7 tiles: no winning tile") == "7 tiles: no winning tile"
