@@ -118,22 +118,44 @@ def test_missing_model_dir(tmp_path):
 
 class _Stand:
     """Stand-ins for the two models: fixed boxes, and probabilities per crop in the order the
-    pipeline asks (every box upright, then the boxes read turned)."""
+    pipeline asks for them (every box upright, then the boxes of a wide shape read turned, then,
+    in a second call, the boxes of the upright shape whose reading is unsure, read turned:
+    ``TURNED_MARGIN``); a crop with no reading left reads as nothing in particular (every label
+    alike)."""
 
     def __init__(self, boxes, upright, turned):
-        self.boxes, self.upright, self.turned = boxes, upright, turned
+        self.boxes, self.readings = boxes, list(upright) + list(turned)
 
     def detect(self, image):
         return list(self.boxes)
 
     def classify(self, crops):
         rows = []
-        for name, p in self.upright + self.turned:
+        for name, p in self.readings[:len(crops)]:
             q = np.full(len(LABELS), (1 - p) / (len(LABELS) - 1), np.float32)
             q[LABELS.index(name)] = p
             rows.append(q)
-        assert len(crops) == len(rows)
-        return np.stack(rows)
+        self.readings = self.readings[len(crops):]
+        rows += [np.full(len(LABELS), 1 / len(LABELS), np.float32)] * (len(crops) - len(rows))
+        return np.stack(rows).reshape(len(crops), len(LABELS))
+
+
+def test_a_tile_of_upright_shape_that_reads_far_surer_turned_is_read_turned():
+    # five boxes of the upright shape; the first two read surely enough upright that no turned
+    # reading could beat them by TURNED_MARGIN, so only the last three are read turned: the
+    # third names another tile and is surer by more than the margin (a tile lying turned in a
+    # near-square box), the fourth names another tile but by less, the fifth the same tile: only
+    # the third is read turned
+    from vision import pipeline
+    margin = pipeline.TURNED_MARGIN
+    boxes = [(100 + 50 * i, 200, 140 + 50 * i, 255, 0.9) for i in range(5)]
+    upright = [("1m", 0.95), ("2m", 0.99), ("3m", 0.5), ("4m", 0.5), ("5m", 0.5)]
+    turned = [("C", 0.5 + margin + 0.05), ("N", 0.5 + margin - 0.05), ("5m", 0.95)]
+    rec = Recognizer.__new__(Recognizer)
+    rec.detector = rec.classifier = _Stand(boxes, upright, turned)
+    rec.min_confidence = MIN_CONFIDENCE
+    tiles = rec.find_tiles(np.zeros((400, 640, 3), np.uint8))
+    assert [(t.tile, t.sideways) for t in tiles] == [("1m", False), ("2m", False), ("C", True), ("4m", False), ("5m", False)]
 
 
 def test_a_squeezed_picture_takes_one_orientation_for_its_tiles():
