@@ -145,17 +145,20 @@ def test_a_tile_of_upright_shape_that_reads_far_surer_turned_is_read_turned():
     # reading could beat them by TURNED_MARGIN, so only the last three are read turned: the
     # third names another tile and is surer by more than the margin (a tile lying turned in a
     # near-square box), the fourth names another tile but by less, the fifth the same tile: only
-    # the third is read turned
+    # the third is read turned. A sixth box, far narrower than the others (TURNED_SHAPE), is not
+    # read turned however unsure: it would take the reading W
     from vision import pipeline
     margin = pipeline.TURNED_MARGIN
-    boxes = [(100 + 50 * i, 200, 140 + 50 * i, 255, 0.9) for i in range(5)]
-    upright = [("1m", 0.95), ("2m", 0.99), ("3m", 0.5), ("4m", 0.5), ("5m", 0.5)]
-    turned = [("C", 0.5 + margin + 0.05), ("N", 0.5 + margin - 0.05), ("5m", 0.95)]
+    boxes = [(100 + 50 * i, 200, 140 + 50 * i, 255, 0.9) for i in range(5)] + [(400, 200, 418, 255, 0.9)]
+    assert 18 / 55 < pipeline.TURNED_SHAPE * 40 / 55
+    upright = [("1m", 0.95), ("2m", 0.99), ("3m", 0.5), ("4m", 0.5), ("5m", 0.5), ("6m", 0.5)]
+    turned = [("C", 0.5 + margin + 0.05), ("N", 0.5 + margin - 0.05), ("5m", 0.95), ("W", 0.95)]
     rec = Recognizer.__new__(Recognizer)
     rec.detector = rec.classifier = _Stand(boxes, upright, turned)
     rec.min_confidence = MIN_CONFIDENCE
     tiles = rec.find_tiles(np.zeros((400, 640, 3), np.uint8))
-    assert [(t.tile, t.sideways) for t in tiles] == [("1m", False), ("2m", False), ("C", True), ("4m", False), ("5m", False)]
+    assert [(t.tile, t.sideways) for t in tiles] == \
+        [("1m", False), ("2m", False), ("C", True), ("4m", False), ("5m", False), ("6m", False)]
 
 
 def test_a_squeezed_picture_takes_one_orientation_for_its_tiles():
