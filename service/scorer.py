@@ -58,7 +58,8 @@ class Scorer:
         return self._rec is not None
 
     def decode(self, data: bytes, filename: str = "upload") -> Any:
-        """An uploaded file as an image (HxWx3 BGR). Raises ServiceError 415 when it is not one."""
+        """An uploaded file as an image (HxWx3 BGR). Raises ServiceError 415 when it is not one, 413
+        when it is a picture of more than ``vision.capture.MAX_PIXELS`` pixels."""
         from vision import VisionError, read_image
         if not data:
             raise ServiceError(f"{filename} is empty (0 bytes): send a JPEG or PNG photo", 415, "not-an-image")
@@ -67,7 +68,9 @@ class Scorer:
             with os.fdopen(fd, "wb") as fh:
                 fh.write(data)
             return read_image(tmp)
-        except VisionError:
+        except VisionError as e:
+            if e.code == "too-large":  # the message names the temporary file: name the upload instead
+                raise ServiceError(e.message.replace(tmp, filename), 413, "too-large") from None
             raise ServiceError(f"{filename} is not an image the camera pipeline can read: send a JPEG or PNG photo",
                                415, "not-an-image") from None
         finally:

@@ -7,26 +7,31 @@ Every frame is an HxWx3 BGR uint8 array.
 from __future__ import annotations
 
 import dataclasses
-import io
+import logging
+import os
 import tomllib
 import warnings
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Protocol
 
-import cv2
-import numpy as np
-from PIL import Image, UnidentifiedImageError
+#: The largest picture ``read_image`` decodes, in pixels (width x height): the full frame of a
+#: 50-megapixel phone camera, 8192 x 6144 (50.3 MP), above an 8K frame (33 MP). Decoding takes
+#: about 6.3 bytes per pixel at its peak (a 16000 x 12000 JPEG: 1.2 GB and 2.7 s here), so a larger
+#: picture, or a small file that unpacks to a huge one, could exhaust a Raspberry Pi's memory: it
+#: is refused from the file's header (Pillow), before decoding. As a second guard, OpenCV's own
+#: limit (``OPENCV_IO_MAX_IMAGE_PIXELS``, read once when cv2 is first imported; 1 gigapixel by
+#: default) is set to it when this module is the first to import cv2 and the variable is unset.
+MAX_PIXELS = 8192 * 6144
+os.environ.setdefault("OPENCV_IO_MAX_IMAGE_PIXELS", str(MAX_PIXELS))
 
-from .errors import VisionError
+import cv2  # noqa: E402  (after the limit above)
+import numpy as np  # noqa: E402
+from PIL import Image  # noqa: E402  (the headers' sizes)
+
+from .errors import VisionError  # noqa: E402
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
 SOURCES = ("usb", "picamera", "file")
-#: The largest picture ``read_image`` decodes, in pixels (width x height): 50 MP, above an 8K frame
-#: (33 MP) and a phone's usual photo (12-50 MP). Decoding takes about 6.3 bytes per pixel at its
-#: peak (a 16000 x 12000 JPEG: 1.2 GB and 2.7 s here), so a larger picture, or a small file that
-#: unpacks to a huge one, could exhaust a Raspberry Pi's memory; it is refused, read from the
-#: file's header before decoding.
-MAX_PIXELS = 50_000_000
 
 
 def check_image(image: Any) -> np.ndarray:
@@ -48,8 +53,9 @@ def read_image(path: str | Path) -> np.ndarray:
     """Read an image file as HxWx3 BGR uint8 (grey and RGBA images are converted).
 
     Raises:
-        VisionError: ``unreadable-image`` for a missing, empty or undecodable file, or a picture
-            of more than ``MAX_PIXELS`` pixels.
+        VisionError: ``unreadable-image`` for a missing, empty or undecodable file (or one whose
+            header Pillow cannot read); ``too-large`` for a picture of more than ``MAX_PIXELS``
+            pixels, refused before it is decoded.
     """
     p = Path(path)
     if not p.exists():
@@ -57,36 +63,55 @@ def read_image(path: str | Path) -> np.ndarray:
     if p.is_dir():
         raise VisionError("unreadable-image", f"{p} is a folder, not an image file")
     try:
+        if p.stat().st_size == 0:
+            raise VisionError("unreadable-image", f"{p} is empty (0 bytes)")
+        _check_size(p)  # before the file is read whole
         data = p.read_bytes()
     except OSError as e:
         raise VisionError("unreadable-image", f"{p}: {e.strerror}") from None
-    if not data:
-        raise VisionError("unreadable-image", f"{p} is empty (0 bytes)")
-    _check_size(p, data)
-    img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    try:
+        img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    except cv2.error:  # OpenCV's own size limit, or a decoder's failure
+        img = None
     if img is None:
         raise VisionError("unreadable-image", f"{p} is not an image OpenCV can decode (JPEG, PNG, BMP, WebP, TIFF)")
     return check_image(img)
 
 
-def _check_size(p: Path, data: bytes) -> None:
-    """Raise VisionError ``unreadable-image`` when the picture in ``data`` has more than
-    ``MAX_PIXELS`` pixels, by its header (Pillow reads only the header here; a format Pillow does
-    not know is left to OpenCV)."""
-    def too_big(what: str) -> VisionError:
-        return VisionError("unreadable-image", f"{p} is {what}; mjtable reads pictures of up to "
-                                               f"{MAX_PIXELS // 1_000_000} megapixels: shrink it first")
+def _check_size(p: Path) -> None:
+    """Check the picture in file ``p`` by its header only (Pillow opens files lazily).
+
+    Raises:
+        VisionError: ``too-large`` for more than ``MAX_PIXELS`` pixels; ``unreadable-image`` when
+            Pillow cannot identify or parse the header. A file only OpenCV could decode is refused
+            too, since its size could not be checked first (a JPEG with a marker Pillow does not
+            know, a run-length HDR file: each can unpack to gigabytes).
+    """
+    def too_large(what: str) -> VisionError:
+        return VisionError("too-large", f"{p} is {what}; mjtable reads pictures of up to "
+                                        f"{MAX_PIXELS / 1e6:.1f} megapixels (8192x6144): shrink it first")
+    pil_log = logging.getLogger("PIL")
+    level = pil_log.level
     try:
+        pil_log.setLevel(logging.CRITICAL)  # a damaged header is reported below, not logged
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-            with Image.open(io.BytesIO(data)) as im:
+            warnings.simplefilter("ignore")  # Pillow's DecompressionBombWarning, corrupt EXIF
+            with Image.open(p) as im:
                 w, h = im.size
     except Image.DecompressionBombError:  # Pillow's own guard: over twice its limit
-        raise too_big(f"over {2 * Image.MAX_IMAGE_PIXELS // 1_000_000} megapixels") from None
-    except (UnidentifiedImageError, OSError, ValueError, SyntaxError):
-        return
+        raise too_large(f"over {2 * Image.MAX_IMAGE_PIXELS / 1e6:.0f} megapixels") from None
+    except OSError as e:
+        if e.errno is not None:  # the file itself (permissions, a vanished file): the caller says so
+            raise
+        raise VisionError("unreadable-image", f"{p} is not a picture that can be decoded (JPEG, PNG, BMP, "
+                                              "WebP, TIFF)") from None
+    except Exception as e:  # noqa: BLE001  (a format reader may raise anything on a damaged header)
+        raise VisionError("unreadable-image", f"{p} is not a picture that can be decoded (JPEG, PNG, BMP, "
+                                              f"WebP, TIFF): {type(e).__name__}") from None
+    finally:
+        pil_log.setLevel(level)
     if w * h > MAX_PIXELS:
-        raise too_big(f"{w}x{h} pixels ({w * h / 1e6:.0f} megapixels)")
+        raise too_large(f"{w}x{h} pixels ({w * h / 1e6:.1f} megapixels)")
 
 
 def iter_images(path: str | Path) -> Iterator[tuple[Path, np.ndarray]]:

@@ -13,6 +13,7 @@ class VisionError(Exception):
 
     CODES = (
         "unreadable-image",  # a file that is missing, empty or not a decodable image
+        "too-large",         # a picture of more pixels than the pipeline decodes (capture.MAX_PIXELS)
         "bad-image",         # an array that is not an HxWx3 BGR uint8 image
         "no-tiles",          # nothing that looks like a tile was found
         "camera",            # a camera that cannot be opened or gives no frame

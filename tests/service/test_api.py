@@ -218,6 +218,15 @@ def test_bad_uploads_are_refused(api, hand_photo) -> None:
     big = b"\x89PNG" + b"\0" * (3 * 1024 * 1024)
     r = c.post("/api/score/photo", headers=AUTH, files={"photo": ("big.png", big, "image/png")})
     assert r.status_code == 413 and r.json()["error"]["code"] == "too-large"
+    # a small file that would unpack to 60 megapixels: refused from its header, under its own name
+    import io
+    from PIL import Image
+    buf = io.BytesIO()
+    Image.new("1", (10_000, 6_000)).save(buf, format="PNG")
+    r = c.post("/api/score/photo", headers=AUTH, files={"photo": ("bomb.png", buf.getvalue(), "image/png")})
+    err = r.json()["error"]
+    assert r.status_code == 413 and err["code"] == "too-large", r.text
+    assert err["message"].startswith("bomb.png is 10000x6000 pixels") and "mjtable-photo-" not in err["message"]
     r = c.post("/api/score/photo", headers=AUTH, data={"options": '{"flowers": 12}'},
                files={"photo": ("h.png", hand_photo.read_bytes(), "image/png")})
     assert r.status_code == 422 and "options.flowers" in r.json()["error"]["message"]
