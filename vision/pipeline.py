@@ -267,9 +267,14 @@ def recognize(image: np.ndarray) -> Recognition:
 def _latin(text: str) -> str:
     """``text`` without its Chinese words, which OpenCV's Hershey fonts cannot draw (they come out
     as ``?``): "apart from the hand (单放, 第五条 term 28)" -> "apart from the hand (term 28)"."""
-    text = re.sub(r"[^\x00-\x7f]+[,;]?\s*", "", text)
+    text = re.sub(f"[{_CJK}]+[,;{_CJK}]?\\s*", "", text)
     text = re.sub(r"\s*\(\s*\)", "", text)
     return re.sub(r"\s{2,}", " ", text).strip().encode("ascii", "replace").decode()
+
+
+#: Chinese characters and the full-width punctuation written with them (CJK radicals to unified
+#: ideographs, compatibility ideographs, half- and full-width forms)
+_CJK = "\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef"
 
 
 def annotate(image: np.ndarray, recognition: Recognition) -> np.ndarray:

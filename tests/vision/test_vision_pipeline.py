@@ -314,3 +314,4 @@ def test_annotation_text_leaves_out_the_chinese_words_the_font_cannot_draw():
     assert _latin("lie apart from the hand (单放, 第五条 term 28)") == "lie apart from the hand (term 28)"
     assert _latin("a concealed kong (暗杠) of backs") == "a concealed kong of backs"
     assert _latin("7 tiles: no winning tile") == "7 tiles: no winning tile"
+    assert _latin("rows 3\u20135") == "rows 3?5"  # only Chinese is left out; other signs the font lacks show as ?
