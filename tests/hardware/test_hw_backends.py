@@ -40,7 +40,11 @@ def test_full_cycle_for_each_gear(open_table, gear):
         d = done[side]
         assert (d.outcome, d.detail, d.command) == (Outcome.COMPLETED, n, "FeedStacks")
         assert [s.count for s in t.of(StacksCounted, side=side)] == list(range(1, n + 1))
-        assert changes(t, Sensor.TILE_PRESENT, side) == 4 * n  # 2 tiles x (on, off)
+        # 2 tiles x (on, off) per stack. On a CPU loaded by other work the host may read the
+        # simulated microcontroller's line late: the device then drops sensor events and reports
+        # how many (EVENTS_DROPPED); the stacks counted above must hold all the same
+        dropped = sum(f.detail for f in t.of(Fault, code=FaultCode.EVENTS_DROPPED))
+        assert 4 * n - dropped <= changes(t, Sensor.TILE_PRESENT, side) <= 4 * n
     assert t.b.model.walls == list(stacks)
     assert changes(t, Sensor.DISC_PULSE) > 10
     up = lifts(t, True)
