@@ -41,8 +41,9 @@ SIDEWAYS_RELATIVE = 1.8
 #: than tall sideways, changed 325, 51 of them to sideways on tall labels.)
 SAME_NAME_SIDEWAYS = 1.5
 #: A box of the upright shape (read upright only until December 2026) is read turned a quarter as
-#: well, and the turned reading wins (the tile is then sideways) when it names another tile and is
-#: surer by at least this much (0-1, the top probability other than ``unknown``). Tiles lying
+#: well, and the turned reading wins when it names another tile and is
+#: surer by at least this much (0-1, the top probability other than ``unknown``); the tile is
+#: then flagged sideways only if its box is at least as wide as tall. Tiles lying
 #: turned in near-square boxes (close-ups, tiles at an angle) were read as the wrong tile upright:
 #: 2m as 3m, 1m as 中. ``benchmarks/vision_eval.py --no-peer``, per tile (exact photos): held-out
 #: 91.9% (65.7%) against 91.6% (65.7%), test 96.0% (91.7%) against 95.8% (87.5%), valid 91.1%
@@ -220,7 +221,9 @@ class Recognizer:
             for i, q in zip(doubtful, q_turned):
                 if np.argmax(q) != np.argmax(probs[i]) and np.delete(q, unk).max() > up_conf[i] + TURNED_MARGIN:
                     probs[i] = q
-                    sideways[i] = True
+                    # the name is the turned one; a box taller than wide is still no sideways
+                    # tile's (a tile lying at an angle, not one laid sideways in a meld)
+                    sideways[i] = bool(aspects[i] >= 1.0)
         keep = [i for i in range(len(boxes)) if probs[i][unk] < NOT_A_TILE]
         names = one_set_reading(probs[keep]) if ONE_SET else [int(np.argmax(probs[i])) for i in keep]
         out = []

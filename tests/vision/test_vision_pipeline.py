@@ -157,8 +157,16 @@ def test_a_tile_of_upright_shape_that_reads_far_surer_turned_is_read_turned():
     rec.detector = rec.classifier = _Stand(boxes, upright, turned)
     rec.min_confidence = MIN_CONFIDENCE
     tiles = rec.find_tiles(np.zeros((400, 640, 3), np.uint8))
+    # C's box is taller than wide: named as read turned, but not flagged sideways (no tile laid
+    # sideways in a meld has such a box)
     assert [(t.tile, t.sideways) for t in tiles] == \
-        [("1m", False), ("2m", False), ("C", True), ("4m", False), ("5m", False), ("6m", False)]
+        [("1m", False), ("2m", False), ("C", False), ("4m", False), ("5m", False), ("6m", False)]
+    # in a close-up whose boxes are near-square, a box a little wider than tall that reads far
+    # surer turned is flagged sideways too
+    boxes = [(100 + 60 * i, 200, 150 + 60 * i, 252, 0.9) for i in range(4)] + [(400, 200, 454, 252, 0.9)]
+    rec.detector = rec.classifier = _Stand(boxes, [("1p", 0.95)] * 4 + [("3m", 0.5)], [("C", 0.7)])
+    tiles = rec.find_tiles(np.zeros((400, 640, 3), np.uint8))
+    assert [(t.tile, t.sideways) for t in tiles][-1] == ("C", True)
 
 
 def test_a_squeezed_picture_takes_one_orientation_for_its_tiles():
