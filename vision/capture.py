@@ -22,6 +22,10 @@ from typing import Any, Iterator, Mapping, Protocol
 #: limit (``OPENCV_IO_MAX_IMAGE_PIXELS``, read once when cv2 is first imported; 1 gigapixel by
 #: default) is set to it when this module is the first to import cv2 and the variable is unset.
 MAX_PIXELS = 8192 * 6144
+#: The largest picture file ``read_image`` reads, in bytes: such a picture stored uncompressed at
+#: 16 bits per channel (302 MB). A larger file is refused before it is read (a small picture with a
+#: long tail would otherwise be read whole into memory: 2 GB for one QA made).
+MAX_FILE_BYTES = 6 * MAX_PIXELS
 os.environ.setdefault("OPENCV_IO_MAX_IMAGE_PIXELS", str(MAX_PIXELS))
 
 import cv2  # noqa: E402  (after the limit above)
@@ -55,7 +59,7 @@ def read_image(path: str | Path) -> np.ndarray:
     Raises:
         VisionError: ``unreadable-image`` for a missing, empty or undecodable file (or one whose
             header Pillow cannot read); ``too-large`` for a picture of more than ``MAX_PIXELS``
-            pixels, refused before it is decoded.
+            pixels or a file of more than ``MAX_FILE_BYTES``, refused before it is read.
     """
     p = Path(path)
     if not p.exists():
@@ -63,8 +67,12 @@ def read_image(path: str | Path) -> np.ndarray:
     if p.is_dir():
         raise VisionError("unreadable-image", f"{p} is a folder, not an image file")
     try:
-        if p.stat().st_size == 0:
+        size = p.stat().st_size
+        if size == 0:
             raise VisionError("unreadable-image", f"{p} is empty (0 bytes)")
+        if size > MAX_FILE_BYTES:
+            raise VisionError("too-large", f"{p} is a file of {size / 1e6:.0f} MB; mjtable reads picture files of "
+                                           f"up to {MAX_FILE_BYTES / 1e6:.0f} MB")
         _check_size(p)  # before the file is read whole
         data = p.read_bytes()
     except OSError as e:

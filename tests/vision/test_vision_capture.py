@@ -69,6 +69,21 @@ def test_a_50_megapixel_phone_photo_is_read_and_the_limit_is_exact(tmp_path, mon
         read_image(p)
 
 
+def test_a_file_too_large_is_refused_before_it_is_read(tmp_path, monkeypatch):
+    from vision import capture
+    p = tmp_path / "tail.jpg"
+    cv2.imwrite(str(p), np.full((30, 40, 3), 200, np.uint8))
+    with open(p, "ab") as fh:  # a small picture with a long tail (sparse: no disk used)
+        fh.truncate(capture.MAX_FILE_BYTES + 1)
+
+    def no_read(*a, **k):
+        raise AssertionError("read")
+    monkeypatch.setattr(type(p), "read_bytes", no_read)
+    with pytest.raises(VisionError) as e:
+        read_image(p)
+    assert e.value.code == "too-large" and "302 MB" in e.value.message
+
+
 @pytest.mark.parametrize("make", ["pfm", "jpeg-unknown-marker", "damaged-header"])
 def test_a_file_whose_header_pillow_cannot_read_is_refused(tmp_path, make):
     # OpenCV could decode the first two, but their size cannot be checked before decoding (a run-
