@@ -45,7 +45,7 @@ import torch.nn.functional as F
 
 from . import data as D
 from .errors import VisionError
-from .models import CLS_H, CLS_W, DET_SIZE, DET_STRIDE, decode_heatmap, to_portrait
+from .models import CLS_H, CLS_W, DET_SIZE, DET_STRIDE, _metrics, decode_heatmap, to_portrait
 from .synth import compose_loose_scene, compose_scene, render_back, render_background
 from .tiles import LABEL_INDEX, LABELS, NUM_LABELS, SUITED, HONORS, FLOWERS
 
@@ -679,11 +679,10 @@ def main(argv: list[str] | None = None) -> int:
         try:
             fcntl.flock(folder, fcntl.LOCK_EX)
             try:
-                latest = json.loads(metrics_path.read_text()) if metrics_path.exists() else {}
-            except (OSError, ValueError) as e:
-                raise SystemExit(f"{metrics_path} cannot be read ({e}); the models trained are saved beside it: "
-                                 "restore the file from git (or delete it) and run this again") from None
-            latest = latest if isinstance(latest, dict) else {}
+                latest = _metrics(args.out)  # the run time's reading: {} when there is none
+            except VisionError as e:
+                raise SystemExit(f"{e.message} (or delete it), and run this again: the models trained are "
+                                 "saved beside it") from None
             entry = latest.get(part) if isinstance(latest.get(part), dict) else {}
             listed = entry.get("members") if isinstance(entry.get("members"), dict) else {}
             listed = {**listed, **(members or {})}
