@@ -21,7 +21,10 @@ venv: $(STAMP)
 demo: $(STAMP)
 	$(VENV)/bin/mjtable demo
 
+# The Debian packages the tests need (Chromium and CJK fonts) are installed by tools/system-deps,
+# which stops with one line saying what to install where it cannot.
 test: $(STAMP)
+	@sh tools/system-deps
 	$(PY) -m pytest
 
 bench: $(STAMP)

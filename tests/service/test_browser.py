@@ -1,5 +1,5 @@
 """The web page in a real browser: Playwright drives Debian's Chromium (``/usr/bin/chromium``;
-``.ci/run`` installs it) through the page of ``mjtable serve --sim``: a cycle fills and raises the
+``make test`` installs it through tools/system-deps) through the page of ``mjtable serve --sim``: a cycle fills and raises the
 walls, an injected fault is diagnosed and cleared, a photo is scored. The screenshot is kept in
 ``tests/service/artifacts/`` (and under pytest's temporary folder)."""
 
