@@ -17,7 +17,8 @@ Before the lifts rise (LIFTING, CLEARING, a manual lift up) every push head must
 out (a stop or an emergency stop mid-stroke) is driven home first (PARKING, ``FeedStacks(side, 0)``),
 so that a wall never rises into it; one that does not come home is a fault (E34/E35).
 
-and FAULT (latched until ``ClearFault``, then re-homing), SAFE_STOP (the microcontroller stopped
+and FAULT (latched until ``ClearFault``, which re-homes: the lifts down, push heads home, the centre
+lift up, and then IDLE: clearing never starts a cycle, the operator does), SAFE_STOP (the microcontroller stopped
 every motor: host timeout, emergency stop, link lost, or the operator's ``StopAllRequest``),
 REFILL_PAUSE (both lift buttons, 补牌: feeders stopped until the buttons are pressed again),
 MANUAL_LIFT (``ManualLift``: the four lifts moved up or down by hand, only from idle or walls up).
@@ -225,6 +226,9 @@ class Table:
             still coasting to a push head arrives in the meantime.
         reroll: the DICE phase is a throw of the dice button (the cycle count does not change).
         park_then: what PARKING leads to: "lifting", "clearing" or "manual-up".
+        rehome_only: the homing under way is a re-home after ``ClearFault``: lifts down, push heads
+            home, the centre lift up (closed); it ends in IDLE, never in a cycle. The operator
+            starts the next cycle.
         raise_first: stacks were built since the walls were last raised; before the next build
             the lifts must go up and down once to drop them into the disc (a set that has not
             been lifted cannot be reshuffled: the technician's answer in 002_4c2a73aa42bc09ab.txt).
@@ -249,6 +253,7 @@ class Table:
     settle_until: float | None = None
     reroll: bool = False
     park_then: str | None = None
+    rehome_only: bool = False
 
     @property
     def stacks(self) -> tuple[int, int, int, int]:
@@ -326,18 +331,32 @@ def _raise(table: Table, now: float, then: str, prefix: list[Command], park: boo
 SETTLE_S = 0.5
 
 
-def _start_homing(table: Table, now: float, settings: Settings | None = None) -> tuple[Table, list[Command]]:
+def _start_homing(table: Table, now: float, settings: Settings | None = None,
+                  rehome_only: bool = False) -> tuple[Table, list[Command]]:
+    """Lower the four lifts (after raising them once when a build was cut short, CLEARING).
+
+    A cycle's homing also lowers the centre lift (the played set drops) and goes on to the shuffle;
+    a re-home after ``ClearFault`` (``rehome_only``) raises the centre lift instead (its place at
+    rest: the hole closed) and ends in IDLE."""
     s = settings or table.settings
     if table.sensors.get((Sensor.JAM, None)) == 1:
         # a tile still jammed at the disc outlet: nothing may turn until it is taken out
         return _fault(dataclasses.replace(table, settings=s), D.tile_jam(Phase.IDLE.value), now)
     lights = SetIndicators(_dealer_light(s))
     if table.raise_first:
-        t = dataclasses.replace(table, settings=s, obs=D.Observations(), fault=None, wall=None, settle_until=None)
+        t = dataclasses.replace(table, settings=s, obs=D.Observations(), fault=None, wall=None, settle_until=None,
+                                rehome_only=rehome_only)
         return _raise(t, now, "clearing", [ClearSafeStop(), lights, SetGear(s.gear)])
-    obs = D.Observations().lifts_commanded(down=True, were_up=table.lifts_up, centre=True)
-    t = _enter(table, Phase.HOMING, now, settings=s, obs=obs, fault=None, wall=None, settle_until=None)
-    return t, [ClearSafeStop(), lights, SetGear(s.gear)] + _lift_all(False, s) + [_centre(False, s)]
+    t = _enter(table, Phase.HOMING, now, settings=s, fault=None, wall=None, settle_until=None, rehome_only=rehome_only)
+    return _homing(t, table.lifts_up, [ClearSafeStop(), lights, SetGear(s.gear)])
+
+
+def _homing(table: Table, were_up: tuple, prefix: list[Command]) -> tuple[Table, list[Command]]:
+    """HOMING's commands: the four lifts down; the centre lift down in a cycle, up in a re-home."""
+    centre_up = table.rehome_only
+    obs = D.Observations().lifts_commanded(down=True, were_up=were_up).centre_commanded(centre_up)
+    return dataclasses.replace(table, obs=obs), prefix + _lift_all(False, table.settings) + [
+        _centre(centre_up, table.settings)]
 
 
 def phase_deadline_s(table: Table) -> float:
@@ -467,8 +486,9 @@ def step(table: Table, event, now: float) -> tuple[Table, list[Command]]:
         return _start_homing(t, now, settings)
 
     if isinstance(event, ClearFault):
+        # clearing never starts a cycle: re-home and wait in IDLE for the operator (issue #16 part 5)
         if ph in (Phase.FAULT, Phase.SAFE_STOP):
-            return _start_homing(dataclasses.replace(table, warnings=()), now)
+            return _start_homing(dataclasses.replace(table, warnings=()), now, rehome_only=True)
         return table, []
 
     if isinstance(event, Tick):
@@ -536,9 +556,7 @@ def step(table: Table, event, now: float) -> tuple[Table, list[Command]]:
         if not obs.all_lifts_done():
             return table, []
         went_up = tuple(o is Outcome.COMPLETED and (ms or 0) > 0 for o, ms in zip(obs.lift_outcome, obs.lift_ms))
-        t = _enter(table, Phase.HOMING, now,
-                   obs=D.Observations().lifts_commanded(down=True, were_up=went_up, centre=True), raise_first=False)
-        return t, _lift_all(False, s) + [_centre(False, s)]
+        return _homing(_enter(table, Phase.HOMING, now, raise_first=False), went_up, [])
 
     if ph is Phase.MANUAL_LIFT and event.command == "Lift":
         if not obs.all_lifts_done():
@@ -559,7 +577,9 @@ def step(table: Table, event, now: float) -> tuple[Table, list[Command]]:
             return table, []
         diag = D.after_homing(obs, table.sensors, s)
         if diag:
-            return _fault(table, diag, now)
+            return _fault(dataclasses.replace(table, rehome_only=False), diag, now)
+        if table.rehome_only:
+            return _enter(table, Phase.IDLE, now, rehome_only=False), []
         t = _enter(table, Phase.SHUFFLING, now, obs=obs.start_shuffle().centre_commanded(True))
         return t, [StartShuffle(s.shuffle_deadline_ms), _centre(True, s)]
 

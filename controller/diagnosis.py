@@ -139,13 +139,11 @@ class Observations:
     quiet: tuple = (None, None, None, None)
 
     # -- updates (each returns a new record) --
-    def lifts_commanded(self, down: bool, were_up: tuple = (False, False, False, False),
-                        centre: bool = False) -> "Observations":
-        """The four side lifts were sent down (or up); ``centre``: the centre lift too."""
-        obs = dataclasses.replace(self, lift_dir=(not down,) * 4, lift_outcome=(None,) * 4, lift_ms=(None,) * 4,
-                                  bottom_left=(False,) * 4, probing=None, probe_ms=None, probe_outcome=None,
-                                  lift_was_up=tuple(were_up))
-        return obs.centre_commanded(not down) if centre else obs
+    def lifts_commanded(self, down: bool, were_up: tuple = (False, False, False, False)) -> "Observations":
+        """The four side lifts were sent down (or up)."""
+        return dataclasses.replace(self, lift_dir=(not down,) * 4, lift_outcome=(None,) * 4, lift_ms=(None,) * 4,
+                                   bottom_left=(False,) * 4, probing=None, probe_ms=None, probe_outcome=None,
+                                   lift_was_up=tuple(were_up))
 
     def centre_commanded(self, up: bool) -> "Observations":
         return dataclasses.replace(self, centre_dir=up, centre_outcome=None, centre_ms=None)

@@ -194,7 +194,8 @@ class TableRuntime:
                 self._stop_all()
 
     def clear_fault(self) -> None:
-        """The technician cleared the fault: re-home (and clear the walls if a build was cut short)."""
+        """The technician cleared the fault: re-home (and clear the walls if a build was cut short),
+        then wait in IDLE; the next cycle starts only when asked."""
         self.feed(CY.ClearFault())
         while self.table.phase in CY.MOVING_PHASES:
             self.pump()

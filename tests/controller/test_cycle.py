@@ -359,6 +359,44 @@ def test_an_interrupted_cycle_is_stopped_and_the_next_one_recovers() -> None:
     b.close()
 
 
+@pytest.mark.parametrize("kind", ["sim", "gpio", "mcu"])
+def test_clearing_a_fault_rehomes_and_waits_it_never_starts_a_cycle(kind: str) -> None:
+    """Stop all during a build, then Clear: the lifts come down, the heads home, the centre lift
+    closes, and the table waits in IDLE: no shuffle, no feeder, no dice (issue #16 part 5: it used
+    to run a whole cycle by itself)."""
+    b, rt = open_rt(kind, seed=7)
+    sent = []
+    submit = b.submit
+
+    def watch(cmd):
+        sent.append(cmd)
+        return submit(cmd)
+    b.submit = watch
+    try:
+        rt.start_cycle()
+        while rt.table.phase is not CY.Phase.BUILDING or sum(rt.table.obs.stacks) < 12:
+            rt.pump()
+        rt.feed(CY.StopAllRequest("page"))
+        rt.pump()
+        assert rt.table.phase is CY.Phase.SAFE_STOP and rt.table.fault.code == "E73"
+        sent.clear()
+        rt.clear_fault()
+        assert rt.table.phase is CY.Phase.IDLE and rt.table.fault is None, rt.table.fault
+        names = {type(c).__name__ for c in sent}
+        assert not names & {"StartShuffle", "RollDice"}, names
+        assert all(c.stacks == 0 for c in sent if type(c).__name__ == "FeedStacks")  # parking only
+        rt.pump(1.0)  # and nothing starts later either
+        assert rt.table.phase is CY.Phase.IDLE and rt.table.cycles == 0
+        snap = b.sensors()
+        assert all(snap(Sensor.LIFT_BOTTOM, Side(i)) == 1 for i in range(4))
+        assert all(snap(Sensor.PUSH_HOME, Side(i)) == 1 for i in range(4))
+        assert snap(Sensor.CENTRE_TOP) == 1
+        assert motors_stopped(b)
+        assert rt.run_cycle().phase is CY.Phase.WALLS_UP  # the operator starts the next cycle
+    finally:
+        b.close()
+
+
 def test_clearing_with_the_emergency_stop_pressed_says_so() -> None:
     b, rt = open_rt(seed=4)
     assert rt.run_cycle().phase is CY.Phase.WALLS_UP
@@ -458,8 +496,9 @@ def test_after_an_emergency_stop_mid_build_no_wall_rises_into_a_push_head(kind: 
         assert 0 in [b.model.physical[(C.SENSOR_PUSH_HOME, s)] for s in range(4)]
         b.model.press_estop(False)
         rt.pump()
-        rt.clear_fault()  # parks the heads, raises and lowers the cut-short walls, then a full cycle
-        assert rt.table.phase is CY.Phase.WALLS_UP, rt.table.fault
+        rt.clear_fault()  # parks the heads, raises and lowers the cut-short walls, then waits
+        assert rt.table.phase is CY.Phase.IDLE, rt.table.fault
+        assert rt.run_cycle().phase is CY.Phase.WALLS_UP, rt.table.fault
         assert raised_with_head_out == []
         assert motors_stopped(b)
     finally:

@@ -165,7 +165,11 @@ def test_injected_fault_is_diagnosed_listed_and_cleared(api) -> None:
     assert f["recent"][0]["data"]["code"] == "E21" and len(f["catalogue"]) >= 20 and f["injectable"] is True
     assert not control.backend.model.running()
     assert c.post("/api/faults/clear", headers=AUTH).status_code == 200
-    assert c.get("/api/trends").json()["faults_by_code"]["E21"] >= 1  # (again after the clear: still injected)
+    st = wait_state(c, ["idle"])  # re-homed; clearing never starts a cycle
+    assert st["fault"] is None and st["cycles"] == 0
+    c.post("/api/cycle", headers=AUTH)  # still injected: the next cycle shows it again
+    assert wait_state(c, ["fault"])["fault"]["code"] == "E21"
+    assert c.get("/api/trends").json()["faults_by_code"]["E21"] == 2
 
 
 def test_selftest_reports_every_part(api) -> None:
