@@ -75,7 +75,8 @@ class Phase(enum.Enum):
     SAFE_STOP = "safe-stop"
 
 
-_PULSES = frozenset({Sensor.DISC_PULSE, Sensor.DICE_PULSE, Sensor.FEEDER_MOTION, Sensor.STACK})
+#: sensors whose edges are counted (pulses), not kept as a level
+PULSE_SENSORS = frozenset({Sensor.DISC_PULSE, Sensor.DICE_PULSE, Sensor.FEEDER_MOTION, Sensor.STACK})
 MOVING_PHASES = {Phase.CLEARING, Phase.HOMING, Phase.SHUFFLING, Phase.BUILDING, Phase.PARKING, Phase.LIFTING,
                  Phase.PROBING, Phase.DICE, Phase.MANUAL_LIFT}
 #: phases from which the lifts may be moved by hand (nothing else moves)
@@ -426,7 +427,7 @@ def step(table: Table, event, now: float) -> tuple[Table, list[Command]]:
         if event.sensor is Sensor.JAM and event.value == 1 and table.phase in MOVING_PHASES:
             sensors = {**table.sensors, (Sensor.JAM, None): 1}
             return _fault(dataclasses.replace(table, sensors=sensors, obs=obs), D.tile_jam(table.phase.value), now)
-        if event.sensor in _PULSES:  # counted in the observations only; their level means nothing
+        if event.sensor in PULSE_SENSORS:  # counted in the observations only; their level means nothing
             return (table if obs is table.obs else D.with_changes(table, obs=obs)), []
         sensors = dict(table.sensors)
         sensors[(event.sensor, event.side)] = event.value

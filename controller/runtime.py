@@ -17,6 +17,8 @@ down so a person can watch it (``--speed``).
 
 from __future__ import annotations
 
+import dataclasses
+
 import time
 from typing import Callable
 
@@ -54,6 +56,7 @@ class TableRuntime:
                  notice: Callable[[str], None] | None = None) -> None:
         self.backend = backend
         self.table = CY.initial(settings)
+        self.read_positions()
         self.progress = progress
         self.dice = dice or (lambda: roll(4 if settings.dice_method is Method.TWO_THROW else 2))
         self.pace = pace
@@ -63,6 +66,16 @@ class TableRuntime:
         self.panel = ButtonPanel()
         self.on_button = on_button or self.button
         self.notice = notice or (lambda text: None)
+
+    def read_positions(self) -> None:
+        """Take every level sensor's reading from the backend at once (lift limits, push heads,
+        centre lift, lid, emergency stop ...), so that after a restart the positions are known
+        without waiting for a sensor to change (issue #16 part 5). The MCU backend has read them
+        from the device at connect (GetStatus); pulse sensors are left out (their level means
+        nothing)."""
+        snap = self.backend.sensors()
+        levels = {k: v for k, v in snap.values.items() if k[0] not in CY.PULSE_SENSORS}
+        self.table = dataclasses.replace(self.table, sensors={**levels, **self.table.sensors})
 
     # -- the loop --
     def _submit(self, commands) -> None:

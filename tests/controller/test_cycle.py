@@ -360,6 +360,23 @@ def test_an_interrupted_cycle_is_stopped_and_the_next_one_recovers() -> None:
 
 
 @pytest.mark.parametrize("kind", ["sim", "gpio", "mcu"])
+def test_every_position_is_known_at_start(kind: str) -> None:
+    """A runtime that starts on a table at rest (after a restart of the service) knows where the
+    lifts, push heads and centre lift are before any sensor changes (no "?"); on the MCU backend
+    they come from the device's status, asked for at connect (issue #16 part 5)."""
+    from controller.runtime import centre_state, lift_states, push_heads
+    b, rt = open_rt(kind, seed=3)
+    try:
+        sensors = rt.table.sensors
+        assert lift_states(rt.table, sensors) == ["down"] * 4
+        assert push_heads(sensors) == ["home"] * 4
+        assert centre_state(sensors) == "up"
+        assert not any(k[0] in CY.PULSE_SENSORS for k in sensors)
+    finally:
+        b.close()
+
+
+@pytest.mark.parametrize("kind", ["sim", "gpio", "mcu"])
 def test_clearing_a_fault_rehomes_and_waits_it_never_starts_a_cycle(kind: str) -> None:
     """Stop all during a build, then Clear: the lifts come down, the heads home, the centre lift
     closes, and the table waits in IDLE: no shuffle, no feeder, no dice (issue #16 part 5: it used
@@ -387,10 +404,10 @@ def test_clearing_a_fault_rehomes_and_waits_it_never_starts_a_cycle(kind: str) -
         assert all(c.stacks == 0 for c in sent if type(c).__name__ == "FeedStacks")  # parking only
         rt.pump(1.0)  # and nothing starts later either
         assert rt.table.phase is CY.Phase.IDLE and rt.table.cycles == 0
-        snap = b.sensors()
-        assert all(snap(Sensor.LIFT_BOTTOM, Side(i)) == 1 for i in range(4))
-        assert all(snap(Sensor.PUSH_HOME, Side(i)) == 1 for i in range(4))
-        assert snap(Sensor.CENTRE_TOP) == 1
+        at = b.model.physical  # where the parts really are (the simulated machine's truth)
+        assert all(at[(C.SENSOR_LIFT_BOTTOM, i)] == 1 for i in range(4))
+        assert all(at[(C.SENSOR_PUSH_HOME, i)] == 1 for i in range(4))
+        assert at[(C.SENSOR_CENTRE_TOP, C.SIDE_NONE)] == 1
         assert motors_stopped(b)
         assert rt.run_cycle().phase is CY.Phase.WALLS_UP  # the operator starts the next cycle
     finally:
