@@ -335,6 +335,120 @@ BY_KIND: dict[str, FaultType] = {k: f for f in CATALOGUE for k in f.kinds}
 
 assert len(BY_CODE) == len(CATALOGUE), "fault codes must be unique"
 
+_MAINS_EN = ("Switch the table off at its mains switch and pull the plug before you open a side or the top: "
+             "the lift, feeder and disc motors of most tables run on mains voltage (capacitor-run AC motors); "
+             "wait a minute for the motor capacitors to discharge before touching their leads.")
+_MAINS_ZH = "打开侧板或台面之前，先关掉麻将机电源并拔下插头：多数麻将机的升牌、上牌和大盘电机用市电（电容运转交流电机）；" \
+            "等一分钟让电机电容放电后再碰其引线。"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Workshop:
+    """What a technician handles for one group of fault codes (E1x, E2x ...): the parts, their
+    connectors, and the safety note to read before opening the table. Source: the technician's
+    answers in ../shared/seeds/002_4c2a73aa42bc09ab.txt (lift magnetic sensor and magnet, lift
+    motor and capacitor, conveyor motor wire to the mainboard, gear table behind the panel, set
+    with the power off) and the wiring of the default profile."""
+
+    parts_en: tuple[str, ...]
+    parts_zh: tuple[str, ...]
+    connectors_en: tuple[str, ...]
+    connectors_zh: tuple[str, ...]
+    safety_en: str
+    safety_zh: str
+
+
+#: by the code's group: the first two characters of the code ("E1" ... "E7")
+WORKSHOP: dict[str, Workshop] = {
+    "E1": Workshop(
+        ("lift top and bottom limit sensors (升牌磁控: reed or Hall)", "the magnet disc on the lift bar", "the sensor wires"),
+        ("升牌上、下限位传感器（升牌磁控：干簧管或霍尔）", "升牌杆上的小圆磁铁", "传感器连接线"),
+        ("the sensor's plug at the lift (2 wires for a reed switch; +5 V, GND, signal for a Hall sensor)",
+         "the side's lift-sensor socket on the mainboard"),
+        ("升牌处的传感器插头（干簧管两线；霍尔三线：+5V、地、信号）", "主板上该边的升牌传感器插座"),
+        _MAINS_EN, _MAINS_ZH),
+    "E2": Workshop(
+        ("lift motor and its run capacitor", "lift bar, shaft and guides", "lift limit sensors"),
+        ("升牌电机及其运转电容", "升牌杆、转轴和导轨", "升牌限位传感器"),
+        ("the lift motor's plug on the mainboard (that side's motor output)", "the capacitor's two leads",
+         "the limit sensors' plugs"),
+        ("主板上该边升牌电机插头（电机输出）", "电容两根引线", "限位传感器插头"),
+        _MAINS_EN, _MAINS_ZH),
+    "E3": Workshop(
+        ("feeder (conveyor) motor and wheel", "feeder motion sensor", "tile-present photo sensor", "push head and its home switch"),
+        ("上牌（输送）电机及轮", "上牌运动传感器", "有牌光电传感器", "推牌头及其到位开关"),
+        ("the feeder motor's plug on the mainboard (the wire the technician's answer names first)",
+         "the photo sensor's and the home switch's plugs"),
+        ("主板上的上牌电机插头（师傅回答里首先要查的那根线）", "光电传感器和到位开关插头"),
+        _MAINS_EN, _MAINS_ZH),
+    "E4": Workshop(
+        ("tile-count gear selector (档位, the table behind the panel)", "tile-present sensors", "the tile set"),
+        ("张数档位开关（面板反面的档位表）", "有牌传感器", "整副麻将牌"),
+        ("the gear selector's plug on the mainboard",),
+        ("主板上的档位开关插头",),
+        "Change the gear only with the power off (the technician's answer: 一定先关掉电再调档位). " + _MAINS_EN,
+        "调档位前一定先关电（师傅原话：一定先关掉电再调档位）。" + _MAINS_ZH),
+    "E5": Workshop(
+        ("shuffle disc (大盘) motor and belt", "disc rotation sensor", "dice motor and sensor", "jam sensor at the disc outlet"),
+        ("大盘电机及皮带", "大盘转动传感器", "骰子电机及传感器", "出牌口卡牌传感器"),
+        ("the disc and dice motors' plugs on the mainboard", "the rotation and jam sensors' plugs"),
+        ("主板上大盘电机、骰子电机插头", "转动传感器和卡牌传感器插头"),
+        _MAINS_EN, _MAINS_ZH),
+    "E6": Workshop(
+        ("the table's microcontroller board", "the serial cable to the Raspberry Pi", "the board's power supply"),
+        ("麻将机主控板", "到树莓派的串口线", "主控板电源"),
+        ("UART TX, RX and GND between the Pi's header (GPIO 14/15) and the board", "the board's supply connector"),
+        ("树莓派排针（GPIO 14/15）与主控板之间的 TX、RX、GND", "主控板电源插头"),
+        "Switch the table off before you plug or unplug the serial cable; the board's outputs drive mains motors.",
+        "插拔串口线前先关掉麻将机电源；主控板的输出驱动市电电机。"),
+    "E7": Workshop(
+        ("emergency stop button", "lid switch", "motor power relay or contactor", "every motor (all stopped)"),
+        ("急停按钮", "盖板开关", "电机电源继电器或接触器", "全部电机（已全部停止）"),
+        ("the emergency stop's two circuits: the one that cuts motor power and the one the controller reads",),
+        ("急停的两路：切断电机电源的一路，和控制器读取的一路",),
+        _MAINS_EN, _MAINS_ZH),
+}
+
+
+def lookup(code: str) -> FaultType:
+    """The catalogue entry of ``code`` (``"E21"``, ``"e21"`` or ``"21"``). Raises KeyError with a
+    message listing the codes when there is none."""
+    key = code.strip().upper()
+    key = key if key.startswith("E") else "E" + key
+    if key not in BY_CODE:
+        raise KeyError(f"no fault code {code!r}; the codes are {', '.join(BY_CODE)}")
+    return BY_CODE[key]
+
+
+def code_sheet(f: FaultType) -> dict:
+    """One code as the technician reads it (``mjtable faults E21``, ``GET /api/faults/codes/E21``):
+    ``{"code", "name", "part", "meaning", "causes", "checks", "parts", "connectors", "safety",
+    "injected_by"}``, each text also in Chinese (``..._zh``)."""
+    w = WORKSHOP[f.code[:2]]
+    return {"code": f.code, "name": f.name, "per_side": f.per_side, "part": f.part_en, "part_zh": f.part_zh,
+            "meaning": f.meaning_en, "meaning_zh": f.meaning_zh,
+            "causes": list(f.causes_en), "causes_zh": list(f.causes_zh),
+            "checks": list(f.checks_en), "checks_zh": list(f.checks_zh),
+            "parts": list(w.parts_en), "parts_zh": list(w.parts_zh),
+            "connectors": list(w.connectors_en), "connectors_zh": list(w.connectors_zh),
+            "safety": w.safety_en, "safety_zh": w.safety_zh, "injected_by": list(f.kinds)}
+
+
+def render_code_sheet(f: FaultType) -> str:
+    """``code_sheet`` as terminal text, English then Chinese."""
+    d = code_sheet(f)
+    def block(sfx: str, heads: tuple[str, ...]) -> list[str]:
+        out = [f"{d['code']} {d['name']}: {d['meaning' + sfx]}", f"  {heads[0]} {d['part' + sfx]}"]
+        for head, key in zip(heads[1:], ("causes", "checks", "parts", "connectors")):
+            out += [f"  {head}"] + [f"    {i}. {c}" for i, c in enumerate(d[key + sfx], 1)]
+        return out + [f"  {heads[5]} {d['safety' + sfx]}"]
+    lines = block("", ("Part:", "Likely causes:", "Next checks:", "Parts involved:", "Connectors:", "SAFETY:"))
+    if d["injected_by"]:
+        lines.append(f"  Practise on the simulator: mjtable cycle --sim --fault {d['injected_by'][0]}"
+                     + (":W" if d["per_side"] else ""))
+    lines += block("_zh", ("部件：", "可能原因：", "检查步骤：", "相关部件：", "插头与连线：", "安全："))
+    return "\n".join(lines)
+
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Diagnosis:

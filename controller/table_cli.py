@@ -13,7 +13,7 @@ from typing import IO
 from . import cycle as CY
 from . import settings as ST
 from .dice import Method, roll, wall_break
-from .faults import CATALOGUE, catalogue_json
+from .faults import CATALOGUE, catalogue_json, code_sheet, lookup, render_code_sheet
 from .runtime import TableRuntime, centre_state, lift_states
 
 BACKENDS = ("sim", "gpio", "mcu")
@@ -70,7 +70,8 @@ def add_parsers(sub) -> None:
     g.add_argument("key", help="tile-count, profile, dice-method or dealer")
     g.add_argument("value", nargs="?")
 
-    f = sub.add_parser("faults", help="the fault codes and the injectable faults")
+    f = sub.add_parser("faults", help="the fault codes and the injectable faults; one code in full: mjtable faults E21")
+    f.add_argument("code", nargs="?", help="one fault code (e.g. E21): meaning, causes, checks, parts, connectors, safety")
     f.add_argument("--list", action="store_true", help="list every fault code (the default)")
     f.add_argument("--json", action="store_true")
 
@@ -289,6 +290,15 @@ def cmd_config(args, out: IO[str]) -> int:
 
 def cmd_faults(args, out: IO[str]) -> int:
     from hardware.sim.faults import INJECTABLE
+    if args.code:
+        if args.list:
+            raise TableCliError("give either a code (mjtable faults E21) or --list, not both")
+        try:
+            f = lookup(args.code)
+        except KeyError as exc:
+            raise TableCliError(exc.args[0]) from None
+        out.write((json.dumps(code_sheet(f), ensure_ascii=False, indent=2) if args.json else render_code_sheet(f)) + "\n")
+        return 0
     injectable = [(k.name, SIDES if k.sides else ()) for k in INJECTABLE.values()]
     if args.json:
         data = catalogue_json(injectable)

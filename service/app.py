@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from controller import cycle as CY
 from controller import settings as ST
-from controller.faults import CATALOGUE
+from controller.faults import CATALOGUE, code_sheet, lookup
 
 from . import auth
 from .control import Control
@@ -311,6 +311,15 @@ def create_app(control: Control, log: EventLog, token: str, scorer: Scorer, *,
                 "catalogue": [{"code": f.code, "name": f.name, "meaning": f.meaning_en, "meaning_zh": f.meaning_zh}
                               for f in CATALOGUE],
                 "injectable": control.sim}
+
+    @app.get("/api/faults/codes/{code}")
+    async def fault_code(code: str) -> dict:
+        """One fault code in full: meaning, causes, checks, parts, connectors and the safety note, in
+        English and Chinese (``controller.faults.code_sheet``). 404 for a code that does not exist."""
+        try:
+            return code_sheet(lookup(code))
+        except KeyError as exc:
+            raise ServiceError(exc.args[0], 404, "no-such-code") from None
 
     @app.post("/api/faults/clear", dependencies=[Auth])
     async def clear_fault() -> dict:

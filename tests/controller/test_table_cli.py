@@ -98,6 +98,20 @@ def test_faults_list_json(capsys) -> None:
     assert all(set(f) >= {"code", "meaning_en", "meaning_zh"} for f in data["faults"])
 
 
+def test_one_fault_code_in_full(capsys) -> None:
+    from controller.faults import CATALOGUE
+    code, out, _ = run(["faults", "E21"], capsys)
+    assert code == 0 and "lift-not-reaching-top" in out and "SAFETY:" in out and "安全：" in out
+    assert "Connectors:" in out and "--fault lift-short:W" in out
+    for f in CATALOGUE:  # every code has its parts, connectors and safety note, in both languages
+        code, out, _ = run(["faults", f.code.lower(), "--json"], capsys)
+        d = json.loads(out)
+        assert code == 0 and d["code"] == f.code
+        assert d["parts"] and d["parts_zh"] and d["connectors"] and d["connectors_zh"] and d["safety"] and d["safety_zh"]
+    code, _, err = run(["faults", "E99"], capsys)
+    assert code == 1 and err.count("\n") == 1 and "E21" in err and "Traceback" not in err
+
+
 def test_a_broken_settings_file_can_be_repaired_with_config_set(capsys, state_dir) -> None:
     state_dir.mkdir(parents=True)
     (state_dir / "settings.json").write_bytes(b"\xff\xfe")

@@ -279,3 +279,12 @@ def test_live_events_stream_status_changes(api) -> None:
     states = [m["state"] for m in got if m["type"] == "status"]
     assert states[0] == "idle" and "building" in states and states[-1] == "walls-up"
     control.hub.close()  # the stream ends when the service stops
+
+
+def test_one_fault_code_in_full(api) -> None:
+    c, _, _ = api
+    d = c.get("/api/faults/codes/E21").json()
+    assert d["code"] == "E21" and d["causes"] and d["checks_zh"] and d["connectors"] and "mains" in d["safety"]
+    assert "lift-short" in d["injected_by"] and "电源" in d["safety_zh"]
+    r = c.get("/api/faults/codes/E99")
+    assert r.status_code == 404 and "E21" in r.json()["error"]["message"]
