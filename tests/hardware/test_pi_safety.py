@@ -117,3 +117,37 @@ def test_loader_refusal_uses_the_same_table():
     d["gpio"]["inputs"]["push_home"]["pins"] = [9, 37, 38, 39]
     with pytest.raises(ProfileError, match="gpio.outputs.shuffle: GPIO36 is pulled up"):
         parse_profile(d)
+
+
+def _cli_unit(*args: str) -> str:
+    import io
+
+    from controller import service_cli
+    from controller.cli import _parser
+    out, err = io.StringIO(), io.StringIO()
+    assert service_cli.cmd_unit(_parser().parse_args(["unit", *args]), out, err) == 0, err.getvalue()
+    return out.getvalue()
+
+
+def test_the_shipped_units_are_what_mjtable_unit_renders():
+    """deploy/mjtable.service is the default configuration (backend mcu), deploy/mjtable-gpio.service
+    the GPIO build: render them again with `mjtable unit [--backend gpio] > deploy/...`."""
+    deploy = PROFILE_DIR.parents[1] / "deploy"
+    assert (deploy / "mjtable.service").read_text() == _cli_unit()
+    assert (deploy / "mjtable-gpio.service").read_text() == _cli_unit("--backend", "gpio")
+    assert "ExecStopPost=+/usr/bin/pinctrl set 9-13,16-27 op dl" in _cli_unit("--backend", "gpio")
+
+
+def test_mjtable_unit_reads_the_config(tmp_path, capsys):
+    from controller.cli import main
+    cfg = tmp_path / "table.toml"
+    cfg.write_text('[machine]\nbackend = "gpio"\n')
+    text = _cli_unit("--config", str(cfg))
+    assert f"serve --config {cfg.resolve()} --token-file" in text and "ExecStopPost=+" in text
+    assert "ExecStopPost" not in _cli_unit("--config", str(cfg), "--backend", "mcu")
+    cfg.write_text('[machine]\nbackend = "usb"\n')
+    assert main(["unit", "--config", str(cfg)]) == 1
+    assert capsys.readouterr().err.strip().endswith("machine.backend must be one of sim, gpio, mcu, got 'usb'")
+    assert main(["unit", "--profile", "nosuch"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("mjtable: profile 'nosuch' not found") and "\n" not in err
