@@ -63,7 +63,7 @@ def add_parsers(sub) -> None:
 DEFAULT_CONFIG_PATH = "/etc/mjtable/table.toml"
 
 
-def cmd_unit(args: argparse.Namespace, out: IO[str] = sys.stdout, err: IO[str] = sys.stderr) -> int:
+def cmd_unit(args: argparse.Namespace, out: IO[str] | None = None, err: IO[str] | None = None) -> int:
     """Print the systemd unit for ``--config`` (or the defaults) to ``out``. Returns 0, or 1 with a
     one-line message on ``err`` (unreadable config, unknown profile, a path the unit cannot hold)."""
     from hardware import HardwareError, load_profile
@@ -74,10 +74,10 @@ def cmd_unit(args: argparse.Namespace, out: IO[str] = sys.stdout, err: IO[str] =
         cfg = C.load(args.config)
         profile = load_profile(args.profile or cfg.profile or "default")
         path = str(Path(args.config).resolve()) if args.config else DEFAULT_CONFIG_PATH
-        out.write(render_unit(profile, args.backend or cfg.backend, config_path=path))
+        (out or sys.stdout).write(render_unit(profile, args.backend or cfg.backend, config_path=path))
         return 0
     except (ServiceError, HardwareError, ValueError) as e:
-        print(f"mjtable: {getattr(e, 'message', None) or e}", file=err)
+        print(f"mjtable: {getattr(e, 'message', None) or e}", file=err or sys.stderr)
         return 1
 
 
