@@ -40,6 +40,8 @@ CALL_TIMEOUT_S = 30.0
 SELFTEST_TIMEOUT_S = 300.0
 #: seconds between two keep-alive comments on an idle event stream
 KEEPALIVE_S = 15.0
+#: seconds between two beats of the HTTP loop's liveness (the watchdog pings while it beats)
+HTTP_BEAT_S = 1.0
 
 
 class _Strict(BaseModel):
@@ -143,11 +145,20 @@ def create_app(control: Control, log: EventLog, token: str, scorer: Scorer, *,
             control.start()
         if preload_vision:
             threading.Thread(target=_preload, name="mjtable-vision-load", daemon=True).start()
+        beats = asyncio.create_task(_beat_http())
         try:
             yield
         finally:
+            beats.cancel()
+            control.liveness.forget("http")
             hub.close()
             await asyncio.get_running_loop().run_in_executor(None, control.stop)
+
+    async def _beat_http() -> None:
+        """The HTTP server's loop turns: part of the watchdog's liveness (service.liveness)."""
+        while True:
+            control.liveness.beat("http")
+            await asyncio.sleep(HTTP_BEAT_S)
 
     def _preload() -> None:
         try:
