@@ -238,6 +238,7 @@ class Control:
             "fault": t.fault.to_dict() if t.fault else None,
             "warnings": [w.to_dict() for w in t.warnings],
             "cycles": t.cycles, "link_ok": self.link_ok(), "link": self.link_status(), "error": self.error,
+            "log_damaged": self.log.damaged,
         }
 
     def _publish(self, force: bool = False) -> None:
