@@ -204,9 +204,34 @@ def test_score_a_photo(api, hand_photo) -> None:
                files={"photo": ("hand.png", hand_photo.read_bytes(), "image/png")})
     assert r.status_code == 200, r.text
     d = r.json()
-    assert d["recognition"]["hand"] == "123456789mEEENN" and d["annotated"].startswith("data:image/png;base64,")
+    assert d["recognition"]["hand"] == "123456789mEEENN"
     assert "Pure Straight" in {f["name_en"] for f in d["score"]["fans"]} and d["recorded"]
     assert c.get("/api/session").json()["hands"][0]["winner"] == "S"
+    # the photo with the tiles drawn: a JPEG at its own URL, not base64 in the JSON
+    assert d["annotated"].startswith("/api/score/photo/") and d["annotated"].endswith(".jpg") and len(r.content) < 20_000
+    img = c.get(d["annotated"])
+    assert img.status_code == 200 and img.headers["content-type"] == "image/jpeg"
+    import cv2
+    import numpy as np
+    pic = cv2.imdecode(np.frombuffer(img.content, np.uint8), cv2.IMREAD_COLOR)
+    assert pic.shape[:2] == (600, 800)  # the photo's own size (under 1600 px: not shrunk)
+    assert c.get("/api/score/photo/nosuchphoto.jpg").status_code == 404
+
+
+def test_photos_beyond_the_queue_get_503_with_retry_after(api, hand_photo) -> None:
+    from service.photos import MAX_WAITING
+    c, _, log = api
+    slots = c.app.state.scorer.photos._slots
+    for _ in range(MAX_WAITING + 1):  # one photo being read, MAX_WAITING waiting
+        assert slots.acquire(blocking=False)
+    try:
+        r = c.post("/api/score/photo", headers=AUTH, files={"photo": ("h.png", hand_photo.read_bytes(), "image/png")})
+        assert r.status_code == 503 and r.json()["error"]["code"] == "busy" and int(r.headers["retry-after"]) > 0
+    finally:
+        for _ in range(MAX_WAITING + 1):
+            slots.release()
+    r = c.post("/api/score/photo", headers=AUTH, files={"photo": ("h.png", hand_photo.read_bytes(), "image/png")})
+    assert r.status_code == 200, r.text
 
 
 def test_bad_uploads_are_refused(api, hand_photo) -> None:
@@ -275,3 +300,30 @@ def test_live_events_stream_status_changes(api) -> None:
     states = [m["state"] for m in got if m["type"] == "status"]
     assert states[0] == "idle" and "building" in states and states[-1] == "walls-up"
     control.hub.close()  # the stream ends when the service stops
+
+
+def test_an_upload_stays_in_memory(api, monkeypatch) -> None:
+    """An upload over Starlette's 1 MB spool size is not rolled over to a temporary file (on a Pi,
+    the SD card): the spool holds the largest accepted upload."""
+    import tempfile
+
+    import numpy as np
+    from PIL import Image
+    import starlette.formparsers as fp
+
+    spools: list = []
+
+    class Recording(tempfile.SpooledTemporaryFile):
+        def __init__(self, *a, **k) -> None:
+            super().__init__(*a, **k)
+            spools.append(self)
+
+    monkeypatch.setattr(fp, "SpooledTemporaryFile", Recording)
+    import io
+    buf = io.BytesIO()
+    Image.fromarray(np.random.default_rng(0).integers(0, 255, (700, 700, 3), dtype=np.uint8)).save(buf, "PNG")
+    assert 1024 * 1024 < len(buf.getvalue()) < 2 * 1024 * 1024
+    c, _, _ = api
+    r = c.post("/api/score/photo", headers=AUTH, files={"photo": ("noise.png", buf.getvalue(), "image/png")})
+    assert r.status_code == 200, r.text
+    assert spools and not any(s._rolled for s in spools)
