@@ -385,20 +385,19 @@ def create_app(control: Control, log: EventLog, token: str, scorer: Scorer, *,
 
     def _photo(read, o: ScoreOptions, source: str) -> dict:
         r = read()
-        rec = r.pop("_result")
-        a = rec.assembly
+        a = r["recognition"]  # plain data from the worker process (vision is not imported here)
         out = {**r, "score": None, "recorded": None, "problem": None}
-        if not rec.tiles:
+        if not a["tiles"]:
             out["problem"] = "no tiles found: photograph the revealed hand from above"
-        elif a.hand is None:
-            out["problem"] = "the tiles do not add up to a hand: " + "; ".join(a.problems)
-        elif a.uncertain and not o.accept_uncertain:
+        elif a["hand"] is None:
+            out["problem"] = "the tiles do not add up to a hand: " + "; ".join(a["problems"])
+        elif a["uncertain"] and not o.accept_uncertain:
             out["problem"] = ("tiles read with low confidence: " +
-                              ", ".join(f"{t.tile} ({t.confidence:.2f})" for t in a.uncertain) +
+                              ", ".join(f"{t['tile']} ({t['confidence']:.2f})" for t in a["uncertain"]) +
                               ": check them and score the corrected hand, or accept them")
         else:
-            result = score(a.hand, _opts(o, list(a.flowers)))
-            out.update(_finish(result, o, a.hand, source))
+            result = score(a["hand"], _opts(o, list(a["flowers"])))
+            out.update(_finish(result, o, a["hand"], source))
         return out
 
     @app.post("/api/score/photo", dependencies=[Auth])

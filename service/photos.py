@@ -70,9 +70,10 @@ def _ping() -> str | None:
 def _job(data: bytes | None, image: Any, name: str) -> dict[str, Any]:
     """Decode (``data``, an upload) or take ``image`` (a camera frame), recognise, annotate.
 
-    Returns ``{"ok": True, "result": Recognition, "recognition": its dict with boxes in the
-    picture's own pixels, "factor": decode reduction, "jpeg": bytes}`` or ``{"ok": False,
-    "status", "code", "message"}`` (exceptions do not cross the process boundary: plain values do).
+    Returns ``{"ok": True, "recognition": Recognition.to_dict() with the boxes in the picture's own
+    pixels, "factor": decode reduction, "jpeg": bytes}`` or ``{"ok": False, "status", "code",
+    "message"}``: plain values only, so that exceptions do not cross the process boundary and the
+    service process never imports vision (OpenCV, numpy) to unpickle them.
     """
     import cv2
 
@@ -101,7 +102,7 @@ def _job(data: bytes | None, image: Any, name: str) -> dict[str, Any]:
     if s < 1:
         out = cv2.resize(out, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA)
     ok, jpeg = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
-    return {"ok": True, "result": result, "recognition": rec, "factor": factor,
+    return {"ok": True, "recognition": rec, "factor": factor,
             "jpeg": jpeg.tobytes() if ok else None}
 
 
@@ -109,8 +110,8 @@ def _job(data: bytes | None, image: Any, name: str) -> dict[str, Any]:
 class PhotoReader:
     """The worker process, the queue bound and the annotated pictures (thread-safe).
 
-    ``read(data=..., name=...)`` or ``read(image=...)`` -> ``{"recognition": dict, "annotated":
-    URL or None, "_result": Recognition}``. Raises ServiceError: 413 too large, 415 not an image,
+    ``read(data=..., name=...)`` or ``read(image=...)`` -> ``{"recognition": dict (as
+    ``vision.Recognition.to_dict()``), "annotated": URL or None}``. Raises ServiceError: 413 too large, 415 not an image,
     422 recognition failed, 503 models missing, worker died or ``Busy``.
     """
 
@@ -170,7 +171,7 @@ class PhotoReader:
                 while len(self._jpegs) > KEEP_ANNOTATED:
                     self._jpegs.popitem(last=False)
             url = f"/api/score/photo/{key}.jpg"
-        return {"recognition": r["recognition"], "annotated": url, "_result": r["result"]}
+        return {"recognition": r["recognition"], "annotated": url}
 
     def annotated(self, key: str) -> bytes | None:
         """The annotated JPEG of ``key`` (None when unknown or no longer kept)."""

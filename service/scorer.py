@@ -55,7 +55,7 @@ class Scorer:
 
     def read_upload(self, data: bytes, filename: str = "the upload") -> dict[str, Any]:
         """Recognise the tiles of an uploaded picture (bytes in memory):
-        ``{"recognition": {...}, "annotated": URL of the annotated JPEG, "_result": Recognition}``.
+        ``{"recognition": {...}, "annotated": URL of the annotated JPEG}``.
         Raises ServiceError: 413 (over ``vision.capture.MAX_PIXELS``), 415 (not an image), 503."""
         if not data:
             raise ServiceError(f"{filename} is empty (0 bytes): send a JPEG or PNG photo", 415, "not-an-image")
