@@ -24,7 +24,7 @@ from pathlib import Path
 
 import httpx
 
-from service_bench import children  # noqa: E402  (benchmarks/ is the script's folder)
+from service_bench import children, wait_until_serving  # noqa: E402  (benchmarks/ is the script's folder)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -55,16 +55,9 @@ def run(tree: Path, photo: bytes, small: bytes, tmp: Path) -> dict:
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     url = f"http://127.0.0.1:{port}"
     try:
-        end = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(url + "/api/status", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if proc.poll() is not None or time.monotonic() > end:
-                raise SystemExit(f"{tree}: the service did not start: {proc.stderr.read()[-500:]}")
-            time.sleep(0.2)
+        why = wait_until_serving(proc, url, 60)
+        if why is not None:
+            raise SystemExit(f"{tree}: the service did not start: {why}")
         auth = {"Authorization": f"Bearer {(tmp / 'token').read_text().strip()}"}
         r = httpx.post(url + "/api/score/photo", headers=auth, files={"photo": ("small.jpg", small, "image/jpeg")},
                        timeout=120)

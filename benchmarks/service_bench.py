@@ -50,6 +50,23 @@ def children(pid: int) -> list[int]:
     return out
 
 
+def wait_until_serving(proc: subprocess.Popen, url: str, timeout: float) -> str | None:
+    """Poll ``url``/api/status until it answers 200 (None), or say why not (the process ended: its
+    standard error; or the time ran out)."""
+    end = time.monotonic() + timeout
+    while True:
+        try:
+            if httpx.get(url + "/api/status", timeout=1).status_code == 200:
+                return None
+        except httpx.HTTPError:
+            pass
+        if proc.poll() is not None:
+            return proc.stderr.read()[-500:] if proc.stderr else f"exit code {proc.returncode}"
+        if time.monotonic() > end:
+            return f"no answer within {timeout:.0f} s"
+        time.sleep(0.1)
+
+
 def hand_photo(folder: Path) -> Path | None:
     """A photo of a hand built from the real tile crops in ../shared/data (None when absent)."""
     try:
@@ -86,17 +103,10 @@ def main() -> int:
                              "--log", str(tmp / "events.sqlite")], cwd=ROOT, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
-        end = time.monotonic() + 30
-        while True:
-            try:
-                if httpx.get(url + "/api/status", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > end or proc.poll() is not None:
-                print("service did not start:", proc.stderr.read() if proc.poll() is not None else "", file=sys.stderr)
-                return 1
-            time.sleep(0.1)
+        why = wait_until_serving(proc, url, 30)
+        if why is not None:
+            print("service did not start:", why, file=sys.stderr)
+            return 1
         auth = {"Authorization": "Bearer " + (tmp / "token").read_text().strip()}
         print(f"mjtable service benchmark ({os.cpu_count()} cores here; targets for a Raspberry Pi 4, 2 GB)")
 

@@ -5,41 +5,34 @@ stand-in here (no camera on the test machine)."""
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 
 import cv2
-import numpy as np
 import pytest
 
 from service.errors import ServiceError
 from service.scorer import CAMERA_SIZE, Scorer
+from service_support import ROOT
+
+sys.path.insert(0, str(ROOT / "tests" / "vision"))
+from fake_camera import FakeCapture  # noqa: E402
 
 BY_ID = "/dev/v4l/by-id/usb-Sonix_USB_2.0_Camera_SN0001-video-index0"
 
 
-class Capture:
-    """cv2.VideoCapture stand-in: frames at the size asked for; ``fail`` makes the next read fail;
-    notes reads that overlap (the lock must prevent them)."""
+class Capture(FakeCapture):
+    """``FakeCapture`` whose ``fail`` makes the next read fail, and which counts reads that overlap
+    (the scorer's lock must prevent them)."""
 
-    opened: list["Capture"] = []
     fail = False
     overlaps = 0
     _busy = threading.Lock()
 
     def __init__(self, device, api):
-        self.device, self.props, self.released, self.reads = device, {}, False, 0
-        Capture.opened.append(self)
-
-    def isOpened(self):
-        return True
-
-    def set(self, prop, value):
-        self.props[prop] = value
-        return True
-
-    def grab(self):
-        return True
+        super().__init__(device, api)
+        self.reads = 0
 
     def read(self):
         if not Capture._busy.acquire(blocking=False):
@@ -51,18 +44,14 @@ class Capture:
             if Capture.fail:
                 Capture.fail = False
                 return False, None
-            w, h = int(self.props[cv2.CAP_PROP_FRAME_WIDTH]), int(self.props[cv2.CAP_PROP_FRAME_HEIGHT])
-            return True, np.zeros((h, w, 3), np.uint8)
+            return super().read()
         finally:
             Capture._busy.release()
-
-    def release(self):
-        self.released = True
 
 
 @pytest.fixture
 def fake_cv2(monkeypatch):
-    Capture.opened, Capture.fail, Capture.overlaps = [], False, 0
+    FakeCapture.opened, Capture.fail, Capture.overlaps = [], False, 0
     monkeypatch.setattr(cv2, "VideoCapture", Capture)
 
 
@@ -73,16 +62,16 @@ def test_the_camera_is_kept_open_at_2_to_4_mp_and_reopened_after_an_error(fake_c
         assert 2e6 <= w * h <= 4e6
         frames = [sc.capture() for _ in range(3)]
         assert [f.shape for f in frames] == [(h, w, 3)] * 3
-        assert len(Capture.opened) == 1 and Capture.opened[0].device == BY_ID  # one open for three captures
+        assert len(FakeCapture.opened) == 1 and FakeCapture.opened[0].device == BY_ID  # one open for three captures
         Capture.fail = True
         with pytest.raises(ServiceError) as e:
             sc.capture()
         assert e.value.status == 503 and BY_ID in e.value.message
-        assert Capture.opened[0].released, "closed after the error"
-        assert sc.capture().shape == (h, w, 3) and len(Capture.opened) == 2  # opened afresh
+        assert FakeCapture.opened[0].released, "closed after the error"
+        assert sc.capture().shape == (h, w, 3) and len(FakeCapture.opened) == 2  # opened afresh
     finally:
         sc.close()
-    assert Capture.opened[1].released
+    assert FakeCapture.opened[1].released
 
 
 def test_captures_from_several_requests_take_turns(fake_cv2) -> None:
@@ -102,9 +91,9 @@ def test_captures_from_several_requests_take_turns(fake_cv2) -> None:
     for t in threads:
         t.join()
     sc.close()
-    assert errors == [] and Capture.overlaps == 0 and len(Capture.opened) == 1
+    assert errors == [] and Capture.overlaps == 0 and len(FakeCapture.opened) == 1
     # warm-up frames (grab) and 12 reads, one at a time
-    assert Capture.opened[0].reads == 12
+    assert FakeCapture.opened[0].reads == 12
 
 
 def test_no_camera_is_404() -> None:

@@ -12,6 +12,7 @@ import pytest
 from vision import (CaptureConfig, FileSource, PiCamera, UsbCamera, VisionError, decode_image, iter_images, open_camera,
                     read_image)
 from vision.capture import check_image
+from fake_camera import FakeCapture
 
 
 def test_read_image_roundtrip(tmp_path):
@@ -225,34 +226,6 @@ def test_a_picamera2_that_does_not_import_is_one_line(monkeypatch, error):
     assert e.value.code == "camera" and "\n" not in msg and msg.startswith("picamera2 does not import")
     assert type(error).__name__ in msg
     assert ("numpy<2" in msg) == isinstance(error, ValueError)
-
-
-class FakeCapture:
-    """cv2.VideoCapture stand-in: records what it was opened with and asked for."""
-
-    opened: list = []
-
-    def __init__(self, device, api):
-        self.device, self.api, self.props, self.released = device, api, {}, False
-        FakeCapture.opened.append(self)
-
-    def isOpened(self):
-        return not str(self.device).endswith("missing")
-
-    def set(self, prop, value):
-        self.props[prop] = value
-        return True
-
-    def grab(self):
-        return True
-
-    def read(self):
-        w = int(self.props.get(cv2.CAP_PROP_FRAME_WIDTH, 64))
-        h = int(self.props.get(cv2.CAP_PROP_FRAME_HEIGHT, 48))
-        return True, np.zeros((h, w, 3), np.uint8)
-
-    def release(self):
-        self.released = True
 
 
 def test_a_usb_camera_named_by_its_by_id_path(monkeypatch):
