@@ -176,7 +176,8 @@ def create_app(control: Control, log: EventLog, token: str, scorer: Scorer, *,
         try:
             scorer.load()
         except ServiceError as e:  # the service runs on; photo scoring answers 503 with this message
-            logging.getLogger("mjtable.service").warning("%s", e.message)
+            if e.code != "stopping":
+                logging.getLogger("mjtable.service").warning("%s", e.message)
 
     app = FastAPI(title="mjtable", version="0.1.0", lifespan=lifespan,
                   description="The automatic mahjong table (自动麻将机): control, diagnosis, scoring.")

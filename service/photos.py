@@ -122,9 +122,12 @@ class PhotoReader:
         self._jpegs: collections.OrderedDict[str, bytes] = collections.OrderedDict()
         self.load_error: str | None = None
         self.loaded = False
+        self._closed = False
 
     def _executor(self) -> concurrent.futures.ProcessPoolExecutor:
         with self._lock:
+            if self._closed:
+                raise ServiceError("the service is stopping", 503, "stopping")
             if self._pool is None:
                 self._pool = concurrent.futures.ProcessPoolExecutor(
                     max_workers=1, mp_context=multiprocessing.get_context("spawn"), initializer=_init_worker)
@@ -144,6 +147,8 @@ class PhotoReader:
         try:
             return pool.submit(fn, *args).result(JOB_TIMEOUT_S)
         except concurrent.futures.process.BrokenProcessPool:
+            if self._closed:
+                raise ServiceError("the service is stopping", 503, "stopping") from None
             with self._lock:  # the worker died (out of memory?): a new one for the next photo
                 if self._pool is pool:
                     self._pool = None
@@ -181,6 +186,7 @@ class PhotoReader:
     def close(self) -> None:
         """Stop the worker process (a photo being read is abandoned)."""
         with self._lock:
+            self._closed = True
             pool, self._pool = self._pool, None
         if pool is not None:
             # a worker busy loading the models or reading a photo is ended, not waited for (the

@@ -327,3 +327,23 @@ def test_an_upload_stays_in_memory(api, monkeypatch) -> None:
     r = c.post("/api/score/photo", headers=AUTH, files={"photo": ("noise.png", buf.getvalue(), "image/png")})
     assert r.status_code == 200, r.text
     assert spools and not any(s._rolled for s in spools)
+
+
+def test_a_photo_worker_that_dies_is_replaced(api, hand_photo) -> None:
+    """The worker process killed (as the kernel's OOM killer would): that photo gets a 503, the
+    next one a new worker; the control loop never noticed."""
+    import os
+    import signal
+    import time
+    c, control, _ = api
+    photo = {"photo": ("h.png", hand_photo.read_bytes(), "image/png")}
+    assert c.post("/api/score/photo", headers=AUTH, files=photo).status_code == 200
+    pool = c.app.state.scorer.photos._pool
+    (pid,) = list(pool._processes)
+    os.kill(pid, signal.SIGKILL)
+    time.sleep(0.5)
+    r = c.post("/api/score/photo", headers=AUTH, files=photo)
+    assert r.status_code == 503 and "photo reader stopped" in r.json()["error"]["message"]
+    r = c.post("/api/score/photo", headers=AUTH, files=photo)
+    assert r.status_code == 200 and r.json()["recognition"]["hand"] == "123456789mEEENN"
+    assert control.alive and control.error is None
