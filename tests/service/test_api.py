@@ -347,3 +347,12 @@ def test_a_photo_worker_that_dies_is_replaced(api, hand_photo) -> None:
     r = c.post("/api/score/photo", headers=AUTH, files=photo)
     assert r.status_code == 200 and r.json()["recognition"]["hand"] == "123456789mEEENN"
     assert control.alive and control.error is None
+
+
+def test_a_photo_without_its_length_is_refused(api) -> None:
+    """A chunked upload could be of any size and would be spooled to disk: 411, nothing read."""
+    c, _, _ = api
+    body = iter([b"--x\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"a.png\"\r\n\r\n", b"x" * 10,
+                 b"\r\n--x--\r\n"])
+    r = c.post("/api/score/photo", headers={**AUTH, "Content-Type": "multipart/form-data; boundary=x"}, content=body)
+    assert r.status_code == 411 and r.json()["error"]["code"] == "length-required"
