@@ -123,7 +123,8 @@ def _open_backend(cfg, faults: list[str]):
     prof = hardware.load_profile(profile)
     if cfg.backend == "gpio":
         return hardware.open_gpio(prof), stored
-    return hardware.open_mcu(cfg.serial_port, prof), stored
+    # the service starts without its board: a lost link is a fault on the page (E62), reconnected by itself
+    return hardware.open_mcu(cfg.serial_port, prof, wait=False), stored
 
 
 def cmd_serve(args: argparse.Namespace, out: IO[str] = sys.stdout, err: IO[str] = sys.stderr) -> int:
@@ -182,6 +183,7 @@ def _serve(args: argparse.Namespace, out: IO[str]) -> int:
     class _Server(uvicorn.Server):
         def handle_exit(self, sig, frame) -> None:  # SIGTERM / Ctrl-C: end the event streams at once
             systemd.notify("STOPPING=1")
+            control.request_stop()  # a running self-test stops its motors and aborts now
             hub.close()
             super().handle_exit(sig, frame)
             # a stop by signal is a clean stop here: the exit code is 0, not the signal re-raised

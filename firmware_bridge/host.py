@@ -434,11 +434,7 @@ class HostLink:
     def connect(self, timeout: float = 2.0) -> DeviceInfo:
         """Handshake; returns the :class:`DeviceInfo`. Raises LinkTimeout if the device
         does not answer within ``timeout`` seconds, HandshakeError on a version mismatch."""
-        self.start()
-        with self._lock:
-            self._connected.clear()
-            self.protocol.connect(self.clock())
-            self._service(b"")
+        self.begin_connect()
         if not self._connected.wait(timeout):
             raise LinkTimeout(f"no handshake answer from the device within {timeout} s "
                               "(check the cable, the port and that the firmware runs)")
@@ -446,6 +442,15 @@ class HostLink:
         if info is None or info.protocol_version not in PROTOCOL_VERSIONS:
             raise HandshakeError("handshake failed: protocol version mismatch")
         return info
+
+    def begin_connect(self) -> None:
+        """Start the handshake and return at once: the I/O thread sends HELLO every
+        ``hello_interval`` until the device answers, then queues :class:`Connected`."""
+        self.start()
+        with self._lock:
+            self._connected.clear()
+            self.protocol.connect(self.clock())
+            self._service(b"")
 
     @property
     def device_info(self) -> DeviceInfo | None:

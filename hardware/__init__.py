@@ -90,20 +90,36 @@ def open_gpio(profile: Profile | str = "default", pin_factory: str | None = None
 
 
 def open_mcu(port: str = "/dev/serial0", profile: Profile | str = "default",
-             baudrate: int = 115200):
-    """The MCU backend on a real serial port (``/dev/serial0``, ``/dev/ttyACM0`` ...)."""
+             baudrate: int = 115200, *, wait: bool = True):
+    """The MCU backend on a real serial port (``/dev/serial0``, ``/dev/ttyACM0`` ...).
+
+    Args:
+        wait: True (one-shot commands): the board must answer now, else BackendError naming
+            the port. False (the service): never raises for an absent board; the backend
+            starts with the link down (one LinkLost event: E62), opens the port again with
+            a back-off and shakes hands when the board answers (``backend.link_status()``).
+    Raises: BackendError (wait=True: port missing or no handshake answer within 3 s).
+    """
     from firmware_bridge.errors import LinkError
     from firmware_bridge.host import HostLink
 
     from .mcu import McuBackend
 
     prof = profile if isinstance(profile, Profile) else load_profile(profile)
+    if not wait:
+        backend = McuBackend(prof, None, opener=lambda: HostLink.open(port, baudrate), port_name=port)
+        backend.start()
+        return backend
     try:
         link = HostLink.open(port, baudrate)
     except LinkError as exc:
         raise BackendError(str(exc)) from None
-    backend = McuBackend(prof, link)
-    backend.connect()
+    backend = McuBackend(prof, link, port_name=port)
+    try:
+        backend.connect()
+    except BaseException:
+        backend.close()
+        raise
     return backend
 
 

@@ -6,6 +6,14 @@ simulated microcontroller (:class:`hardware.sim.mcu_device.SimulatedMcu`) the ma
 runs ``speed`` times faster than real time and this backend converts: deadlines sent are
 divided by ``speed``, elapsed times and timestamps received are multiplied by it, so the
 controller sees machine time, as on the other backends.
+
+A board that is absent, unpowered or unplugged is a lost link, not an error that ends the
+program: with an ``opener`` (:func:`hardware.open_mcu` with ``wait=False``, as ``mjtable serve``
+uses it) the backend starts without its board, reports :class:`LinkLost` once (the controller
+latches E62 and the page shows it) and reconnects by itself: a port that is missing or failed
+is opened again with a growing back-off (:data:`RETRY_FIRST_S` doubling to :data:`RETRY_MAX_S`),
+and an open port whose board does not answer is handshaken by the link itself (HELLO every
+0.1 s). ``link_status()`` says where it stands.
 """
 
 from __future__ import annotations
@@ -16,7 +24,7 @@ from typing import Any, Callable
 
 from firmware_bridge import catalogue as C
 from firmware_bridge.errors import LinkError
-from firmware_bridge.host import CommandFailed, HostLink, PendingCommand
+from firmware_bridge.host import CommandFailed, Connected, HostLink, LinkLost, PendingCommand
 from firmware_bridge.messages import (Command, Fault, FeedStacks, GetStatus, Lift,
                                       MotionDone, RollDice, SelfTestStep, SensorChanged, StacksCounted, StartShuffle,
                                       SetIndicators, Status, StopAll)
@@ -26,6 +34,10 @@ from .interface import Event, SensorSnapshot, all_sensor_keys
 from .profile import ALL_PARTS, Profile
 
 _U32 = 0xFFFFFFFF
+#: seconds before the first new try at opening a missing or failed serial port; doubled after
+#: each failure up to RETRY_MAX_S
+RETRY_FIRST_S = 1.0
+RETRY_MAX_S = 30.0
 
 
 class McuBackend:
@@ -39,16 +51,26 @@ class McuBackend:
             None: timestamps are passed through as the MCU's own ms clock).
         device: the simulated microcontroller, closed with the backend (or None).
         model: the machine model behind it (tests), or None.
+        opener: ``() -> HostLink`` (started) that opens the port again, for reconnecting
+            after a missing or failed port (None: no reconnecting; ``link`` must be given).
+        port_name: the port's name for messages (``/dev/serial0``).
     """
 
     kind = "mcu"
     fitted = ALL_PARTS  # the microcontroller board wires every part
 
-    def __init__(self, profile: Profile, link: HostLink, speed: float = 1.0,
+    def __init__(self, profile: Profile, link: HostLink | None, speed: float = 1.0,
                  device_t0_ms: int | None = None, device: Any = None,
-                 model: Any = None) -> None:
+                 model: Any = None, opener: Callable[[], HostLink] | None = None,
+                 port_name: str = "") -> None:
         self.profile = profile
         self.link = link
+        self.port_name = port_name
+        self._opener = opener
+        self._down: str | None = None if link is not None else "not opened yet"
+        self._retry_at = 0.0
+        self._backoff = RETRY_FIRST_S
+        self.reconnects = 0
         self.speed = float(speed)
         self.device = device
         self.model = model
@@ -68,6 +90,67 @@ class McuBackend:
         except LinkError as exc:
             raise BackendError(f"microcontroller not reachable: {exc}") from None
         self._load_mask(st.sensors_mask)
+
+    def start(self, timeout: float = 3.0) -> None:
+        """Open the port and shake hands, without raising: a port that cannot be opened or a
+        board that does not answer within ``timeout`` s is reported as one :class:`LinkLost`
+        event (E62) and retried in the background (needs ``opener``)."""
+        if self.link is None:
+            self._reopen()
+        if self.link is None:
+            return
+        try:
+            self.connect(timeout)
+        except BackendError as exc:
+            self.link.begin_connect()  # keeps handshaking: the board may be switched on later
+            self._lost(str(exc))
+
+    def link_status(self) -> dict[str, Any]:
+        """Where the link stands: ``{"connected": bool, "state": "connected" | "handshake" |
+        "no-port", "detail": why it is down (None when connected), "port", "reconnects"}``.
+        The link's queued events are taken in first (kept for ``events()``), so the counts agree."""
+        if not self._closed:
+            self._collect()
+        link = self.link
+        if link is None or link.io_error is not None:
+            state = "no-port"
+        else:
+            state = "connected" if link.connected else "handshake"
+        detail = None if state == "connected" else (self._down or "waiting for the board's answer")
+        return {"connected": state == "connected", "state": state, "detail": detail,
+                "port": self.port_name, "reconnects": self.reconnects}
+
+    def _lost(self, reason: str) -> None:
+        """The link is down for ``reason``: tell the controller once (LinkLost -> E62)."""
+        if self._down is None or self._down == "not opened yet":
+            self._events.append(LinkLost(reason))
+        self._down = reason
+
+    def _reopen(self) -> None:
+        """Open the port again (after the back-off); a failure doubles the back-off."""
+        if self._opener is None or time.monotonic() < self._retry_at:
+            return
+        try:
+            link = self._opener()
+        except LinkError as exc:
+            self._retry_at = time.monotonic() + self._backoff
+            self._lost(f"{exc}; trying again in {self._backoff:.0f} s")
+            self._backoff = min(RETRY_MAX_S, self._backoff * 2)
+            return
+        self.link = link
+        self._backoff = RETRY_FIRST_S
+        link.begin_connect()
+
+    def _supervise(self) -> None:
+        """Notice a port that failed (unplugged USB adapter) and open it again."""
+        link = self.link
+        if link is not None and link.io_error is not None:
+            self._lost(f"serial port {self.port_name or ''} failed: {link.io_error}".replace("  ", " "))
+            self._pending.clear()
+            link.close()
+            self.link = None
+        if self.link is None and not self._closed:
+            self._reopen()
 
     def _load_mask(self, mask: int) -> None:
         for sensor, side in all_sensor_keys():
@@ -116,6 +199,9 @@ class McuBackend:
     def submit(self, command: Command) -> int:
         if self._closed:
             raise BackendError("mcu backend is closed")
+        if self.link is None:
+            raise BackendError(f"cannot send {type(command).__name__}: the microcontroller is not "
+                               f"connected ({self._down})")
         try:
             call = self.link.submit(self._scale(command))
         except LinkError as exc:
@@ -134,10 +220,22 @@ class McuBackend:
                     if isinstance(v, Status):
                         self._load_mask(v.sensors_mask)
                     self._events.append(v)
-        while True:
+        self._supervise()
+        while self.link is not None:
             ev = self.link.get_event(timeout=0)
             if ev is None:
                 break
+            if isinstance(ev, Connected):
+                if self._down is not None:
+                    self.reconnects += 1
+                self._down = None
+                try:  # read every sensor afresh: they may have changed while the link was down
+                    call = self.link.submit(GetStatus())
+                    self._pending[call.cmd_id] = call
+                except LinkError:
+                    pass
+            elif isinstance(ev, LinkLost):
+                self._down = ev.reason
             self._events.append(self._convert(ev))
 
     def events(self) -> list[Event]:
@@ -174,6 +272,8 @@ class McuBackend:
     def stop_all(self, timeout: float = 1.0) -> None:
         """StopAll, waiting up to ``timeout`` s (real) for the reply. When the link is
         down the microcontroller stops every motor by itself (heartbeat rule)."""
+        if self.link is None:
+            return
         try:
             self.link.call(StopAll(), timeout)
         except LinkError:
@@ -186,7 +286,8 @@ class McuBackend:
             self.stop_all()
         finally:
             self._closed = True
-            self.link.close()
+            if self.link is not None:
+                self.link.close()
             if self.device is not None:
                 self.device.close()
 

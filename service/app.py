@@ -18,10 +18,11 @@ from typing import Annotated, Any, Literal
 
 from fastapi import Depends, FastAPI, File, Form, HTTPException, Query, Request, UploadFile
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse, StreamingResponse
+from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from starlette.formparsers import MultiPartParser
 
 from controller import cycle as CY
 from controller import settings as ST
@@ -31,6 +32,7 @@ from . import auth
 from .control import Control
 from .errors import ServiceError
 from .eventlog import EventLog
+from .photos import Busy
 from .scorer import Scorer, score
 
 STATIC = Path(__file__).parent / "static"
@@ -40,6 +42,8 @@ CALL_TIMEOUT_S = 30.0
 SELFTEST_TIMEOUT_S = 300.0
 #: seconds between two keep-alive comments on an idle event stream
 KEEPALIVE_S = 15.0
+#: seconds between two beats of the HTTP loop's liveness (the watchdog pings while it beats)
+HTTP_BEAT_S = 1.0
 
 
 class _Strict(BaseModel):
@@ -110,7 +114,10 @@ def _check_record(o: ScoreOptions) -> None:
 
 
 class _UploadLimit:
-    """ASGI middleware: refuse a request body announced larger than ``limit`` bytes (413) before reading it."""
+    """ASGI middleware: refuse a request body announced larger than ``limit`` bytes (413) before
+    reading it, and a photo upload that does not announce its length (411): the upload is then
+    known to fit in memory, where it is kept (``create_app`` sets the multipart spool to hold it),
+    never written to a temporary file on the SD card."""
 
     def __init__(self, app, limit: int) -> None:
         self.app = app
@@ -118,15 +125,21 @@ class _UploadLimit:
 
     async def __call__(self, scope, receive, send):
         if scope["type"] == "http":
-            for k, v in scope.get("headers", ()):
-                if k == b"content-length" and v.isdigit() and int(v) > self.limit:
-                    body = json.dumps({"error": {"code": "too-large", "message":
-                                       f"the request is {int(v)} bytes: at most {self.limit} bytes are accepted"}})
-                    await send({"type": "http.response.start", "status": 413,
-                                "headers": [(b"content-type", b"application/json")]})
-                    await send({"type": "http.response.body", "body": body.encode()})
-                    return
+            length = dict(scope.get("headers", ())).get(b"content-length")
+            if length is not None and length.isdigit() and int(length) > self.limit:
+                return await self._refuse(send, 413, "too-large",
+                                          f"the request is {int(length)} bytes: at most {self.limit} bytes are accepted")
+            if length is None and scope["method"] == "POST" and scope["path"] == "/api/score/photo":
+                return await self._refuse(send, 411, "length-required",
+                                          "send the photo with a Content-Length header (not chunked)")
         await self.app(scope, receive, send)
+
+    @staticmethod
+    async def _refuse(send, status: int, code: str, message: str) -> None:
+        body = json.dumps({"error": {"code": code, "message": message}})
+        await send({"type": "http.response.start", "status": status,
+                    "headers": [(b"content-type", b"application/json")]})
+        await send({"type": "http.response.body", "body": body.encode()})
 
 
 def create_app(control: Control, log: EventLog, token: str, scorer: Scorer, *,
@@ -143,21 +156,36 @@ def create_app(control: Control, log: EventLog, token: str, scorer: Scorer, *,
             control.start()
         if preload_vision:
             threading.Thread(target=_preload, name="mjtable-vision-load", daemon=True).start()
+        beats = asyncio.create_task(_beat_http())
         try:
             yield
         finally:
+            beats.cancel()
+            control.liveness.forget("http")
             hub.close()
             await asyncio.get_running_loop().run_in_executor(None, control.stop)
+            await asyncio.get_running_loop().run_in_executor(None, scorer.close)
+
+    async def _beat_http() -> None:
+        """The HTTP server's loop turns: part of the watchdog's liveness (service.liveness)."""
+        while True:
+            control.liveness.beat("http")
+            await asyncio.sleep(HTTP_BEAT_S)
 
     def _preload() -> None:
         try:
             scorer.load()
         except ServiceError as e:  # the service runs on; photo scoring answers 503 with this message
-            logging.getLogger("mjtable.service").warning("%s", e.message)
+            if e.code != "stopping":
+                logging.getLogger("mjtable.service").warning("%s", e.message)
 
     app = FastAPI(title="mjtable", version="0.1.0", lifespan=lifespan,
                   description="The automatic mahjong table (自动麻将机): control, diagnosis, scoring.")
+    app.state.scorer = scorer
     app.add_middleware(_UploadLimit, limit=max_upload_bytes + 64 * 1024)
+    # an upload (at most the limit above) stays in memory: Starlette spools a file part to a temporary
+    # file on disk beyond spool_max_size (1 MB by default), on a Pi the SD card
+    MultiPartParser.spool_max_size = max(MultiPartParser.spool_max_size, max_upload_bytes + 64 * 1024)
     bearer = HTTPBearer(auto_error=False)
 
     def require_token(cred: HTTPAuthorizationCredentials | None = Depends(bearer)) -> None:
@@ -171,7 +199,8 @@ def create_app(control: Control, log: EventLog, token: str, scorer: Scorer, *,
 
     @app.exception_handler(ServiceError)
     async def _service_error(request: Request, e: ServiceError):
-        return JSONResponse({"error": {"code": e.code, "message": e.message}}, status_code=e.status)
+        headers = {"Retry-After": str(e.retry_after)} if isinstance(e, Busy) else None
+        return JSONResponse({"error": {"code": e.code, "message": e.message}}, status_code=e.status, headers=headers)
 
     @app.exception_handler(HTTPException)
     async def _http_error(request: Request, e: HTTPException):
@@ -364,28 +393,28 @@ def create_app(control: Control, log: EventLog, token: str, scorer: Scorer, *,
         result = await asyncio.to_thread(score, body.hand, _opts(body))
         return await asyncio.to_thread(_finish, result, body, body.hand, "hand")
 
-    def _photo(image, o: ScoreOptions, source: str) -> dict:
-        r = scorer.recognize(image)
-        rec = r.pop("_result")
-        a = rec.assembly
+    def _photo(read, o: ScoreOptions, source: str) -> dict:
+        r = read()
+        a = r["recognition"]  # plain data from the worker process (vision is not imported here)
         out = {**r, "score": None, "recorded": None, "problem": None}
-        if not rec.tiles:
+        if not a["tiles"]:
             out["problem"] = "no tiles found: photograph the revealed hand from above"
-        elif a.hand is None:
-            out["problem"] = "the tiles do not add up to a hand: " + "; ".join(a.problems)
-        elif a.uncertain and not o.accept_uncertain:
+        elif a["hand"] is None:
+            out["problem"] = "the tiles do not add up to a hand: " + "; ".join(a["problems"])
+        elif a["uncertain"] and not o.accept_uncertain:
             out["problem"] = ("tiles read with low confidence: " +
-                              ", ".join(f"{t.tile} ({t.confidence:.2f})" for t in a.uncertain) +
+                              ", ".join(f"{t['tile']} ({t['confidence']:.2f})" for t in a["uncertain"]) +
                               ": check them and score the corrected hand, or accept them")
         else:
-            result = score(a.hand, _opts(o, list(a.flowers)))
-            out.update(_finish(result, o, a.hand, source))
+            result = score(a["hand"], _opts(o, list(a["flowers"])))
+            out.update(_finish(result, o, a["hand"], source))
         return out
 
     @app.post("/api/score/photo", dependencies=[Auth])
     async def score_photo(photo: Annotated[UploadFile, File(description="JPEG or PNG of the revealed hand")],
                           options: Annotated[str, Form(max_length=2000)] = "{}") -> dict:
-        """Recognise the hand in an uploaded photo, score it; the photo with the tiles drawn comes back."""
+        """Recognise the hand in an uploaded photo, score it; ``annotated`` is the URL of the photo with
+        the tiles drawn (a JPEG, kept for the last few photos). 503 with Retry-After when busy."""
         try:
             o = ScoreOptions.model_validate_json(options)
         except ValidationError as e:
@@ -394,15 +423,24 @@ def create_app(control: Control, log: EventLog, token: str, scorer: Scorer, *,
         data = await photo.read(max_upload_bytes + 1)
         if len(data) > max_upload_bytes:
             raise ServiceError(f"the photo is larger than {max_upload_bytes} bytes", 413, "too-large")
-        image = await asyncio.to_thread(scorer.decode, data, photo.filename or "the upload")
-        return await asyncio.to_thread(_photo, image, o, "photo")
+        name = photo.filename or "the upload"
+        return await asyncio.to_thread(_photo, lambda: scorer.read_upload(data, name), o, "photo")
 
     @app.post("/api/score/capture", dependencies=[Auth])
     async def score_capture(body: ScoreOptions) -> dict:
         """Take a picture with the table's camera, then as /api/score/photo (404 with no camera)."""
         _check_record(body)
-        image = await asyncio.to_thread(scorer.capture)
-        return await asyncio.to_thread(_photo, image, body, "camera")
+        return await asyncio.to_thread(_photo, scorer.read_camera, body, "camera")
+
+    @app.get("/api/score/photo/{key}.jpg")
+    async def annotated_photo(key: str) -> Response:
+        """The photo of a recent /api/score/photo or /api/score/capture with its tiles drawn (JPEG,
+        long side 1600 px); 404 once it is no longer kept (the last 8 are)."""
+        jpeg = scorer.photos.annotated(key)
+        if jpeg is None:
+            raise ServiceError("no such annotated photo (only the last few are kept): score the photo again", 404,
+                               "not-found")
+        return Response(jpeg, media_type="image/jpeg", headers={"Cache-Control": "private, max-age=3600"})
 
     # ---- the score sheet, trends, log ----
     @app.get("/api/session")

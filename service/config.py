@@ -17,7 +17,7 @@
     [camera]
     image = "table.jpg"       # a picture file used as the camera (tests, a fixed camera dump)
     source = "picamera"       # or a live camera: picamera | usb (vision's capture)
-    device = 0
+    device = 0               # usb: an index (/dev/video0) or a path, e.g. "/dev/v4l/by-id/usb-...-video-index0"
 
 Every error names the key (``ConfigError``).
 """
@@ -57,7 +57,7 @@ class ServiceConfig:
     seed: int | None = None
     camera_image: Path | None = None
     camera_source: str | None = None
-    camera_device: int = 0
+    camera_device: int | str = 0
     preload_vision: bool = True
 
     @property
@@ -67,7 +67,7 @@ class ServiceConfig:
 
 _KEYS = {"service": {"host": str, "port": int, "token_file": str, "log": str, "max_upload_mb": (int, float)},
          "machine": {"backend": str, "port": str, "profile": str, "speed": (int, float), "seed": int},
-         "camera": {"image": str, "source": str, "device": int, "preload": bool}}
+         "camera": {"image": str, "source": str, "device": (int, str), "preload": bool}}
 
 
 def load(path: str | Path | None) -> ServiceConfig:
@@ -121,5 +121,8 @@ def _apply(cfg: ServiceConfig, section: str, key: str, v: Any, p: Path) -> None:
     else:
         if key == "source" and v not in ("picamera", "usb"):
             raise ConfigError(f"{where} must be picamera or usb, got {v!r}")
+        if key == "device" and (v < 0 if isinstance(v, int) else not v.startswith("/dev/")):
+            raise ConfigError(f"{where} must be an index >= 0 (/dev/videoN) or a path under /dev/, "
+                              f"e.g. /dev/v4l/by-id/usb-...-video-index0; got {v!r}")
         setattr(cfg, {"image": "camera_image", "source": "camera_source", "device": "camera_device",
                       "preload": "preload_vision"}[key], Path(v) if key == "image" else v)

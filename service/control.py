@@ -9,8 +9,13 @@ turns (``Control.call``) and wait for its result. The loop:
   events once (an emergency stop, a link that went down) — no busy loop, so an idle service costs
   next to no CPU;
 * after each turn: a status snapshot to the pages when anything shown changed, the event log
-  (cycles with their lift travel times, faults, warnings), and the systemd watchdog, pinged only
-  while the machine link is healthy.
+  (cycles with their lift travel times, faults, warnings), and a beat of the loop's liveness.
+
+The systemd watchdog is pinged by its own thread (``service.liveness``) while this loop beats:
+a hung loop stops the pings, a lost machine link does not (it is a fault on the page, E62, and
+the link reconnects by itself). The self-test runs on this thread through a ``SteppedBackend``,
+which keeps the loop's liveness fresh and lets a stop (the page's, or SIGTERM) cancel it within a
+slice of machine time.
 
 Whatever ends the loop (stop, an exception), every motor is stopped and the backend closed.
 """
@@ -30,18 +35,16 @@ from controller.dice import Method, roll, wall_break
 from controller.runtime import TICK_S, TableRuntime, centre_state, lift_states, push_heads
 from firmware_bridge.messages import Sensor
 
-from . import systemd
 from .errors import ServiceError, WrongState
 from .eventlog import EventLog
 from .hub import Hub
+from .liveness import Liveness, SteppedBackend
 
 log = logging.getLogger("mjtable.service")
 
 SIDES = CY.SIDES
 #: wall seconds the idle loop sleeps on the request queue before looking at the machine again
 IDLE_POLL_S = 0.5
-#: faults that mean the machine link is down (no watchdog ping then)
-LINK_DOWN_CODES = ("E62",)
 
 TILE_SETS = {
     136: ("suits and honours, no flowers", "万饼条字，无花"),
@@ -64,10 +67,11 @@ class Control:
         hub: where status snapshots go.
         speed: simulator only: machine seconds per wall second (0: as fast as possible).
         dice: ``(n) -> values`` (default: electronic dice from ``secrets``).
+        liveness: the watchdog's beats (default: one pinging when systemd set ``WATCHDOG_USEC``).
     """
 
     def __init__(self, backend, settings: CY.Settings, log: EventLog, hub: Hub, *, speed: float = 1.0,
-                 dice: Callable[[int], tuple[int, ...]] | None = None) -> None:
+                 dice: Callable[[int], tuple[int, ...]] | None = None, liveness: Liveness | None = None) -> None:
         self.backend = backend
         self.sim = getattr(backend, "kind", "") == "sim" and getattr(backend, "model", None) is not None
         self.log = log
@@ -86,18 +90,21 @@ class Control:
         self._selftest_cancel = threading.Event()
         self.error: str | None = None
         self.seq = 0
-        self._wd = systemd.watchdog_interval()
-        self._wd_last = 0.0
-        self.watchdog_pings = 0
+        self.liveness = liveness or Liveness()
         self.turns = 0
 
     # -- life --
     def start(self) -> None:
+        self.liveness.beat("control")
         self._thread.start()
+        self.liveness.start()
 
     def stop(self, timeout: float = 10.0) -> None:
-        """End the loop: every motor stopped, the backend closed. Idempotent."""
+        """End the loop: every motor stopped, the backend closed; a running self-test is cancelled
+        at its next slice. Idempotent."""
         self._stop.set()
+        self._selftest_cancel.set()
+        self.liveness.stop()
         self._q.put(None)
         if self._thread.is_alive() and threading.current_thread() is not self._thread:
             self._thread.join(timeout)
@@ -122,6 +129,7 @@ class Control:
 
     def _run(self) -> None:
         try:
+            self.rt.pump(0.0)  # what the backend reported at start (a board absent: E62) is in the first status
             self._publish(force=True)
             while not self._stop.is_set():
                 moving = self.rt.table.phase in CY.MOVING_PHASES
@@ -158,8 +166,6 @@ class Control:
 
     def _drain(self, block: bool) -> None:
         timeout = IDLE_POLL_S
-        if block and self._wd:
-            timeout = min(timeout, self._wd)
         while True:
             try:
                 item = self._q.get(block=block, timeout=timeout) if block else self._q.get_nowait()
@@ -195,27 +201,17 @@ class Control:
                 self.log.append("warning", w.to_dict())
         self._seen = (t.phase, t.cycles, t.fault, len(t.warnings))
         self._publish()
-        self._watchdog()
+        self.liveness.beat("control")
+
+    def link_status(self) -> dict[str, Any] | None:
+        """The machine link as it is now (``McuBackend.link_status()``), None without one (sim, gpio)."""
+        fn = getattr(self.backend, "link_status", None)
+        return fn() if fn is not None else None
 
     def link_ok(self) -> bool:
-        """The machine link is healthy: no link-lost fault, no loop error, the MCU link up."""
-        t = self.rt.table
-        if self.error is not None:
-            return False
-        if t.fault is not None and t.fault.code in LINK_DOWN_CODES:
-            return False
-        link = getattr(self.backend, "link", None)
-        closed = getattr(link, "closed", False) if link is not None else False
-        return not closed
-
-    def _watchdog(self) -> None:
-        if not self._wd:
-            return
-        now = time.monotonic()
-        if now - self._wd_last >= self._wd and self.link_ok():
-            if systemd.notify("WATCHDOG=1"):
-                self.watchdog_pings += 1
-            self._wd_last = now
+        """The machine link is up now (always True for a backend without one)."""
+        st = self.link_status()
+        return st is None or bool(st["connected"])
 
     # -- the status --
     def snapshot(self) -> dict[str, Any]:
@@ -241,7 +237,8 @@ class Control:
             "dice": t.wall.to_dict() if t.wall else None,
             "fault": t.fault.to_dict() if t.fault else None,
             "warnings": [w.to_dict() for w in t.warnings],
-            "cycles": t.cycles, "link_ok": self.link_ok(), "error": self.error,
+            "cycles": t.cycles, "link_ok": self.link_ok(), "link": self.link_status(), "error": self.error,
+            "log_damaged": self.log.damaged,
         }
 
     def _publish(self, force: bool = False) -> None:
@@ -250,7 +247,8 @@ class Control:
         heads = None if t.busy else tuple(push_heads(t.sensors))
         key = (t.phase, t.obs.stacks, tuple(lift_states(t, t.sensors)) if t.sensors else None,
                centre_state(t.sensors), heads, t.sensors.get((Sensor.JAM, None)), t.fault,
-               len(t.warnings), t.cycles, t.pending_gear, t.settings, t.wall, self.selftest_running, self.error)
+               len(t.warnings), t.cycles, t.pending_gear, t.settings, t.wall, self.selftest_running, self.error,
+               self.link_ok())
         if not force and key == self._key:
             return
         self._key = key
@@ -281,6 +279,10 @@ class Control:
         """Clear the latched fault: re-home. On the simulator the technician's repair of a jam is
         simulated too (the jammed tile is taken out first); other injected faults stay."""
         fault = self.rt.table.fault
+        if self.link_status() is not None:  # the link may have been down: re-home from the readings of now
+            self.rt.table = dataclasses.replace(self.rt.table, sensors=dict(self.backend.sensors().values))
+        if not self.rt.table.dice:  # latched before any cycle (a board absent at start): the re-homed
+            self.rt.table = dataclasses.replace(self.rt.table, dice=self._dice())  # cycle throws these
         if self.sim and CY.refusal(self.rt.table, CY.ClearFault()) is None:
             self.backend.model.clear_jam()
             self.rt.pump(0.0)  # the jam sensor's change reaches the state machine
@@ -360,8 +362,11 @@ class Control:
         self.selftest_running = True
         self._publish()
         try:
-            self._selftest_cancel.clear()
-            report = run_selftest(self.backend, cancel=self._selftest_cancel.is_set).to_dict()
+            if not self._stop.is_set():
+                self._selftest_cancel.clear()
+            stepped = SteppedBackend(self.backend, lambda: self.liveness.beat("control"),
+                                     self._selftest_cancel.is_set, pace=self.rt.pace)
+            report = run_selftest(stepped, cancel=self._selftest_cancel.is_set).to_dict()
         except SelfTestAborted as e:
             report = {"passed": False, "parts": [], "aborted": str(e)}
         finally:

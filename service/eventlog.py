@@ -5,6 +5,12 @@ One SQLite file (stdlib ``sqlite3``) in WAL mode with ``synchronous=FULL``: a ro
 every committed row (SQLite's journal rolls back a transaction that did not finish). The
 maintenance trends and the session's score sheet are read from it.
 
+A log damaged all the same (an SD card that lost a write the card had acknowledged) is found at
+start by ``PRAGMA quick_check``: it is moved aside, with its ``-wal`` and ``-shm``, as
+``events.sqlite.damaged-<UTC time>`` (kept for the technician, never deleted), a new log is
+started, and ``EventLog.damaged`` says so (the page shows it); the service does not stop over it,
+so systemd never restart-loops on a bad log (issue #23, section 3).
+
 Rows: ``events(id, t, kind, data)``: ``t`` wall-clock seconds (Unix time), ``kind`` one of
 ``KINDS``, ``data`` a JSON object. Lift travel times are also kept one row per side and cycle in
 ``lift_times(id, t, cycle, side, up_s)`` for the trends. Safe to use from several threads (one
@@ -13,6 +19,7 @@ connection behind a lock).
 
 from __future__ import annotations
 
+import datetime
 import json
 import sqlite3
 import threading
@@ -36,24 +43,81 @@ CREATE TABLE IF NOT EXISTS lift_times (id INTEGER PRIMARY KEY AUTOINCREMENT, t R
 """
 
 
+class _Damaged(Exception):
+    """The log file is damaged (quick_check failed, or SQLite does not read it as a database)."""
+
+
 class EventLog:
     """The SQLite event log at ``path`` (created with its folder if missing).
 
+    Attributes:
+        damaged: None, or ``{"file": the damaged log's new path, "reason": what quick_check or
+            SQLite said, "t": Unix time}`` when the log found at start was damaged and moved aside.
+
     Raises:
-        ServiceError: the file cannot be opened or is not an mjtable event log.
+        ServiceError: the file cannot be opened (folder not writable, locked by another process).
     """
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
+        self.damaged: dict[str, Any] | None = None
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None, timeout=10)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=FULL")
-            self._db.executescript(_SCHEMA)
+        except OSError as e:
+            raise ServiceError(f"cannot open the event log {self.path}: {e}", 503, "event-log") from None
+        try:
+            self._db = self._open()
+        except _Damaged as e:
+            self.damaged = {"file": str(self._move_aside()), "reason": str(e), "t": time.time()}
+            self._db = self._open()
+        self._lock = threading.Lock()
+        if self.damaged is not None:
+            self.append("warning", {"code": "event-log-damaged", **self.damaged,
+                                    "message": f"the event log was damaged ({self.damaged['reason']}): it was "
+                                               f"moved aside as {self.damaged['file']} and a new log started"})
+
+    def _open(self) -> sqlite3.Connection:
+        """Connect, check (quick_check), set WAL and FULL sync, create the tables.
+        Raises _Damaged for a damaged file, ServiceError when it cannot be opened at all."""
+        try:
+            db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None, timeout=10)
         except (sqlite3.Error, OSError) as e:
             raise ServiceError(f"cannot open the event log {self.path}: {e}", 503, "event-log") from None
-        self._lock = threading.Lock()
+        try:
+            rows = db.execute("PRAGMA quick_check(5)").fetchall()
+            if [r[0] for r in rows] != ["ok"]:
+                raise _Damaged("quick_check: " + "; ".join(str(r[0]) for r in rows)[:300])
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=FULL")
+            db.executescript(_SCHEMA)
+            return db
+        except sqlite3.OperationalError as e:  # locked, read-only, disk full: not the file's fault
+            db.close()
+            raise ServiceError(f"cannot open the event log {self.path}: {e}", 503, "event-log") from None
+        except sqlite3.DatabaseError as e:  # "file is not a database", "database disk image is malformed"
+            db.close()
+            raise _Damaged(str(e)) from None
+        except _Damaged:
+            db.close()
+            raise
+
+    def _move_aside(self) -> Path:
+        """Rename the log and its -wal/-shm to ``<name>.damaged-<UTC time>``; returns the new path."""
+        stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+        dest = self.path.with_name(f"{self.path.name}.damaged-{stamp}")
+        n = 1
+        while dest.exists():
+            n += 1
+            dest = self.path.with_name(f"{self.path.name}.damaged-{stamp}-{n}")
+        try:
+            for suffix in ("-wal", "-shm", ""):  # the main file last: a crash in between leaves no WAL without it
+                src = Path(f"{self.path}{suffix}")
+                if src.exists():
+                    src.rename(f"{dest}{suffix}")
+        except OSError as e:
+            raise ServiceError(f"the event log {self.path} is damaged and cannot be moved aside: {e}", 503,
+                               "event-log") from None
+        return dest
 
     def close(self) -> None:
         with self._lock:

@@ -1,114 +1,107 @@
 """Scoring at the table: a hand string, or a photo (uploaded or from the camera) read by the camera
-pipeline (``vision``), then scored (``scoring``); legal wins can be recorded on the session's
-score sheet (the event log).
+pipeline (``vision``) in a worker process (``service.photos``), then scored (``scoring``); legal
+wins can be recorded on the session's score sheet (the event log).
 
-The recognizer (the two ONNX models) is loaded once, in the background at start-up, and used by
-one request at a time.
+The table's camera is opened at the first capture and kept open between captures at 2-4 MP
+(``CAMERA_SIZE``), used by one request at a time (a lock), and closed after an error so that the
+next capture opens it afresh.
 """
 
 from __future__ import annotations
 
-import base64
-import os
-import tempfile
 import threading
 from pathlib import Path
 from typing import Any
 
 from .errors import ServiceError
+from .photos import PhotoReader
+
+#: the live camera's frame size (px): 3 MP, the binned full-field mode of the Pi camera module 3
+#: (4608x2592 sensor); enough to read tiles, a quarter of the sensor's pixels to move and decode
+CAMERA_SIZE = (2304, 1296)
 
 
 class Scorer:
-    """The camera pipeline and the scorer.
+    """The camera, the photo reader and the scorer.
 
     Args:
         camera_image: a picture file used as the camera (None: none).
         camera_source: ``"picamera"`` or ``"usb"`` for a live camera (None: none).
-        camera_device: the USB camera's index.
+        camera_device: the USB camera: an index N (``/dev/videoN``) or a device path
+            (``/dev/video0``, ``/dev/v4l/by-id/usb-...-video-index0``, stable across re-plugging).
     """
 
     def __init__(self, camera_image: Path | None = None, camera_source: str | None = None,
-                 camera_device: int = 0) -> None:
+                 camera_device: int | str = 0) -> None:
         self.camera_image = camera_image
         self.camera_source = camera_source
         self.camera_device = camera_device
-        self._rec = None
-        self._lock = threading.Lock()
-        self.load_error: str | None = None
+        self.photos = PhotoReader()
+        self._cam: Any = None
+        self._cam_lock = threading.Lock()
 
     # -- the pipeline --
     def load(self) -> None:
-        """Load the recognizer now (idempotent). Errors are kept in ``load_error``."""
-        with self._lock:
-            self._load()
-
-    def _load(self):
-        if self._rec is None:
-            from vision import Recognizer, VisionError
-            try:
-                self._rec = Recognizer()
-                self.load_error = None
-            except VisionError as e:
-                self.load_error = f"{e.code}: {e.message}"
-                raise ServiceError(f"the camera pipeline cannot load its models: {e.message}", 503, "vision") from None
-        return self._rec
+        """Start the photo reader and load its models now (idempotent). Raises ServiceError 503."""
+        self.photos.load()
 
     @property
     def loaded(self) -> bool:
-        return self._rec is not None
+        return self.photos.loaded
 
-    def decode(self, data: bytes, filename: str = "upload") -> Any:
-        """An uploaded file as an image (HxWx3 BGR). Raises ServiceError 415 when it is not one, 413
-        when it is a picture of more than ``vision.capture.MAX_PIXELS`` pixels."""
-        from vision import VisionError, read_image
+    @property
+    def load_error(self) -> str | None:
+        return self.photos.load_error
+
+    def read_upload(self, data: bytes, filename: str = "the upload") -> dict[str, Any]:
+        """Recognise the tiles of an uploaded picture (bytes in memory):
+        ``{"recognition": {...}, "annotated": URL of the annotated JPEG}``.
+        Raises ServiceError: 413 (over ``vision.capture.MAX_PIXELS``), 415 (not an image), 503."""
         if not data:
             raise ServiceError(f"{filename} is empty (0 bytes): send a JPEG or PNG photo", 415, "not-an-image")
-        fd, tmp = tempfile.mkstemp(prefix="mjtable-photo-")
+        return self.photos.read(data=data, name=filename)
+
+    def read_camera(self) -> dict[str, Any]:
+        """As ``read_upload``, from the table's camera. Raises ServiceError 404 with no camera,
+        503 when the camera fails (it is closed then, and opened afresh next time)."""
+        if self.camera_image is not None:
+            return self.read_upload(self._file_bytes(self.camera_image), str(self.camera_image))
+        return self.photos.read(image=self.capture(), name="the camera's picture")
+
+    @staticmethod
+    def _file_bytes(path: Path) -> bytes:
         try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-            return read_image(tmp)
-        except VisionError as e:
-            if e.code == "too-large":  # the message names the temporary file: name the upload instead
-                raise ServiceError(e.message.replace(tmp, filename), 413, "too-large") from None
-            raise ServiceError(f"{filename} is not an image the camera pipeline can read: send a JPEG or PNG photo",
-                               415, "not-an-image") from None
-        finally:
-            os.unlink(tmp)
+            return Path(path).read_bytes()
+        except OSError as e:
+            raise ServiceError(f"camera image {path}: {e.strerror}", 503, "camera") from None
 
     def capture(self) -> Any:
-        """A picture from the table's camera. Raises ServiceError 404 when there is no camera."""
-        from vision import VisionError, read_image
-        try:
-            if self.camera_image is not None:
-                return read_image(self.camera_image)
-            if self.camera_source is not None:
-                import vision
-                cam = vision.open_camera(vision.CaptureConfig.from_mapping(
-                    {"source": self.camera_source, "device": self.camera_device}))
-                try:
-                    return cam.read()
-                finally:
-                    cam.close()
-        except VisionError as e:
-            raise ServiceError(f"camera: {e.message}", 503, "camera") from None
-        raise ServiceError("no camera configured: set [camera] image or source in table.toml, or upload a photo",
-                           404, "no-camera")
-
-    def recognize(self, image) -> dict[str, Any]:
-        """Recognise the tiles: ``{"recognition": {...}, "annotated": data URL of a PNG}``."""
-        import cv2
-
-        from vision import VisionError, annotate
-        with self._lock:
-            rec = self._load()
+        """A frame (HxWx3 BGR) from the live camera, kept open between captures."""
+        from vision import CaptureConfig, VisionError, open_camera
+        if self.camera_source is None:
+            raise ServiceError("no camera configured: set [camera] image or source in table.toml, or upload a "
+                               "photo", 404, "no-camera")
+        with self._cam_lock:
             try:
-                result = rec.recognize(image)
+                if self._cam is None:
+                    w, h = CAMERA_SIZE
+                    self._cam = open_camera(CaptureConfig.from_mapping(
+                        {"source": self.camera_source, "device": self.camera_device, "width": w, "height": h}))
+                return self._cam.read()
             except VisionError as e:
-                raise ServiceError(f"{e.code}: {e.message}", 422, "vision") from None
-        ok, png = cv2.imencode(".png", annotate(image, result))
-        url = "data:image/png;base64," + base64.b64encode(png.tobytes()).decode() if ok else None
-        return {"recognition": result.to_dict(), "annotated": url, "_result": result}
+                self._close_camera()
+                raise ServiceError(f"camera: {e.message}", 503, "camera") from None
+
+    def _close_camera(self) -> None:
+        cam, self._cam = self._cam, None
+        if cam is not None:
+            cam.close()
+
+    def close(self) -> None:
+        """Close the camera and stop the photo reader."""
+        with self._cam_lock:
+            self._close_camera()
+        self.photos.close()
 
 
 def score(hand: str, opts: dict[str, Any]) -> Any:

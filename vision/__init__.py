@@ -13,7 +13,8 @@ only), OpenCV, NumPy, onnxruntime and SciPy.
 """
 
 from .assemble import MIN_CONFIDENCE, Assembly, DetectedTile, assemble, rows_and_groups
-from .capture import CaptureConfig, FileSource, PiCamera, UsbCamera, check_image, iter_images, open_camera, read_image
+from .capture import (CaptureConfig, FileSource, PiCamera, UsbCamera, check_image, decode_image, iter_images,
+                      open_camera, read_image)
 from .errors import VisionError
 from .models import TileClassifier, TileDetector
 from .pipeline import Recognition, Recognizer, annotate, check_output_path, recognize, write_annotated
@@ -24,5 +25,5 @@ __all__ = [
     "Recognition", "Recognizer", "TileClassifier", "TileDetector", "UsbCamera", "VisionError", "annotate",
     "assemble", "check_image", "iter_images", "open_camera", "read_image", "recognize", "rows_and_groups",
     "write_annotated",
-    "check_output_path",
+    "check_output_path", "decode_image",
 ]

@@ -7,6 +7,7 @@ Every frame is an HxWx3 BGR uint8 array.
 from __future__ import annotations
 
 import dataclasses
+import io
 import logging
 import os
 import tomllib
@@ -26,6 +27,10 @@ MAX_PIXELS = 8192 * 6144
 #: 16 bits per channel (302 MB). A larger file is refused before it is read (a small picture with a
 #: long tail would otherwise be read whole into memory: 2 GB for one QA made).
 MAX_FILE_BYTES = 6 * MAX_PIXELS
+#: ``decode_image`` with ``reduce=True`` decodes a larger picture at 1/2, 1/4 or 1/8 of its size,
+#: the least reduction that brings it to at most this many pixels (12 MP: a 50 MP phone frame at
+#: 1/2 and 1/4 of its area, 4096x3072). Plenty for reading tiles; the service decodes uploads so.
+DECODE_PIXELS = 12_000_000
 os.environ.setdefault("OPENCV_IO_MAX_IMAGE_PIXELS", str(MAX_PIXELS))
 
 import cv2  # noqa: E402  (after the limit above)
@@ -33,6 +38,11 @@ import numpy as np  # noqa: E402
 from PIL import Image  # noqa: E402  (the headers' sizes)
 
 from .errors import VisionError  # noqa: E402
+
+#: OpenCV's decode flag per reduction (JPEG: libjpeg's DCT scaling, the full picture is never in
+#: memory; other formats: decoded whole, then shrunk)
+_REDUCED = {1: cv2.IMREAD_COLOR, 2: cv2.IMREAD_REDUCED_COLOR_2, 4: cv2.IMREAD_REDUCED_COLOR_4,
+            8: cv2.IMREAD_REDUCED_COLOR_8}
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
 SOURCES = ("usb", "picamera", "file")
@@ -77,17 +87,57 @@ def read_image(path: str | Path) -> np.ndarray:
         data = p.read_bytes()
     except OSError as e:
         raise VisionError("unreadable-image", f"{p}: {e.strerror}") from None
+    return _decode(data, str(p), 1)
+
+
+def reduction(width: int, height: int, max_pixels: int = DECODE_PIXELS) -> int:
+    """The least of 1, 2, 4, 8 that brings a ``width`` x ``height`` picture to at most
+    ``max_pixels`` pixels when each side is divided by it (8 when none does)."""
+    for f in (1, 2, 4):
+        if (width // f) * (height // f) <= max_pixels:
+            return f
+    return 8
+
+
+def decode_image(data: bytes, name: str = "the upload", reduce: bool = True) -> tuple[np.ndarray, int]:
+    """Decode a picture held in memory (an upload: nothing is written to disk).
+
+    Args:
+        data: the file's bytes (JPEG, PNG, BMP, WebP, TIFF).
+        name: how messages name it.
+        reduce: decode a picture of more than ``DECODE_PIXELS`` at 1/2, 1/4 or 1/8 of its size
+            (``reduction``); a JPEG is then never decoded whole (an 8192x6144 JPEG peaks at about
+            a quarter of its full decode).
+    Returns: ``(image HxWx3 BGR uint8, factor)``: the picture's pixel ``(x, y)`` is
+        ``(x * factor, y * factor)`` in the file.
+    Raises:
+        VisionError: ``too-large`` for a picture of more than ``MAX_PIXELS`` or bytes over
+            ``MAX_FILE_BYTES`` (refused from the header, before decoding); ``unreadable-image``
+            for empty bytes or bytes that are not a picture.
+    """
+    if not data:
+        raise VisionError("unreadable-image", f"{name} is empty (0 bytes)")
+    if len(data) > MAX_FILE_BYTES:
+        raise VisionError("too-large", f"{name} is a file of {len(data) / 1e6:.0f} MB; mjtable reads picture files "
+                                       f"of up to {MAX_FILE_BYTES / 1e6:.0f} MB")
+    w, h = _check_size(io.BytesIO(data), name)
+    f = reduction(w, h) if reduce else 1
+    return _decode(data, name, f), f
+
+
+def _decode(data: bytes, name: str, factor: int) -> np.ndarray:
     try:
-        img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+        img = cv2.imdecode(np.frombuffer(data, np.uint8), _REDUCED[factor])
     except cv2.error:  # OpenCV's own size limit, or a decoder's failure
         img = None
     if img is None:
-        raise VisionError("unreadable-image", f"{p} is not an image OpenCV can decode (JPEG, PNG, BMP, WebP, TIFF)")
+        raise VisionError("unreadable-image", f"{name} is not an image OpenCV can decode (JPEG, PNG, BMP, WebP, TIFF)")
     return check_image(img)
 
 
-def _check_size(p: Path) -> None:
-    """Check the picture in file ``p`` by its header only (Pillow opens files lazily).
+def _check_size(p: Path | io.BytesIO, name: str | None = None) -> tuple[int, int]:
+    """Check the picture in file ``p`` (or in memory) by its header only (Pillow opens lazily);
+    returns its ``(width, height)``. ``name`` names it in messages (default: the path).
 
     Raises:
         VisionError: ``too-large`` for more than ``MAX_PIXELS`` pixels; ``unreadable-image`` when
@@ -95,8 +145,10 @@ def _check_size(p: Path) -> None:
             too, since its size could not be checked first (a JPEG with a marker Pillow does not
             know, a run-length HDR file: each can unpack to gigabytes).
     """
+    name = name or str(p)
+
     def too_large(what: str) -> VisionError:
-        return VisionError("too-large", f"{p} is {what}; mjtable reads pictures of up to "
+        return VisionError("too-large", f"{name} is {what}; mjtable reads pictures of up to "
                                         f"{MAX_PIXELS / 1e6:.1f} megapixels (8192x6144): shrink it first")
     pil_log = logging.getLogger("PIL")
     level = pil_log.level
@@ -111,15 +163,16 @@ def _check_size(p: Path) -> None:
     except OSError as e:
         if e.errno is not None:  # the file itself (permissions, a vanished file): the caller says so
             raise
-        raise VisionError("unreadable-image", f"{p} is not a picture that can be decoded (JPEG, PNG, BMP, "
+        raise VisionError("unreadable-image", f"{name} is not a picture that can be decoded (JPEG, PNG, BMP, "
                                               "WebP, TIFF)") from None
     except Exception as e:  # noqa: BLE001  (a format reader may raise anything on a damaged header)
-        raise VisionError("unreadable-image", f"{p} is not a picture that can be decoded (JPEG, PNG, BMP, "
+        raise VisionError("unreadable-image", f"{name} is not a picture that can be decoded (JPEG, PNG, BMP, "
                                               f"WebP, TIFF): {type(e).__name__}") from None
     finally:
         pil_log.setLevel(level)
     if w * h > MAX_PIXELS:
         raise too_large(f"{w}x{h} pixels ({w * h / 1e6:.1f} megapixels)")
+    return w, h
 
 
 def iter_images(path: str | Path) -> Iterator[tuple[Path, np.ndarray]]:
@@ -146,14 +199,16 @@ class CaptureConfig:
 
     Attributes:
         source: ``usb`` (OpenCV/V4L2), ``picamera`` (picamera2) or ``file``.
-        device: USB camera index (``/dev/videoN``); ignored otherwise.
+        device: the USB camera: an index N (``/dev/videoN``) or a device path under ``/dev/``
+            (``/dev/video2``, ``/dev/v4l/by-id/usb-<maker>_<model>-video-index0``, which names the
+            same camera whichever port it is plugged into); ignored otherwise.
         path: image file or folder for ``file``.
         width, height: requested frame size in pixels (0 = the camera's default).
         warmup_frames: frames dropped after opening (exposure settles), 0-100.
     """
 
     source: str = "usb"
-    device: int = 0
+    device: int | str = 0
     path: str = ""
     width: int = 0
     height: int = 0
@@ -162,7 +217,11 @@ class CaptureConfig:
     def __post_init__(self) -> None:
         if self.source not in SOURCES:
             raise VisionError("bad-config", f"camera.source = {self.source!r}: use one of {', '.join(SOURCES)}")
-        for key in ("device", "width", "height", "warmup_frames"):
+        if isinstance(self.device, str):
+            if not self.device.startswith("/dev/") or len(self.device) > 255:
+                raise VisionError("bad-config", f"camera.device = {self.device!r}: give an index (0 for /dev/video0) "
+                                  "or a path under /dev/, e.g. /dev/v4l/by-id/usb-...-video-index0")
+        for key in ("width", "height", "warmup_frames") + (("device",) if not isinstance(self.device, str) else ()):
             v = getattr(self, key)
             if not isinstance(v, int) or isinstance(v, bool) or v < 0:
                 raise VisionError("bad-config", f"camera.{key} = {v!r}: must be a whole number >= 0")
@@ -206,13 +265,21 @@ class Camera(Protocol):
 
 
 class UsbCamera:
-    """A USB camera through OpenCV's ``VideoCapture`` (V4L2 backend on Linux)."""
+    """A USB camera through OpenCV's ``VideoCapture`` (V4L2 backend on Linux).
 
-    def __init__(self, device: int = 0, width: int = 0, height: int = 0, warmup_frames: int = 5) -> None:
+    Args:
+        device: an index N (``/dev/videoN``) or a device path (``/dev/v4l/by-id/...``).
+        width, height: the frame size asked for (``CAP_PROP_FRAME_WIDTH/HEIGHT``; the camera
+            gives its nearest mode), 0: its default.
+        warmup_frames: frames dropped after opening (exposure settles).
+    """
+
+    def __init__(self, device: int | str = 0, width: int = 0, height: int = 0, warmup_frames: int = 5) -> None:
+        self.name = device if isinstance(device, str) else f"/dev/video{device}"
         self.cap = cv2.VideoCapture(device, cv2.CAP_V4L2)
         if not self.cap.isOpened():
             self.cap.release()
-            raise VisionError("camera", f"cannot open USB camera /dev/video{device}: is it plugged in, "
+            raise VisionError("camera", f"cannot open USB camera {self.name}: is it plugged in, "
                               "and is the user in the 'video' group?")
         if width:
             self.cap.set(cv2.CAP_PROP_FRAME_WIDTH, width)
@@ -226,7 +293,7 @@ class UsbCamera:
         """One frame, HxWx3 BGR uint8. Raises VisionError ``camera`` when none comes."""
         ok, frame = self.cap.read()
         if not ok or frame is None:
-            raise VisionError("camera", f"USB camera /dev/video{self.device} gave no frame")
+            raise VisionError("camera", f"USB camera {self.name} gave no frame")
         return check_image(frame)
 
     def close(self) -> None:
@@ -240,9 +307,13 @@ class PiCamera:
     def __init__(self, width: int = 0, height: int = 0, warmup_frames: int = 5) -> None:
         try:
             from picamera2 import Picamera2  # type: ignore[import-not-found]
-        except ImportError:
+        except ModuleNotFoundError as e:
+            if e.name not in ("picamera2", None):
+                raise VisionError("camera", _picamera2_broken(e)) from None
             raise VisionError("camera", "picamera2 is not installed: on Raspberry Pi OS run "
                               "`sudo apt install python3-picamera2` (or choose camera.source = 'usb')") from None
+        except Exception as e:  # noqa: BLE001 - a broken install fails in its own dependencies' code
+            raise VisionError("camera", _picamera2_broken(e)) from None
         try:
             self.cam = Picamera2()
             # picamera2's "RGB888" arrays hold each pixel as [B, G, R] (libcamera names the word, not
@@ -275,6 +346,19 @@ class PiCamera:
             pass
 
 
+def _picamera2_broken(e: BaseException) -> str:
+    """One line for a picamera2 that is installed but does not import. Most often: apt's picamera2
+    (and its simplejpeg, built for numpy 1.x) under a numpy 2 from pip, in a venv made with
+    ``--system-site-packages`` ("numpy.dtype size changed"; raspberrypi/picamera2#1088, #1211)."""
+    text = str(e).strip().splitlines()[0][:160] if str(e).strip() else ""
+    head = f"picamera2 does not import ({type(e).__name__}: {text})"
+    if "numpy" in text or "dtype" in text:
+        return (f"{head}: apt's picamera2 is built for apt's numpy 1.x and a numpy 2 from pip in the venv "
+                "shadows it; run `.venv/bin/pip install 'numpy<2'` (or use camera.source = 'usb')")
+    return (f"{head}: reinstall it with `sudo apt install --reinstall python3-picamera2` and make the venv with "
+            "--system-site-packages (or use camera.source = 'usb')")
+
+
 class FileSource:
     """Images from a file or folder, in name order, as a camera that runs out."""
 
@@ -298,6 +382,8 @@ def open_camera(config: CaptureConfig) -> Camera:
     """Open the source that ``config.source`` names. Raises VisionError ``camera`` when it cannot."""
     if config.source == "usb":
         return UsbCamera(config.device, config.width, config.height, config.warmup_frames)
+    if config.source == "picamera" and isinstance(config.device, str):
+        raise VisionError("bad-config", "camera.device names a USB camera: with camera.source = 'picamera' leave it out")
     if config.source == "picamera":
         return PiCamera(config.width, config.height, config.warmup_frames)
     return FileSource(config.path)

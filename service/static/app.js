@@ -10,7 +10,9 @@ const T = {
     discarder: "放炮者", score: "计分", fanName: "番种", points: "分", sheet: "记分表", total: "合计",
     legal: "和牌成立", notLegal: "不足起和分（8 分）", stacks: "墩", tiles: "张", needToken: "请先用令牌配对",
     totals: "局分", standard: "标准分", pass: "通过", fail: "不合格", selftestPassed: "自检通过", selftestFailed: "自检未通过",
-    warning: "警告", running: "运行中…", receives: "和牌者得", pushOut: "推牌头未回原位", jam: "卡牌" },
+    warning: "警告", running: "运行中…", receives: "和牌者得", pushOut: "推牌头未回原位", jam: "卡牌",
+    linkUp: "主控板已连接", linkLost: "与主控板失去连接，正在自动重连", logDamaged: "事件日志已损坏，已移至一旁并新建日志：",
+    annotatedAlt: "标出牌的照片" },
   en: { title: "Automatic mahjong table", offline: "offline", online: "live", unpaired: "not paired", paired: "paired",
     table: "Table", state: "State", cycle: "Start cycle", dice: "Roll dice", liftUp: "Lifts up", liftDown: "Lifts down",
     refill: "Refill", stop: "Stop all", token: "Token", pair: "Pair", fault: "Fault", noFault: "No fault",
@@ -21,7 +23,10 @@ const T = {
     legal: "Legal win", notLegal: "Below the 8-point minimum", stacks: "stacks", tiles: "tiles",
     needToken: "Pair with the token first", totals: "Session points", standard: "Standard points", pass: "PASS",
     fail: "FAIL", selftestPassed: "Self-test passed", selftestFailed: "Self-test failed", warning: "Warning",
-    running: "running…", receives: "winner receives", pushOut: "push head not home", jam: "tile jammed" },
+    running: "running…", receives: "winner receives", pushOut: "push head not home", jam: "tile jammed",
+    linkUp: "board linked", linkLost: "link to the table's board lost, reconnecting by itself",
+    logDamaged: "The event log was damaged: it was moved aside and a new log started. Kept as",
+    annotatedAlt: "the photo with the tiles marked" },
 };
 let lang = localStorage.getItem("mjtable.lang") || "zh";
 let status = null, lastScore = null, lastSelftest = null, live = false;
@@ -109,6 +114,17 @@ function renderStatus(s) {
   $("warnings").innerHTML = (s.warnings || []).map((w) =>
     `<div class="warning">${t("warning")} ${w.code}: ${esc(zh() ? w.observed_zh : w.observed)}</div>`).join("");
   if (s.selftest_running) $("selftest").querySelector("tbody").innerHTML = `<tr><td>${t("running")}</td></tr>`;
+  renderNotices(s);
+}
+// the link to the table's board (MCU backend only) and a damaged event log moved aside at start
+function renderNotices(s) {
+  const L = s.link;
+  $("link").hidden = !L;
+  if (L) { $("link").textContent = L.connected ? t("linkUp") : t("linkLost"); $("link").className = L.connected ? "pill ok" : "pill bad"; }
+  const notes = [];
+  if (L && !L.connected) notes.push(`<div class="warning" id="link-lost">${t("linkLost")}: ${esc(L.detail || "")}</div>`);
+  if (s.log_damaged) notes.push(`<div class="warning" id="log-damaged">${t("logDamaged")} ${esc(s.log_damaged.file)}</div>`);
+  $("notices").innerHTML = notes.join("");
 }
 function esc(s) { return String(s).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c])); }
 
@@ -148,8 +164,9 @@ function scoreOptions() {
 }
 function renderScore(d) {
   lastScore = d;
+  // the annotated photo is a JPEG at its own URL (/api/score/photo/<id>.jpg), the last few kept by the service
   $("annotated").hidden = !d.annotated;
-  if (d.annotated) $("annotated").src = d.annotated;
+  if (d.annotated) { $("annotated").src = d.annotated; $("annotated").alt = t("annotatedAlt"); }
   const sc = d.score;
   const hand = sc ? sc.hand : (d.recognition && d.recognition.hand) || "";
   $("score-hand").textContent = (hand ? t("hand") + ": " + hand : "") + (d.problem ? " — " + d.problem : "");

@@ -52,19 +52,22 @@ def free_port() -> int:
 
 
 class Server:
-    """``mjtable serve --sim`` in a child process on a free port."""
+    """``mjtable serve --sim`` in a child process on a free port (``sim=False``: the machine of
+    the ``--config`` in ``args``; ``env``: more environment variables)."""
 
-    def __init__(self, tmp: Path, *args: str, speed: float = 8.0) -> None:
+    def __init__(self, tmp: Path, *args: str, speed: float = 8.0, sim: bool = True,
+                 env: dict[str, str] | None = None) -> None:
         import os
         import subprocess
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.token_file = tmp / "token"
         self.log = tmp / "events.sqlite"
-        env = {**os.environ, "MJTABLE_STATE_DIR": str(tmp / "state"), "PYTHONUNBUFFERED": "1"}
+        env = {**os.environ, "MJTABLE_STATE_DIR": str(tmp / "state"), "PYTHONUNBUFFERED": "1", **(env or {})}
+        machine = ["--sim", "--seed", "5", "--speed", str(speed)] if sim else []
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "controller.cli", "serve", "--sim", "--port", str(self.port), "--seed", "5",
-             "--speed", str(speed), "--token-file", str(self.token_file), "--log", str(self.log), *args],
+            [sys.executable, "-m", "controller.cli", "serve", *machine, "--port", str(self.port),
+             "--token-file", str(self.token_file), "--log", str(self.log), *args],
             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.wait_ready()
         self.token = self.token_file.read_text().strip()

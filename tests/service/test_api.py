@@ -208,9 +208,34 @@ def test_score_a_photo(api, hand_photo) -> None:
                files={"photo": ("hand.png", hand_photo.read_bytes(), "image/png")})
     assert r.status_code == 200, r.text
     d = r.json()
-    assert d["recognition"]["hand"] == "123456789mEEENN" and d["annotated"].startswith("data:image/png;base64,")
+    assert d["recognition"]["hand"] == "123456789mEEENN"
     assert "Pure Straight" in {f["name_en"] for f in d["score"]["fans"]} and d["recorded"]
     assert c.get("/api/session").json()["hands"][0]["winner"] == "S"
+    # the photo with the tiles drawn: a JPEG at its own URL, not base64 in the JSON
+    assert d["annotated"].startswith("/api/score/photo/") and d["annotated"].endswith(".jpg") and len(r.content) < 20_000
+    img = c.get(d["annotated"])
+    assert img.status_code == 200 and img.headers["content-type"] == "image/jpeg"
+    import cv2
+    import numpy as np
+    pic = cv2.imdecode(np.frombuffer(img.content, np.uint8), cv2.IMREAD_COLOR)
+    assert pic.shape[:2] == (600, 800)  # the photo's own size (under 1600 px: not shrunk)
+    assert c.get("/api/score/photo/nosuchphoto.jpg").status_code == 404
+
+
+def test_photos_beyond_the_queue_get_503_with_retry_after(api, hand_photo) -> None:
+    from service.photos import MAX_WAITING
+    c, _, log = api
+    slots = c.app.state.scorer.photos._slots
+    for _ in range(MAX_WAITING + 1):  # one photo being read, MAX_WAITING waiting
+        assert slots.acquire(blocking=False)
+    try:
+        r = c.post("/api/score/photo", headers=AUTH, files={"photo": ("h.png", hand_photo.read_bytes(), "image/png")})
+        assert r.status_code == 503 and r.json()["error"]["code"] == "busy" and int(r.headers["retry-after"]) > 0
+    finally:
+        for _ in range(MAX_WAITING + 1):
+            slots.release()
+    r = c.post("/api/score/photo", headers=AUTH, files={"photo": ("h.png", hand_photo.read_bytes(), "image/png")})
+    assert r.status_code == 200, r.text
 
 
 def test_bad_uploads_are_refused(api, hand_photo) -> None:
@@ -288,3 +313,59 @@ def test_one_fault_code_in_full(api) -> None:
     assert "lift-short" in d["injected_by"] and "电源" in d["safety_zh"]
     r = c.get("/api/faults/codes/E99")
     assert r.status_code == 404 and "E21" in r.json()["error"]["message"]
+
+
+def test_an_upload_stays_in_memory(api, monkeypatch) -> None:
+    """An upload over Starlette's 1 MB spool size is not rolled over to a temporary file (on a Pi,
+    the SD card): the spool holds the largest accepted upload."""
+    import tempfile
+
+    import numpy as np
+    from PIL import Image
+    import starlette.formparsers as fp
+
+    spools: list = []
+
+    class Recording(tempfile.SpooledTemporaryFile):
+        def __init__(self, *a, **k) -> None:
+            super().__init__(*a, **k)
+            spools.append(self)
+
+    monkeypatch.setattr(fp, "SpooledTemporaryFile", Recording)
+    import io
+    buf = io.BytesIO()
+    Image.fromarray(np.random.default_rng(0).integers(0, 255, (700, 700, 3), dtype=np.uint8)).save(buf, "PNG")
+    assert 1024 * 1024 < len(buf.getvalue()) < 2 * 1024 * 1024
+    c, _, _ = api
+    r = c.post("/api/score/photo", headers=AUTH, files={"photo": ("noise.png", buf.getvalue(), "image/png")})
+    assert r.status_code == 200, r.text
+    assert spools and not any(s._rolled for s in spools)
+
+
+def test_a_photo_worker_that_dies_is_replaced(api, hand_photo) -> None:
+    """The worker process killed (as the kernel's OOM killer would): that photo gets a 503, the
+    next one a new worker; the control loop never noticed."""
+    import os
+    import signal
+    import time
+    c, control, _ = api
+    photo = {"photo": ("h.png", hand_photo.read_bytes(), "image/png")}
+    assert c.post("/api/score/photo", headers=AUTH, files=photo).status_code == 200
+    pool = c.app.state.scorer.photos._pool
+    (pid,) = list(pool._processes)
+    os.kill(pid, signal.SIGKILL)
+    time.sleep(0.5)
+    r = c.post("/api/score/photo", headers=AUTH, files=photo)
+    assert r.status_code == 503 and "photo reader stopped" in r.json()["error"]["message"]
+    r = c.post("/api/score/photo", headers=AUTH, files=photo)
+    assert r.status_code == 200 and r.json()["recognition"]["hand"] == "123456789mEEENN"
+    assert control.alive and control.error is None
+
+
+def test_a_photo_without_its_length_is_refused(api) -> None:
+    """A chunked upload could be of any size and would be spooled to disk: 411, nothing read."""
+    c, _, _ = api
+    body = iter([b"--x\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"a.png\"\r\n\r\n", b"x" * 10,
+                 b"\r\n--x--\r\n"])
+    r = c.post("/api/score/photo", headers={**AUTH, "Content-Type": "multipart/form-data; boundary=x"}, content=body)
+    assert r.status_code == 411 and r.json()["error"]["code"] == "length-required"

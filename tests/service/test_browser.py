@@ -85,6 +85,9 @@ def test_the_page_runs_the_table(server, hand_photo, tmp_path) -> None:
             expect(page.locator("#fans tbody tr.fan").first).to_be_visible(timeout=30000)
             expect(page.locator("#fans")).to_contain_text("Pure Straight")
             expect(page.locator("#annotated")).to_be_visible()
+            # the annotated photo is a JPEG from its own URL (not base64 in the JSON), loaded by the browser
+            expect(page.locator("#annotated")).to_have_attribute("src", re.compile(r"^/api/score/photo/[\w-]+\.jpg$"))
+            page.wait_for_function("document.getElementById('annotated').naturalWidth > 0")
             expect(page.locator("#payments")).to_contain_text("winner receives")
             expect(page.locator("#sheet tbody tr")).to_have_count(1)
 
@@ -94,3 +97,30 @@ def test_the_page_runs_the_table(server, hand_photo, tmp_path) -> None:
             assert len(shot) > 10_000
         finally:
             browser.close()
+
+
+def test_the_page_shows_a_lost_link_and_a_damaged_log(tmp_path) -> None:
+    """The table's board absent at start (the serial port missing) and an event log damaged by a
+    power cut: the page comes up all the same and says both."""
+    log = tmp_path / "events.sqlite"
+    log.write_bytes(b"not a database, a card that lost its writes" * 100)
+    port = tmp_path / "ttyNOBOARD"
+    cfg = tmp_path / "table.toml"
+    cfg.write_text(f'[machine]\nbackend = "mcu"\nport = "{port}"\n')
+    srv = Server(tmp_path, "--config", str(cfg), "--no-preload", sim=False)
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            try:
+                page = browser.new_page(viewport={"width": 1280, "height": 1000})
+                page.goto(f"{srv.url}/")
+                page.click("#lang")  # English
+                expect(page.locator("#link")).to_have_class("pill bad")
+                expect(page.locator("#link-lost")).to_contain_text(str(port))
+                expect(page.locator("#fault-title")).to_have_text(re.compile(r"^E62 "))
+                expect(page.locator("#log-damaged")).to_contain_text("events.sqlite.damaged-")
+            finally:
+                browser.close()
+    finally:
+        code, _, err = srv.stop()
+    assert code == 0, err

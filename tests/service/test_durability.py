@@ -110,3 +110,62 @@ def test_serve_start_up_errors_are_one_line(tmp_path) -> None:
     assert r.returncode == 1 and "--fault needs --sim" in r.stderr
     r = run_cli("serve", "--sim", "--speed", "0", "--token-file", str(tmp_path / "t3"))
     assert r.returncode == 1 and "--speed must be" in r.stderr
+
+
+def damage(path) -> None:
+    """Garbage over the middle of a real log file, as a card that lost a page write leaves it."""
+    size = path.stat().st_size
+    with open(path, "r+b") as fh:
+        fh.seek(size // 2 // 4096 * 4096)
+        fh.write(os.urandom(3 * 4096))
+
+
+def test_a_damaged_log_is_moved_aside_and_a_new_one_started(tmp_path) -> None:
+    path = tmp_path / "events.sqlite"
+    log = EventLog(path)
+    for i in range(3000):
+        log.append("score", {"winner": "E", "discarder": "S", "total": 8 + i % 20, "hand": "x" * 100})
+    log.close()
+    damage(path)
+    size = path.stat().st_size
+    log = EventLog(path)
+    try:
+        d = log.damaged
+        assert d is not None and d["reason"]
+        moved = tmp_path / os.path.basename(d["file"])
+        assert moved.exists() and moved.name.startswith("events.sqlite.damaged-20")
+        assert moved.stat().st_size == size, "the damaged log is kept as it was, not deleted"
+        assert integrity(path) == "ok" and log.count("score") == 0
+        w = log.events("warning", 1)[0]["data"]
+        assert w["code"] == "event-log-damaged" and w["file"] == d["file"]
+        log.append("score", {"winner": "E", "discarder": "S", "total": 8})
+        assert log.count("score") == 1
+    finally:
+        log.close()
+    log = EventLog(path)  # the new log is sound: nothing moved at the next start
+    assert log.damaged is None and log.count("score") == 1
+    log.close()
+
+
+def test_a_log_that_is_not_a_database_is_moved_aside_too(tmp_path) -> None:
+    path = tmp_path / "events.sqlite"
+    path.write_bytes(b"\x00garbage" * 2000)
+    log = EventLog(path)
+    assert log.damaged and "not a database" in log.damaged["reason"]
+    log.close()
+
+
+def test_the_service_starts_over_a_damaged_log_and_says_so(tmp_path) -> None:
+    path = tmp_path / "events.sqlite"
+    log = EventLog(path)
+    for i in range(3000):
+        log.append("operator", {"action": "x" * 100})
+    log.close()
+    damage(path)
+    srv = Server(tmp_path, "--no-preload")
+    try:
+        st = httpx.get(srv.url + "/api/status").json()
+        assert st["log_damaged"] and ".damaged-" in st["log_damaged"]["file"]
+    finally:
+        code, out, err = srv.stop()
+    assert code == 0 and "Traceback" not in err

@@ -9,8 +9,10 @@ import cv2
 import numpy as np
 import pytest
 
-from vision import CaptureConfig, FileSource, PiCamera, UsbCamera, VisionError, iter_images, open_camera, read_image
+from vision import (CaptureConfig, FileSource, PiCamera, UsbCamera, VisionError, decode_image, iter_images, open_camera,
+                    read_image)
 from vision.capture import check_image
+from fake_camera import FakeCapture
 
 
 def test_read_image_roundtrip(tmp_path):
@@ -204,3 +206,66 @@ def test_open_camera_file_source(tmp_path):
     cv2.imwrite(str(tmp_path / "one.jpg"), np.full((30, 30, 3), 100, np.uint8))
     cam = open_camera(CaptureConfig(source="file", path=str(tmp_path / "one.jpg")))
     assert cam.read().shape == (30, 30, 3)
+
+
+@pytest.mark.parametrize("error", [ValueError("numpy.dtype size changed, may indicate binary incompatibility. "
+                                              "Expected 96 from C header, got 88 from PyObject"),
+                                   RuntimeError("libcamera: no such thing")])
+def test_a_picamera2_that_does_not_import_is_one_line(monkeypatch, error):
+    """apt's picamera2 under pip's numpy 2 fails inside its import with a ValueError
+    (picamera2#1088): any exception of the import is one line naming the likely cause and fix."""
+    broken = types.ModuleType("picamera2")
+
+    def fail(name):
+        raise error
+    broken.__getattr__ = fail  # `from picamera2 import Picamera2` raises as the real broken import does
+    monkeypatch.setitem(sys.modules, "picamera2", broken)
+    with pytest.raises(VisionError) as e:
+        PiCamera()
+    msg = e.value.message
+    assert e.value.code == "camera" and "\n" not in msg and msg.startswith("picamera2 does not import")
+    assert type(error).__name__ in msg
+    assert ("numpy<2" in msg) == isinstance(error, ValueError)
+
+
+def test_a_usb_camera_named_by_its_by_id_path(monkeypatch):
+    monkeypatch.setattr(cv2, "VideoCapture", FakeCapture)
+    FakeCapture.opened = []
+    path = "/dev/v4l/by-id/usb-Sonix_USB_2.0_Camera-video-index0"
+    cam = open_camera(CaptureConfig(source="usb", device=path, width=2048, height=1536, warmup_frames=1))
+    assert cam.read().shape == (1536, 2048, 3)
+    cap = FakeCapture.opened[0]
+    assert cap.device == path and cap.api == cv2.CAP_V4L2
+    cam.close()
+    assert cap.released
+    with pytest.raises(VisionError) as e:
+        UsbCamera("/dev/v4l/by-id/usb-missing", warmup_frames=0)
+    assert "/dev/v4l/by-id/usb-missing" in e.value.message
+    with pytest.raises(VisionError, match="path under /dev/"):
+        CaptureConfig(source="usb", device="video0")
+
+
+@pytest.mark.parametrize("suffix", [".jpg", ".png"])
+def test_decode_image_reduces_a_large_picture_at_decode(suffix):
+    img = np.zeros((4000, 5000, 3), np.uint8)
+    img[:, 2500:] = (0, 0, 255)
+    ok, data = cv2.imencode(suffix, img)
+    got, factor = decode_image(data.tobytes(), "big" + suffix)
+    assert factor == 2 and got.shape == (2000, 2500, 3)  # 20 MP -> 5 MP, under the 12 MP cap
+    assert got[10, 2000, 2] > 240 and got[10, 1000, 2] < 15  # the right half red, at half the size
+    full, f1 = decode_image(data.tobytes(), "big" + suffix, reduce=False)
+    assert f1 == 1 and full.shape == (4000, 5000, 3)
+    small, f = decode_image(cv2.imencode(suffix, img[:3000, :4000])[1].tobytes())
+    assert f == 1 and small.shape == (3000, 4000, 3)  # 12 MP exactly: decoded whole
+
+
+def test_decode_image_refuses_from_the_header():
+    from PIL import Image
+    import io
+    buf = io.BytesIO()
+    Image.new("1", (10_000, 6_000)).save(buf, format="PNG")
+    with pytest.raises(VisionError) as e:
+        decode_image(buf.getvalue(), "bomb.png")
+    assert e.value.code == "too-large" and e.value.message.startswith("bomb.png is 10000x6000")
+    with pytest.raises(VisionError, match="empty"):
+        decode_image(b"", "x.png")

@@ -1,0 +1,196 @@
+"""Photos are read in a worker process, so that a photo never stalls the control loop or the link.
+
+One worker process (``spawn``: nothing of the service's threads or serial port is inherited)
+loads the camera pipeline's models once, at start-up or at the first photo. It decodes an upload
+from the bytes in memory (nothing is written to the SD card) at most about 12 MP
+(``vision.decode_image``: a larger JPEG is decoded at 1/2, 1/4 or 1/8 by libjpeg, never whole),
+recognises the tiles and returns the recognition with the annotated picture as a small JPEG (long
+side ``ANNOTATED_LONG_SIDE`` px). The service keeps the last ``KEEP_ANNOTATED`` of these JPEGs in
+memory only, served at ``/api/score/photo/{id}.jpg``.
+
+One photo is read at a time; up to ``MAX_WAITING`` more wait their turn; beyond that a request is
+refused at once (``Busy``, answered 503 with ``Retry-After``). Before issue #23 an 8192x6144
+upload was decoded whole in the service process (516 MB peak) and came back as 58 MB of base64 PNG
+in the JSON, whose encoding held the GIL for 109 ms.
+"""
+
+from __future__ import annotations
+
+import collections
+import concurrent.futures
+import multiprocessing
+import secrets
+import threading
+from typing import Any
+
+from .errors import ServiceError
+
+#: pixels of the long side of the annotated JPEG (each tile's label stays readable)
+ANNOTATED_LONG_SIDE = 1600
+JPEG_QUALITY = 85
+#: annotated pictures kept in memory for their URL
+KEEP_ANNOTATED = 8
+#: photos that may wait while one is read; more are refused with 503 and Retry-After
+MAX_WAITING = 2
+#: seconds a refused client is told to wait
+RETRY_AFTER_S = 5
+#: seconds one photo may take in the worker (the models' first load included)
+JOB_TIMEOUT_S = 120.0
+
+
+class Busy(ServiceError):
+    """Too many photos are being read: try again after ``retry_after`` seconds (503)."""
+
+    def __init__(self, retry_after: int = RETRY_AFTER_S) -> None:
+        super().__init__(f"{MAX_WAITING + 1} photos are being read already: try again in {retry_after} s",
+                         503, "busy")
+        self.retry_after = retry_after
+
+
+# ---- the worker process's side ----
+_REC: Any = None
+_LOAD_ERROR: str | None = None
+
+
+def _init_worker() -> None:
+    """Load the models once per worker process (errors kept for the jobs to report)."""
+    global _REC, _LOAD_ERROR
+    from vision import Recognizer, VisionError
+    try:
+        _REC = Recognizer()
+    except VisionError as e:
+        _LOAD_ERROR = e.message
+
+
+def _ping() -> str | None:
+    """Nothing: a job that makes the worker start (and load the models); returns the load error."""
+    return _LOAD_ERROR
+
+
+def _job(data: bytes | None, image: Any, name: str) -> dict[str, Any]:
+    """Decode (``data``, an upload) or take ``image`` (a camera frame), recognise, annotate.
+
+    Returns ``{"ok": True, "recognition": Recognition.to_dict() with the boxes in the picture's own
+    pixels, "factor": decode reduction, "jpeg": bytes}`` or ``{"ok": False, "status", "code",
+    "message"}``: plain values only, so that exceptions do not cross the process boundary and the
+    service process never imports vision (OpenCV, numpy) to unpickle them.
+    """
+    import cv2
+
+    from vision import VisionError, annotate, decode_image
+    if _REC is None:
+        return {"ok": False, "status": 503, "code": "vision",
+                "message": f"the camera pipeline cannot load its models: {_LOAD_ERROR}"}
+    factor = 1
+    try:
+        if data is not None:
+            image, factor = decode_image(data, name)
+        result = _REC.recognize(image)
+    except VisionError as e:
+        status, code = {"too-large": (413, "too-large"), "unreadable-image": (415, "not-an-image")}.get(
+            e.code, (422, "vision"))
+        message = e.message if e.code != "unreadable-image" else (
+            f"{name} is not an image the camera pipeline can read: send a JPEG or PNG photo")
+        return {"ok": False, "status": status, "code": code, "message": message}
+    rec = result.to_dict()
+    for t in rec["tiles"] + rec["uncertain"]:
+        t["box"] = [v * factor for v in t["box"]]
+    out = annotate(image, result)
+    del image
+    h, w = out.shape[:2]
+    s = ANNOTATED_LONG_SIDE / max(h, w)
+    if s < 1:
+        out = cv2.resize(out, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA)
+    ok, jpeg = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
+    return {"ok": True, "recognition": rec, "factor": factor,
+            "jpeg": jpeg.tobytes() if ok else None}
+
+
+# ---- the service's side ----
+class PhotoReader:
+    """The worker process, the queue bound and the annotated pictures (thread-safe).
+
+    ``read(data=..., name=...)`` or ``read(image=...)`` -> ``{"recognition": dict (as
+    ``vision.Recognition.to_dict()``), "annotated": URL or None}``. Raises ServiceError: 413 too large, 415 not an image,
+    422 recognition failed, 503 models missing, worker died or ``Busy``.
+    """
+
+    def __init__(self) -> None:
+        self._pool: concurrent.futures.ProcessPoolExecutor | None = None
+        self._lock = threading.Lock()
+        self._slots = threading.BoundedSemaphore(MAX_WAITING + 1)
+        self._jpegs: collections.OrderedDict[str, bytes] = collections.OrderedDict()
+        self.load_error: str | None = None
+        self.loaded = False
+        self._closed = False
+
+    def _executor(self) -> concurrent.futures.ProcessPoolExecutor:
+        with self._lock:
+            if self._closed:
+                raise ServiceError("the service is stopping", 503, "stopping")
+            if self._pool is None:
+                self._pool = concurrent.futures.ProcessPoolExecutor(
+                    max_workers=1, mp_context=multiprocessing.get_context("spawn"), initializer=_init_worker)
+            return self._pool
+
+    def load(self) -> None:
+        """Start the worker and load the models now (idempotent; the error kept in ``load_error``).
+        Raises ServiceError 503 when the models cannot be loaded."""
+        err = self._submit(_ping)
+        self.load_error = err
+        self.loaded = err is None
+        if err is not None:
+            raise ServiceError(f"the camera pipeline cannot load its models: {err}", 503, "vision")
+
+    def _submit(self, fn, *args) -> Any:
+        pool = self._executor()
+        try:
+            return pool.submit(fn, *args).result(JOB_TIMEOUT_S)
+        except concurrent.futures.process.BrokenProcessPool:
+            if self._closed:
+                raise ServiceError("the service is stopping", 503, "stopping") from None
+            with self._lock:  # the worker died (out of memory?): a new one for the next photo
+                if self._pool is pool:
+                    self._pool = None
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise ServiceError("the photo reader stopped (out of memory?): try again, or with a smaller photo",
+                               503, "vision") from None
+        except concurrent.futures.TimeoutError:
+            raise ServiceError(f"reading the photo took more than {JOB_TIMEOUT_S:.0f} s", 503, "vision") from None
+
+    def read(self, data: bytes | None = None, image: Any = None, name: str = "the upload") -> dict[str, Any]:
+        if not self._slots.acquire(blocking=False):
+            raise Busy()
+        try:
+            r = self._submit(_job, data, image, name)
+        finally:
+            self._slots.release()
+        if not r["ok"]:
+            raise ServiceError(r["message"], r["status"], r["code"])
+        self.loaded = True
+        url = None
+        if r["jpeg"] is not None:
+            key = secrets.token_urlsafe(9)
+            with self._lock:
+                self._jpegs[key] = r["jpeg"]
+                while len(self._jpegs) > KEEP_ANNOTATED:
+                    self._jpegs.popitem(last=False)
+            url = f"/api/score/photo/{key}.jpg"
+        return {"recognition": r["recognition"], "annotated": url}
+
+    def annotated(self, key: str) -> bytes | None:
+        """The annotated JPEG of ``key`` (None when unknown or no longer kept)."""
+        with self._lock:
+            return self._jpegs.get(key)
+
+    def close(self) -> None:
+        """Stop the worker process (a photo being read is abandoned)."""
+        with self._lock:
+            self._closed = True
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            # a worker busy loading the models or reading a photo is ended, not waited for (the
+            # executor has no public way to end its workers before Python 3.14's terminate_workers)
+            for proc in list(getattr(pool, "_processes", {}).values()):
+                proc.terminate()
+            pool.shutdown(wait=True, cancel_futures=True)
