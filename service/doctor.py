@@ -266,7 +266,7 @@ def pi_model(text: str | None) -> PiModel | None:
                 f.add(f"cm{gen}" + ("+" if "Plus" in t and gen == 3 else ""))
             if n in (400, 500):
                 f.add(f"pi{n}")
-            if gen == 3 and "Plus" in t:
+            if gen == 3 and "Plus" in t and not cm:
                 f.add("pi3+")
         else:
             gen = None
@@ -515,7 +515,7 @@ T_CONFIG = ("Boot configuration (config.txt)", "启动配置 config.txt")
 T_UART = ("UART enabled on GPIO 14/15", "GPIO 14/15 串口已启用")
 T_HCI = ("Bluetooth modem service (hciuart)", "蓝牙串口服务 hciuart")
 T_CONSOLE = ("No login console on the table's UART", "串口上没有登录控制台")
-T_STRICT = ("Released GPIOs return to inputs (strict_gpiod)", "释放的GPIO回到输入 (strict_gpiod)")
+T_STRICT = ("strict_gpiod and the GPIO build's other config.txt lines", "strict_gpiod 及 GPIO 版的其他 config.txt 设置")
 T_BOOTPINS = ("Motor pins driven low from boot", "电机引脚上电即为低电平")
 T_PORT = ("Serial port of the microcontroller", "主控板串口")
 T_HANDSHAKE = ("Microcontroller handshake", "主控板握手")
@@ -723,7 +723,8 @@ def check_hciuart(ctx: Context) -> Finding:
     assert ctx.model is not None
     if ctx.model.generation == 5:
         return _f("hciuart", Status.SKIP, T_HCI, "a Pi 5's Bluetooth has its own UART")
-    enabled = (ctx.root / "etc/systemd/system/multi-user.target.wants/hciuart.service").exists()
+    link = ctx.root / "etc/systemd/system/multi-user.target.wants/hciuart.service"
+    enabled = link.is_symlink() or link.exists()  # the link's target is absolute: outside a --root tree
     if enabled:
         return _f("hciuart", Status.WARN, T_HCI, "hciuart.service is enabled",
                   ("sudo systemctl disable hciuart", "执行 sudo systemctl disable hciuart"))
@@ -766,6 +767,8 @@ def check_boot_pins(ctx: Context) -> Finding:
 def _config_lines_check(ctx: Context, check_id: str, title: tuple[str, str], boot_pins: bool) -> Finding:
     if ctx.model is None:
         return _f(check_id, Status.SKIP, title, NOT_PI)
+    if _backend(ctx) != "gpio":
+        return _f(check_id, Status.SKIP, title, f"the machine backend is {_backend(ctx)}: the Pi's pins drive no motor")
     if ctx.boot is None or ctx.profile is None:
         return _f(check_id, Status.SKIP, title, "no config.txt" if ctx.boot is None else "no machine profile")
     if ctx.pin_safety is None:
@@ -777,11 +780,11 @@ def _config_lines_check(ctx: Context, check_id: str, title: tuple[str, str], boo
     if boot_pins:
         missing = [ln for ln in wanted if not _gpio_line_present(ln, ctx.boot.lines)]
     else:
-        missing = [ln for ln in wanted if ln not in have and not _param_present(ln, ctx.boot)]
+        missing = [ln for ln in wanted if ln not in have and not _param_present(ln, ctx.boot)
+                   and not _value_present(ln, ctx.boot)]
     if not missing:
         return _f(check_id, Status.PASS, title, f"{ctx.boot.path}: {'; '.join(wanted)}")
-    status = Status.FAIL if _backend(ctx) == "gpio" else Status.WARN
-    return _f(check_id, status, title, f"{ctx.boot.path} lacks: {'; '.join(missing)}",
+    return _f(check_id, Status.FAIL, title, f"{ctx.boot.path} lacks: {'; '.join(missing)}",
               (f"Add these lines to {ctx.boot.path} (mjtable unit --config-txt prints them) and reboot: "
                + "; ".join(missing), f"把这些行加入 {ctx.boot.path} 并重启：" + "; ".join(missing)))
 
@@ -804,6 +807,12 @@ def _param_present(line: str, boot: BootConfig) -> bool:
         if _norm(boot.params.get(name.strip(), "off")) != _norm(v or "on"):
             return False
     return True
+
+
+def _value_present(line: str, boot: BootConfig) -> bool:
+    """``key=value`` (not dtparam/dtoverlay) is present when the last applying ``key=`` has that value."""
+    key, sep, value = line.partition("=")
+    return bool(sep) and key not in ("dtparam", "dtoverlay") and boot.values.get(key.strip()) == value.strip()
 
 
 def _gpio_pins(spec: str) -> set[int]:
@@ -1084,6 +1093,9 @@ def unit_stop_pins(unit: Unit) -> set[int]:
 def check_unit_pins(ctx: Context) -> Finding:
     """The unit's stop command drives every motor output of the profile low
     (``hardware.pi_safety.motor_output_pins``) and no other pin."""
+    if _backend(ctx) != "gpio":
+        return _f("unit-pins", Status.SKIP, T_UNITPINS, f"the machine backend is {_backend(ctx)}: the Pi's pins "
+                  "drive no motor")
     if ctx.unit is None or ctx.profile is None:
         return _f("unit-pins", Status.SKIP, T_UNITPINS, "no unit installed" if ctx.unit is None else "no profile")
     if ctx.pin_safety is None:
@@ -1099,8 +1111,7 @@ def check_unit_pins(ctx: Context) -> Finding:
         parts.append(f"misses GPIO {_ranges(want - have)}")
     if have - want:
         parts.append(f"also sets GPIO {_ranges(have - want)}")
-    status = Status.FAIL if _backend(ctx) == "gpio" else Status.WARN
-    return _f("unit-pins", status, T_UNITPINS, f"{ctx.unit.path}: ExecStopPost {' and '.join(parts)} (profile "
+    return _f("unit-pins", Status.FAIL, T_UNITPINS, f"{ctx.unit.path}: ExecStopPost {' and '.join(parts)} (profile "
               f"{ctx.profile.name!r})", ("Write the unit again from the profile: mjtable unit | sudo tee "
                                          f"/{UNIT_PATH}, then sudo systemctl daemon-reload.",
                                          f"按配置重新生成服务单元：mjtable unit | sudo tee /{UNIT_PATH}，然后 "
