@@ -1150,7 +1150,7 @@ def _pin_safety() -> Any:
 
 def run(root: str | Path = "/", config: str | Path | None = None, probes: Probes | None = None, *,
         pin_safety: Any = "auto", link_state: Callable[[], str] | None = None,
-        service_config: Any = None) -> Report:
+        service_config: Any = None, profile: Any = None) -> Report:
     """Run every check on the system under ``root``.
 
     Args:
@@ -1163,6 +1163,7 @@ def run(root: str | Path = "/", config: str | Path | None = None, probes: Probes
         link_state: in the service, ``() -> "connected ..." | reason``: its own link, used instead
             of a second handshake on the port it holds (and the camera is not opened again).
         service_config: in the service, its ServiceConfig (instead of reading ``config``).
+        profile: in the service, the machine profile it runs (instead of the config's).
     Returns: the Report (findings in the order of ``CHECKS``).
     Raises:
         DoctorError: ``root`` is not a folder; the config cannot be read.
@@ -1178,7 +1179,7 @@ def run(root: str | Path = "/", config: str | Path | None = None, probes: Probes
     unit = read_unit(root_p)
     model = pi_model(_read(root_p, "proc/device-tree/model"))
     if service_config is not None:
-        cfg, cfg_path = service_config, "the service's configuration"
+        cfg, cfg_path = service_config, "the running service's"
     else:
         path = _find_config(root_p, config, unit)
         try:
@@ -1188,22 +1189,57 @@ def run(root: str | Path = "/", config: str | Path | None = None, probes: Probes
         cfg_path = str(path) if path is not None else None
         if path is None and model is not None:
             cfg.camera_source = "picamera"  # what deploy/table.toml sets: a table with no config gets checked for it
-    profile, profile_error = None, None
-    try:
-        import hardware
-        profile = hardware.load_profile(cfg.profile or "default")
-    except Exception as e:  # noqa: BLE001 - hardware.ProfileError and friends: reported as a finding
-        profile_error = str(e)
+    profile_error = None
+    if profile is None:
+        try:
+            import hardware
+            profile = hardware.load_profile(cfg.profile or "default")
+        except Exception as e:  # noqa: BLE001 - hardware.ProfileError and friends: reported as a finding
+            profile_error = str(e)
     running = (root_p / "run/systemd/units/invocation:mjtable.service").exists()
     ctx = Context(root_p, live, probes, model, boot_config(root_p, model), unit, cfg, cfg_path, profile,
                   profile_error, _pin_safety() if pin_safety == "auto" else pin_safety, running, link_state)
     findings = [check(ctx) for check in CHECKS]
     prof = (_f("profile", Status.PASS, T_PROFILE, f"profile {profile.name!r}, backend {cfg.backend}, "
-               f"config {cfg_path or 'defaults (no table.toml)'}") if profile is not None else
+               f"configuration: {cfg_path or 'the defaults (no table.toml)'}") if profile is not None else
             _f("profile", Status.FAIL, T_PROFILE, profile_error or "?",
                ("Correct [machine] profile in table.toml.", "请改正 table.toml 中的 [machine] profile。")))
     findings.insert(0, prof)
     return Report(str(root_p), tuple(findings))
+
+
+def _port_name(link: Any) -> str | None:
+    """The device name of a HostLink's serial port (pyserial's ``port`` attribute, through wrappers)."""
+    obj = getattr(link, "port", None)
+    for _ in range(3):
+        if isinstance(obj, str):
+            return obj
+        obj = getattr(obj, "port", None)
+    return None
+
+
+def for_service(control: Any, scorer: Any) -> Report:
+    """The report of the Pi a running service is on (``GET /api/doctor``): the root is ``/``, the
+    configuration is what the service runs with (backend, serial port, camera, profile), the
+    handshake is the state of the service's own link and the camera, which the service holds, is
+    not opened again.
+
+    Args:
+        control: the service's ``service.control.Control``.
+        scorer: its ``service.scorer.Scorer`` (camera source, device, image).
+    """
+    from service.config import ServiceConfig
+
+    backend = control.backend
+    link = getattr(backend, "link", None)
+    cfg = ServiceConfig(backend=backend.kind, serial_port=_port_name(link) or ServiceConfig.serial_port,
+                        camera_source=scorer.camera_source, camera_device=scorer.camera_device,
+                        camera_image=scorer.camera_image)
+    state = None
+    if backend.kind == "mcu":
+        def state() -> str:
+            return "connected, healthy" if control.link_ok() else "link down (no answer from the board)"
+    return run("/", probes=Probes.live(), link_state=state, service_config=cfg, profile=backend.profile)
 
 
 def format_report(report: Report) -> str:

@@ -435,3 +435,40 @@ def test_setup_py_stops_a_32bit_arm_build(monkeypatch, tmp_path):
     spec = importlib.util.spec_from_file_location("setup_as_module", ROOT / "setup.py")
     spec.loader.exec_module(importlib.util.module_from_spec(spec))
     assert called == [{}]
+
+
+# ----------------------------------------------------------------------------- the service
+def test_api_doctor_needs_the_token_and_reports(api):
+    """GET /api/doctor: 401 without the token; with it, the same report as the command line, the
+    service's own configuration (the simulator: no handshake) and this machine (not a Pi)."""
+    from service_support import AUTH
+    client, control, log = api
+    assert client.get("/api/doctor").status_code == 401
+    r = client.get("/api/doctor", headers=AUTH)
+    assert r.status_code == 200
+    data = r.json()
+    ids = [f["id"] for f in data["findings"]]
+    assert ids == [f.id for f in D.run("/", probes=D.Probes()).findings]
+    by_id = {f["id"]: f for f in data["findings"]}
+    assert by_id["pi-model"]["status"] == "WARN" and by_id["handshake"]["status"] == "SKIP"
+    assert "backend sim" in by_id["profile"]["seen"] and data["ok"] is True
+    assert control.alive  # the control loop runs on
+
+
+def test_service_link_state_for_an_mcu_backend(tmp_path):
+    """for_service on the MCU backend (simulated board over a pty): the service's port name and
+    its link's health stand for the serial-port and handshake checks; no second handshake."""
+    from types import SimpleNamespace
+    backend = hardware.open_backend("mcu", seed=3, speed=10.0)
+    try:
+        control = SimpleNamespace(backend=backend, link_ok=lambda: True)
+        scorer = SimpleNamespace(camera_source=None, camera_device=0, camera_image=None)
+        r = D.for_service(control, scorer)
+        assert "backend mcu" in r.get("profile").seen
+        assert D._port_name(backend.link).startswith("/dev/pts/")
+        assert r.get("handshake").status is S.SKIP  # this machine is not a Pi
+        root = make_pi(tmp_path, model="Raspberry Pi 4 Model B Rev 1.4", config_txt="enable_uart=1\ndtoverlay=disable-bt\n")
+        r = D.run(root, probes=probes(handshake=_raise("must not be called")), link_state=lambda: "connected, healthy")
+        assert r.get("handshake").status is S.PASS and r.get("camera").status is S.SKIP
+    finally:
+        backend.close()
