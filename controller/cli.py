@@ -349,6 +349,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return service_cli.cmd_serve(args, out)
         if args.command == "doctor":
             return doctor_cli.cmd_doctor(args, out)
+        if args.command == "unit":
+            return service_cli.cmd_unit(args, out)
         if args.command in vision_cli.HANDLERS:
             return vision_cli.HANDLERS[args.command](args, out)
         if args.command in table_cli.COMMANDS:

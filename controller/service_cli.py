@@ -1,7 +1,9 @@
-"""``mjtable serve``: the table service (wired in by ``controller/cli.py``).
+"""``mjtable serve``: the table service, and ``mjtable unit``: its systemd unit (wired in by
+``controller/cli.py``).
 
     mjtable serve [--sim] [--config table.toml] [--host H] [--port P] [--token-file PATH]
                   [--log PATH] [--speed N] [--seed N] [--fault KIND[:SIDE]] [--camera-image FILE]
+    mjtable unit [--config table.toml] [--profile P] [--backend sim|gpio|mcu]
 
 Opens the machine (the simulator with ``--sim``, else the backend of the config: the
 microcontroller on ``/dev/serial0`` by default), the event log and the token, prints the token
@@ -42,6 +44,41 @@ def add_parsers(sub) -> None:
                    help="simulator: a fault present from the start (repeatable)")
     s.add_argument("--camera-image", default=None, metavar="FILE", help="a picture file used as the table's camera")
     s.add_argument("--no-preload", action="store_true", help="load the camera pipeline at the first photo, not at start")
+    u = sub.add_parser("unit", help="print the systemd unit of the table service for a configuration",
+                       description="Print the whole systemd unit (hardware/pi_safety.render_unit). On the GPIO build "
+                       "its ExecStopPost=+ hook drives every motor output off after any exit; the pins come from "
+                       "the profile. Install: mjtable unit --config /etc/mjtable/table.toml | "
+                       "sudo tee /etc/systemd/system/mjtable.service")
+    u.add_argument("--config", metavar="table.toml", default=None,
+                   help="the service's configuration: its [machine] backend and profile, and the path ExecStart "
+                   "passes (default: the built-in defaults, backend mcu, and /etc/mjtable/table.toml)")
+    u.add_argument("--profile", default=None,
+                   help="machine profile (default: [machine] profile of the config, else default); set it in "
+                   "table.toml so that the service and its unit use the same pin map")
+    u.add_argument("--backend", choices=("sim", "gpio", "mcu"), default=None,
+                   help="the backend the unit is for (default: [machine] backend of the config)")
+
+
+#: the configuration file the unit's ExecStart names when ``mjtable unit`` is given none
+DEFAULT_CONFIG_PATH = "/etc/mjtable/table.toml"
+
+
+def cmd_unit(args: argparse.Namespace, out: IO[str] | None = None, err: IO[str] | None = None) -> int:
+    """Print the systemd unit for ``--config`` (or the defaults) to ``out``. Returns 0, or 1 with a
+    one-line message on ``err`` (unreadable config, unknown profile, a path the unit cannot hold)."""
+    from hardware import HardwareError, load_profile
+    from hardware.pi_safety import render_unit
+    from service import config as C
+    from service.errors import ServiceError
+    try:
+        cfg = C.load(args.config)
+        profile = load_profile(args.profile or cfg.profile or "default")
+        path = str(Path(args.config).resolve()) if args.config else DEFAULT_CONFIG_PATH
+        (out or sys.stdout).write(render_unit(profile, args.backend or cfg.backend, config_path=path))
+        return 0
+    except (ServiceError, HardwareError, ValueError) as e:
+        print(f"mjtable: {getattr(e, 'message', None) or e}", file=err or sys.stderr)
+        return 1
 
 
 def _config(args):

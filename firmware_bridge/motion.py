@@ -23,19 +23,33 @@ has at most one motion. Goals per command type (catalogue ``T_*``):
   ms then COMPLETE; a self-test counts every sensor change on its side (all sides for
   shuffle, dice and the centre lift) in ``progress``.
 
-Every motion has a deadline (ms after it began); when it passes first, the motor is
-stopped and the motion ends with OUTCOME_DEADLINE. Outcomes are reported through
+**Reversal dead time.** A lift (a side lift or the centre lift: an up and a down relay)
+that is started in the direction opposite to its last run within ``REVERSAL_DEAD_MS``
+(50 ms) of that run's stop waits until the dead time has passed before its relay closes:
+one relay's contacts open (and the motor's back-EMF decays) before the other closes, so
+the two are never on together and the motor is not plugged into reverse. The motion
+exists, and makes the table busy, from the command on; its ``started`` and deadline count
+from the moment the motor is energised (issue #23 section 1; every backend runs this
+table: the device engine, the GPIO backend and the simulator).
+
+Every motion has a deadline (ms after its motor was energised); when it passes first, the
+motor is stopped and the motion ends with OUTCOME_DEADLINE. Outcomes are reported through
 ``on_done(motion, outcome, elapsed_ms)``, after the motor has been stopped.
 """
 
 from . import catalogue as C
+
+#: ms between one relay of a lift opening and the other closing (relay release time plus
+#: margin; typical small power relays release in 5-15 ms)
+REVERSAL_DEAD_MS = 50
+_REVERSIBLE = (C.MOTOR_LIFT, C.MOTOR_CENTRE)
 
 
 class Motion:
     """One running motion. Times in ms (the owner's clock)."""
 
     __slots__ = ("cmd", "mtype", "motor", "side", "direction", "target", "progress",
-                 "started", "deadline_at", "parking")
+                 "started", "deadline_at", "parking", "waiting")
 
     def __init__(self, cmd, mtype, motor, side, direction, target, started, deadline_at):
         self.cmd = cmd                  # command id (u16)
@@ -48,6 +62,7 @@ class Motion:
         self.started = started          # ms
         self.deadline_at = deadline_at  # ms
         self.parking = False            # feed: target reached, waiting for the head home
+        self.waiting = False            # lift: in its reversal dead time, motor not yet on
 
 
 _TIMED = (C.T_ROLL_DICE, C.T_SELF_TEST, C.T_SET_INDICATORS)
@@ -70,7 +85,7 @@ class MotionTable:
         home: ``fn(side) -> bool``, the push-head home input of ``side`` now (for parking).
     """
 
-    __slots__ = ("machine", "motions", "on_stack", "on_done", "home")
+    __slots__ = ("machine", "motions", "on_stack", "on_done", "home", "stopped", "last_ms")
 
     def __init__(self, machine, on_stack=None, on_done=None, home=None):
         self.machine = machine
@@ -79,6 +94,9 @@ class MotionTable:
         self.on_done = on_done or _nothing
         #: ``home(side) -> bool``: the push head of ``side`` reads home now
         self.home = home or _nothing
+        #: ``(motor, side) -> (ms, direction)``: when each lift's motor last stopped
+        self.stopped = {}
+        self.last_ms = 0  # the latest time seen (forget() has no clock of its own)
 
     def __len__(self):
         return len(self.motions)
@@ -106,17 +124,33 @@ class MotionTable:
             return C.REPLY_BUSY
         if deadline_ms < 1:
             return C.REPLY_BAD_ARGUMENT
-        m = Motion(cmd, mtype, motor, side, direction, target, now_ms, now_ms + deadline_ms)
+        self.last_ms = now_ms
+        wait = self.dead_time_left(motor, side, direction, now_ms)
+        start = now_ms + wait
+        m = Motion(cmd, mtype, motor, side, direction, target, start, start + deadline_ms)
         m.parking = mtype == C.T_FEED_STACK and target == 0
         self.motions[key] = m
-        self.machine.start(motor, side, direction)
+        if wait > 0:
+            m.waiting = True  # tick() closes the relay once the dead time has passed
+        else:
+            self.machine.start(motor, side, direction)
         return C.REPLY_OK
+
+    def dead_time_left(self, motor, side, direction, now_ms):
+        """ms that a lift started now in ``direction`` must still wait (0: none): the
+        rest of REVERSAL_DEAD_MS after its last run in the other direction stopped."""
+        last = self.stopped.get((motor, side))
+        if last is None or last[1] == direction:
+            return 0
+        left = last[0] + REVERSAL_DEAD_MS - now_ms
+        return left if left > 0 else 0
 
     def on_sensor(self, sensor, side, value, now_ms):
         """A sensor changed (already de-duplicated by the caller): count stacks, complete
         lifts on their limit edge, count self-test changes."""
+        self.last_ms = now_ms
         for key, m in list(self.motions.items()):
-            if key not in self.motions:
+            if key not in self.motions or m.waiting:
                 continue
             if m.mtype == C.T_SELF_TEST:
                 if m.side == C.SIDE_NONE or m.side == side:
@@ -142,8 +176,15 @@ class MotionTable:
                 self.finish(key, C.OUTCOME_COMPLETED, now_ms)
 
     def tick(self, now_ms):
-        """Advance time: timed motions complete, overdue motions end with DEADLINE."""
+        """Advance time: lifts past their dead time start, timed motions complete,
+        overdue motions end with DEADLINE."""
+        self.last_ms = now_ms
         for key, m in list(self.motions.items()):
+            if m.waiting:
+                if now_ms >= m.started:
+                    m.waiting = False
+                    self.machine.start(m.motor, m.side, m.direction)
+                continue
             if m.mtype in _TIMED and not m.parking and now_ms - m.started >= m.target:
                 if m.mtype == C.T_SELF_TEST and m.motor == C.MOTOR_FEEDER and not self.home(m.side):
                     m.parking = True  # the jog is over: bring the push head home first
@@ -156,8 +197,8 @@ class MotionTable:
         """Earliest time (ms) at which ``tick`` has something to do, or None."""
         due = None
         for m in self.motions.values():
-            t = m.deadline_at
-            if m.mtype in _TIMED and not m.parking and m.started + m.target < t:
+            t = m.started if m.waiting else m.deadline_at
+            if not m.waiting and m.mtype in _TIMED and not m.parking and m.started + m.target < t:
                 t = m.started + m.target
             if due is None or t < due:
                 due = t
@@ -168,9 +209,13 @@ class MotionTable:
         m = self.motions.pop(key, None)
         if m is None:
             return
+        self.last_ms = now_ms
         if stop_motor:
             self.machine.stop(key[0], key[1])
-        self.on_done(m, outcome, now_ms - m.started)
+        if m.motor in _REVERSIBLE and not m.waiting:
+            self.stopped[key] = (now_ms, m.direction)
+        elapsed = now_ms - m.started
+        self.on_done(m, outcome, elapsed if elapsed > 0 else 0)
 
     def stop_all(self, outcome, now_ms):
         """Stop every motor at once (``machine.stop_all()``, whatever the table holds),
@@ -182,6 +227,9 @@ class MotionTable:
     def forget(self):
         """Stop every motor and drop the motions without reporting them (a new host
         session: the previous host cannot receive the reports)."""
+        for key, m in self.motions.items():
+            if m.motor in _REVERSIBLE and not m.waiting:
+                self.stopped[key] = (self.last_ms, m.direction)
         self.motions = {}
         self.machine.stop_all()
 

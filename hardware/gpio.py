@@ -4,8 +4,19 @@ Devices are built from the profile's pin map (``[gpio]``): an
 :class:`gpiozero.OutputDevice` per motor output (lifts have an up and a down output) and
 a :class:`gpiozero.DigitalInputDevice` per sensor, with the configured active level and
 pull. The pin factory is explicit: ``GPIOZERO_PIN_FACTORY`` if set, else the profile's
-``gpio.pin_factory`` (``rpigpio`` = RPi.GPIO on a Pi 4 and older, ``lgpio`` on a Pi 5,
-``mock`` = gpiozero's MockFactory for the board revision ``gpio.mock_revision``).
+``gpio.pin_factory`` (default ``lgpio``, on every Pi: RPi.GPIO 0.7.1 cannot add edge
+detection on Pi OS kernels 6.6 and later, raspberrypi/linux#6037, gpiozero#1136;
+``rpigpio`` is still accepted, e.g. over the ``rpi-lgpio`` package that provides the
+RPi.GPIO module on lgpio; ``mock`` = gpiozero's MockFactory for the board revision
+``gpio.mock_revision``).
+
+**Heartbeat** (optional ``gpio.outputs.heartbeat``): an output that feeds a hardware
+watchdog (a retriggerable monostable or a charge pump) which enables motor power
+(docs/wiring.md). It toggles every ``HEARTBEAT_HALF_PERIOD_S`` while the control loop
+feeds it (:meth:`GpioBackend.heartbeat`, also on every ``events()`` / ``advance()`` /
+``run_until()``, the calls only the thread driving the machine makes) within the last
+``HEARTBEAT_LEASE_S``; a hung loop, a dead ticker or a dead process stops the toggling
+and the watchdog drops motor power. ``close()`` leaves it low.
 
 Motions use :class:`firmware_bridge.motion.MotionTable` (the microcontroller's own motion
 logic) through :class:`hardware.local.LocalExecutor`; input edges arrive as gpiozero
@@ -26,14 +37,22 @@ from firmware_bridge import catalogue as C
 from .errors import BackendError
 from .interface import SensorSnapshot, all_sensor_keys
 from .local import LocalBackend, LocalExecutor
-from .profile import LIGHT_BITS, PER_SIDE_INPUTS, SINGLE_INPUTS, Profile
+from .profile import DEFAULT_PIN_FACTORY, LIGHT_BITS, PER_SIDE_INPUTS, SINGLE_INPUTS, Profile
+
+#: s between two edges of the heartbeat output (10 Hz square wave while fed)
+HEARTBEAT_HALF_PERIOD_S = 0.05
+#: s the heartbeat keeps toggling after the control loop last fed it: longer than the idle
+#: loop's longest turn (service.control.IDLE_POLL_S, 0.5 s)
+HEARTBEAT_LEASE_S = 1.5
 
 
 def make_pin_factory(profile: Profile, name: str | None = None) -> Any:
     """The gpiozero pin factory: ``name``, else ``GPIOZERO_PIN_FACTORY``, else the
-    profile's ``gpio.pin_factory``. Raises BackendError if it cannot be loaded (e.g.
-    RPi.GPIO missing off a Pi: install the ``pi`` extra)."""
-    name = name or os.environ.get("GPIOZERO_PIN_FACTORY") or profile.gpio.pin_factory
+    profile's ``gpio.pin_factory`` (``lgpio`` when the profile names none). Raises
+    BackendError if it cannot be loaded (e.g. lgpio missing off a Pi: install the ``pi``
+    extra)."""
+    name = (name or os.environ.get("GPIOZERO_PIN_FACTORY") or profile.gpio.pin_factory
+            or DEFAULT_PIN_FACTORY)
     try:
         if name == "mock":
             from gpiozero.pins.mock import MockFactory
@@ -52,7 +71,7 @@ def make_pin_factory(profile: Profile, name: str | None = None) -> Any:
             return PiGPIOFactory()
     except Exception as exc:  # ImportError, RuntimeError("not a Pi"), PinFactoryFallback
         raise BackendError(f"cannot load gpiozero pin factory {name!r}: {exc}") from None
-    raise BackendError(f"unknown pin factory {name!r}; allowed: rpigpio, lgpio, mock, "
+    raise BackendError(f"unknown pin factory {name!r}; allowed: lgpio, rpigpio, mock, "
                        "native, pigpio")
 
 
@@ -138,6 +157,7 @@ class GpioBackend(LocalBackend):
 
         self.pin_factory = pin_factory
         self.bridge: Any = None
+        self._heartbeat: Any = None
         self._devices: list[Any] = []
         g = profile.gpio
         try:
@@ -166,11 +186,43 @@ class GpioBackend(LocalBackend):
             self._release()
             raise BackendError(f"cannot set up the GPIO pins of profile {profile.name!r}: "
                                f"{exc}") from None
+        #: the motor-power watchdog's feed, apart from the motors (stop_all leaves it alone)
+        hb = outputs.pop("heartbeat", None)
+        self._heartbeat = hb[0] if hb else None
+        self._hb_until = -1.0   # now() until which the heartbeat toggles
+        self._hb_last = -1.0    # now() of its last edge
+        self.heartbeat_edges = 0
         self.machine = GpioMachine(outputs)
         self.executor = LocalExecutor(self.machine, self.now_ms, self._emit, self._read,
                                       gear=profile.tiles)
         if model is None:
             self._start_ticker()
+
+    def heartbeat(self) -> None:
+        """The control loop is healthy: keep the heartbeat output toggling for the next
+        ``HEARTBEAT_LEASE_S`` (a no-op on a build without one)."""
+        if self._heartbeat is not None and not self._closed:
+            self._hb_until = self.now() + HEARTBEAT_LEASE_S
+
+    def _on_tick(self) -> None:
+        hb = self._heartbeat
+        if hb is None or self._closed:
+            return
+        now = self.now()
+        if now >= self._hb_until:
+            hb.off()  # not fed: stop (low), the watchdog times out
+        elif now - self._hb_last >= HEARTBEAT_HALF_PERIOD_S:
+            hb.toggle()
+            self._hb_last = now
+            self.heartbeat_edges += 1
+
+    def events(self) -> list:
+        self.heartbeat()
+        return super().events()
+
+    def advance(self, dt: float) -> list:
+        self.heartbeat()
+        return super().advance(dt)
 
     def _add(self, dev: Any) -> Any:
         self._devices.append(dev)
@@ -201,6 +253,8 @@ class GpioBackend(LocalBackend):
                 for s, side in all_sensor_keys()})
 
     def _release(self) -> None:
+        if self._heartbeat is not None:
+            self._heartbeat.off()  # motor power off before the pins are let go
         if self.executor is not None:
             self.machine.stop_all()
         self._sync()

@@ -116,6 +116,7 @@ class LocalBackend:
                 with self.lock:
                     if self.executor is not None:
                         self.executor.tick()
+                    self._on_tick()
                 time.sleep(self._tick_s)
         self._ticker = threading.Thread(target=run, name="mjtable-motion-tick", daemon=True)
         self._ticker.start()
@@ -143,6 +144,10 @@ class LocalBackend:
     def _sync(self) -> None:
         """Hook: bring the simulated machine up to date with the outputs (gpio)."""
 
+    def _on_tick(self) -> None:
+        """Hook: called after every deadline tick (the ticker thread, or a virtual-time
+        step), with the lock held (gpio: the heartbeat output)."""
+
     def _step_to(self, t_end: float) -> None:
         model, ex = self.model, self.executor
         assert ex is not None
@@ -153,6 +158,7 @@ class LocalBackend:
                          math.inf if nd is None else nd / 1000.0)
             model.run_to(max(t_next, model.now))
             ex.tick()
+            self._on_tick()
             if t_next >= t_end:
                 self._sync()
                 return

@@ -19,6 +19,7 @@ from typing import Any
 from firmware_bridge import catalogue as C
 
 from .errors import ProfileError
+from .pi_safety import output_on_at_reset, reset_pull
 
 PROFILE_DIR = Path(__file__).with_name("profiles")
 
@@ -34,7 +35,7 @@ FRACTION_KEYS = ("face_up_fraction",)
 #: per-side outputs and inputs of the GPIO pin map, and the side-less ones
 PER_SIDE_OUTPUTS = ("feeder", "lift_up", "lift_down", "light_dealer")
 SINGLE_OUTPUTS = ("shuffle", "dice", "centre_up", "centre_down", "buzzer", "light_ready",
-                  "light_fault")
+                  "light_fault", "heartbeat")
 PER_SIDE_INPUTS = {"lift_top": C.SENSOR_LIFT_TOP, "lift_bottom": C.SENSOR_LIFT_BOTTOM,
                    "stack": C.SENSOR_STACK, "tile_present": C.SENSOR_TILE_PRESENT,
                    "feeder_motion": C.SENSOR_FEEDER_MOTION, "push_home": C.SENSOR_PUSH_HOME}
@@ -46,15 +47,28 @@ SINGLE_INPUTS = {"disc_pulse": C.SENSOR_DISC_PULSE, "dice_pulse": C.SENSOR_DICE_
 #: parts a GPIO build may leave unwired ("not fitted"): the indicators and operator inputs.
 #: A build without them runs the cycle; the buttons then never press and the jam sensor
 #: never reports (a jammed tile shows as a stalled disc).
-OPTIONAL_GPIO = ("buzzer", "light_ready", "light_fault", "light_dealer", "jam",
-                 "lift_button_a", "lift_button_b", "dice_button")
+#: ``heartbeat`` feeds the hardware watchdog that enables motor power (docs/wiring.md);
+#: ``lid``: a build may wire the lid switch in series with the emergency stop instead.
+OPTIONAL_GPIO = ("buzzer", "light_ready", "light_fault", "light_dealer", "heartbeat", "jam",
+                 "lift_button_a", "lift_button_b", "dice_button", "lid")
 #: the light outputs of the pin map and the SetIndicators bits they show (one bit per pin)
 LIGHT_BITS = {"light_ready": (C.LIGHT_READY,), "light_fault": (C.LIGHT_FAULT,),
               "light_dealer": tuple(C.LIGHT_DEALER_E << i for i in range(4))}
 #: every part name of a full machine (what the sim and MCU builds have fitted)
 ALL_PARTS = frozenset(PER_SIDE_OUTPUTS + SINGLE_OUTPUTS) | frozenset(PER_SIDE_INPUTS) \
     | frozenset(SINGLE_INPUTS)
-PIN_FACTORIES = ("rpigpio", "lgpio", "mock", "native", "pigpio")
+PIN_FACTORIES = ("lgpio", "rpigpio", "mock", "native", "pigpio")
+#: the pin factory when the profile names none: lgpio works on every Pi (RPi.GPIO 0.7.1
+#: cannot add edge detection on Pi OS kernels 6.6 and later: raspberrypi/linux#6037,
+#: gpiozero#1136)
+DEFAULT_PIN_FACTORY = "lgpio"
+#: glitch filter (ms) of an input whose profile entry has no ``bounce_ms``: the stack and
+#: tile-present sensors sit on long wires beside the motors (issue #23 section 2)
+DEFAULT_BOUNCE_MS = {"stack": 1, "tile_present": 1}
+#: the shortest real pulse of an input (a Timing field): its glitch filter must be shorter
+PULSE_TIMING = {"stack": "push_s", "tile_present": "tile_present_s",
+                "disc_pulse": "disc_pulse_s", "feeder_motion": "feeder_pulse_s",
+                "dice_pulse": "dice_pulse_s"}
 
 
 @dataclass(frozen=True)
@@ -92,8 +106,10 @@ class Timing:
 @dataclass(frozen=True)
 class InputPin:
     """One input: BCM pin, active level (True = high means on), pull resistor
-    (``"up"``, ``"down"`` or ``"none"``: an external resistor) and the debounce time in ms
-    (0: none; gpiozero's ``bounce_time``; for push buttons, whose contacts bounce)."""
+    (``"up"``, ``"down"`` or ``"none"``: an external resistor) and the glitch filter in ms
+    (``bounce_ms``; 0: none; gpiozero's ``bounce_time``: under the lgpio factory a level
+    must hold this long before it is reported; :data:`DEFAULT_BOUNCE_MS` where the
+    profile gives none)."""
 
     pin: int
     active_high: bool
@@ -256,7 +272,7 @@ def parse_profile(data: dict, source: str = "<dict>") -> Profile:
     gp = _table(data, "gpio")
     _unknown(gp, ("board", "mock_revision", "pin_factory", "outputs_active_high", "outputs",
                   "inputs"), "gpio")
-    factory = gp.get("pin_factory")
+    factory = gp.get("pin_factory", DEFAULT_PIN_FACTORY)
     if factory not in PIN_FACTORIES:
         raise ProfileError(f"gpio.pin_factory must be one of {', '.join(PIN_FACTORIES)}, "
                            f"got {factory!r}")
@@ -286,7 +302,12 @@ def parse_profile(data: dict, source: str = "<dict>") -> Profile:
         spec = _table(ins_t, k, "gpio.inputs")
         per_side = k in PER_SIDE_INPUTS
         _unknown(spec, ("pins" if per_side else "pin", "active", "pull", "bounce_ms"), full)
-        bounce = _int(spec.get("bounce_ms", 0), f"{full}.bounce_ms", 0, 1000)
+        bounce = _int(spec.get("bounce_ms", DEFAULT_BOUNCE_MS.get(k, 0)), f"{full}.bounce_ms",
+                      0, 1000)
+        if k in PULSE_TIMING and bounce >= 1000 * values[PULSE_TIMING[k]]:
+            raise ProfileError(f"{full}.bounce_ms must be shorter than the sensor's pulse "
+                               f"(timing.{PULSE_TIMING[k]} = {values[PULSE_TIMING[k]]} s), "
+                               f"got {bounce}: the filter would swallow every pulse")
         pins = _pins(spec.get("pins" if per_side else "pin"),
                      f"{full}.{'pins' if per_side else 'pin'}", 4 if per_side else 1)
         active = spec.get("active")
@@ -304,7 +325,15 @@ def parse_profile(data: dict, source: str = "<dict>") -> Profile:
     seen: dict[int, str] = {}
     for k, pins in outputs.items():
         for i, p in enumerate(pins):
-            _claim(seen, p, f"gpio.outputs.{k}" + (f"[{i}]" if len(pins) > 1 else ""))
+            key = f"gpio.outputs.{k}" + (f"[{i}]" if len(pins) > 1 else "")
+            _claim(seen, p, key)
+            if output_on_at_reset(p, oah):
+                raise ProfileError(
+                    f"{key}: GPIO{p} is pulled {reset_pull(p)} from power-on until the "
+                    f"service starts, which switches an active-{'high' if oah else 'low'} "
+                    "output on; use a GPIO pulled "
+                    f"{'down' if oah else 'up'} at reset (pulled up: 0-8, 34-36, 46-53; "
+                    "hardware/pi_safety.py)")
     for k, ips in inputs.items():
         for i, ip in enumerate(ips):
             _claim(seen, ip.pin, f"gpio.inputs.{k}" + (f"[{i}]" if len(ips) > 1 else ""))

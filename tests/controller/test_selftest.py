@@ -28,8 +28,9 @@ LAYOUT = ([("emergency stop", None), ("lid switch", None)] + [(LIMITS, s) for s 
           + [("shuffle disc", None)] + [(FEEDER, s) for s in ESWN] + [(PUSH, s) for s in ESWN]
           + [(TILE, s) for s in ESWN] + [(JAM, None)] + [(LIFT, s) for s in ESWN]
           + [(CENTRE, None), ("dice motor", None)])
-#: the default GPIO build has no jam sensor: the part is left out of its report
-LAYOUT_NO_JAM = [x for x in LAYOUT if x[0] != JAM]
+#: the default GPIO build has no jam sensor and wires the lid into the e-stop chain: both
+#: parts are left out of its report
+LAYOUT_NO_JAM = [x for x in LAYOUT if x[0] not in (JAM, "lid switch")]
 ORDER = [part for part, _ in LAYOUT]
 
 

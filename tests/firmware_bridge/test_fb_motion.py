@@ -143,3 +143,51 @@ def test_a_feeder_self_test_jog_ends_with_its_push_head_home():
     core.execute(C.T_SELF_TEST, struct.pack("<HBBBHI", 5, 1, C.MOTOR_FEEDER, C.SIDE_W, 500, 1500), 700)
     core.tick(1200)
     assert _done(out, struct)[-1][:4] == (5, C.T_SELF_TEST, C.SIDE_W, C.OUTCOME_COMPLETED)
+
+
+def test_a_lift_reversed_within_the_dead_time_waits_before_its_relay_closes():
+    from firmware_bridge.motion import REVERSAL_DEAD_MS
+    m, t, done, _ = _table()
+    t.begin(1, C.T_LIFT, C.MOTOR_LIFT, C.SIDE_W, 1, 0, 3000, 0)
+    t.on_sensor(C.SENSOR_LIFT_TOP, C.SIDE_W, 1, 2000)          # up: top reached, motor off
+    assert done == [(1, C.OUTCOME_COMPLETED, 2000, 0)] and not m.running
+    # down at once: the motion exists (busy) but no relay closes for REVERSAL_DEAD_MS
+    assert t.begin(2, C.T_LIFT, C.MOTOR_LIFT, C.SIDE_W, 0, 0, 3000, 2010) == C.REPLY_OK
+    assert t.busy(C.MOTOR_LIFT, C.SIDE_W) and t.moving() and not m.running
+    assert t.next_due() == 2000 + REVERSAL_DEAD_MS == 2050
+    t.on_sensor(C.SENSOR_LIFT_BOTTOM, C.SIDE_W, 1, 2020)     # not running yet: ignored
+    t.tick(2049)
+    assert not m.running and len(done) == 1
+    t.tick(2050)
+    assert m.running == {(C.MOTOR_LIFT, C.SIDE_W): 0}
+    assert t.next_due() == 2050 + 3000                        # the deadline counts from here
+    t.on_sensor(C.SENSOR_LIFT_BOTTOM, C.SIDE_W, 1, 3650)
+    assert done[-1] == (2, C.OUTCOME_COMPLETED, 1600, 0)     # elapsed = travel, not the wait
+    starts = [c for c in m.calls if c[0] == "start"]
+    stops = [c for c in m.calls if c[0] == "stop"]
+    assert starts == [("start", C.MOTOR_LIFT, C.SIDE_W, 1), ("start", C.MOTOR_LIFT, C.SIDE_W, 0)]
+    assert m.calls.index(starts[1]) > m.calls.index(stops[0])
+
+
+def test_dead_time_only_on_reversal_and_for_the_centre_lift_too():
+    m, t, done, _ = _table()
+    t.begin(1, C.T_LIFT, C.MOTOR_LIFT, C.SIDE_E, 1, 0, 3000, 0)
+    t.finish((C.MOTOR_LIFT, C.SIDE_E), C.OUTCOME_STOPPED, 100)
+    t.begin(2, C.T_LIFT, C.MOTOR_LIFT, C.SIDE_E, 1, 0, 3000, 110)   # same direction: at once
+    assert m.running == {(C.MOTOR_LIFT, C.SIDE_E): 1}
+    t.begin(3, C.T_LIFT, C.MOTOR_LIFT, C.SIDE_S, 0, 0, 3000, 110)   # another lift: at once
+    assert (C.MOTOR_LIFT, C.SIDE_S) in m.running
+    t.stop_all(C.OUTCOME_STOPPED, 200)
+    t.begin(4, C.T_LIFT, C.MOTOR_LIFT, C.SIDE_E, 0, 0, 3000, 300)   # 100 ms later: at once
+    assert m.running == {(C.MOTOR_LIFT, C.SIDE_E): 0}
+    t.begin(5, C.T_LIFT, C.MOTOR_CENTRE, C.SIDE_NONE, 0, 0, 3000, 300)
+    t.on_sensor(C.SENSOR_CENTRE_BOTTOM, C.SIDE_NONE, 1, 1300)
+    t.begin(6, C.T_LIFT, C.MOTOR_CENTRE, C.SIDE_NONE, 1, 0, 3000, 1300)
+    assert (C.MOTOR_CENTRE, C.SIDE_NONE) not in m.running
+    t.tick(1350)
+    assert m.running[(C.MOTOR_CENTRE, C.SIDE_NONE)] == 1
+    # stopped during its dead time: it never ran, elapsed 0, and the next start is free
+    t.finish((C.MOTOR_CENTRE, C.SIDE_NONE), C.OUTCOME_STOPPED, 1360)
+    t.begin(7, C.T_LIFT, C.MOTOR_CENTRE, C.SIDE_NONE, 0, 0, 3000, 1370)
+    t.stop_all(C.OUTCOME_STOPPED, 1380)
+    assert done[-1][:3] == (7, C.OUTCOME_STOPPED, 0)

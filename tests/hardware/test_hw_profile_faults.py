@@ -44,16 +44,29 @@ def _bad(path, value):
     (("machine", "tiles"), 140, "machine.tiles must be one of 136, 144, 152, 108"),
     (("gears", "136"), [17, 17, 17, 16], "gears.136 must hold 136 tiles"),
     (("gears", "136"), [17, 17], "gears.136 must be a list of 4 stack counts"),
-    (("gpio", "outputs", "dice"), 4, "gpio.outputs.dice: GPIO4 is already used by "
+    (("gpio", "outputs", "dice"), 9, "gpio.outputs.dice: GPIO9 is already used by "
                                      "gpio.outputs.shuffle"),
-    (("gpio", "outputs", "feeder"), [6, 7, 8], "gpio.outputs.feeder must be a list of 4"),
+    (("gpio", "outputs", "feeder"), [16, 17, 18], "gpio.outputs.feeder must be a list of 4"),
+    # an active-high output on a pin pulled up at reset (BCM2835 table 6-31) is refused
+    (("gpio", "outputs", "dice"), 4, "gpio.outputs.dice: GPIO4 is pulled up from power-on"),
+    (("gpio", "outputs", "lift_up"), [20, 21, 35, 23], "gpio.outputs.lift_up[2]: GPIO35 is "
+                                                       "pulled up"),
+    (("gpio", "outputs", "heartbeat"), 8, "gpio.outputs.heartbeat: GPIO8 is pulled up"),
+    # active-low drivers: a pin pulled down at reset would switch them on
+    (("gpio", "outputs_active_high"), False, "gpio.outputs.shuffle: GPIO9 is pulled down from "
+                                             "power-on until the service starts, which switches "
+                                             "an active-low output on"),
+    # a glitch filter at least as long as the sensor's pulse would swallow every pulse
+    (("gpio", "inputs", "stack", "bounce_ms"), 100, "gpio.inputs.stack.bounce_ms must be "
+                                                    "shorter than the sensor's pulse "
+                                                    "(timing.push_s = 0.1 s)"),
     (("gpio", "inputs", "estop", "active"), "on", "gpio.inputs.estop.active must be"),
-    (("gpio", "inputs", "lid", "pull"), "down", "gpio.inputs.lid: pull \"down\" with active"),
+    (("gpio", "inputs", "estop", "pull"), "down", "gpio.inputs.estop: pull \"down\" with active"),
     (("gpio", "pin_factory"), "wiringpi", "gpio.pin_factory must be one of"),
     (("timing", "lift_down_s"), KeyError, "timing.lift_down_s is missing"),
     (("timing", "push_cycle_s"), 1.2, "timing.push_cycle_s must be below timing.feed_stack_s"),
-    (("gpio", "inputs", "lid", "bounce"), 20, "gpio.inputs.lid.bounce is not a known key"),
-    (("gpio", "inputs", "lid", "bounce_ms"), -5, "gpio.inputs.lid.bounce_ms must be an integer 0..1000"),
+    (("gpio", "inputs", "estop", "bounce"), 20, "gpio.inputs.estop.bounce is not a known key"),
+    (("gpio", "inputs", "estop", "bounce_ms"), -5, "gpio.inputs.estop.bounce_ms must be an integer 0..1000"),
 ])
 def test_profile_errors_name_the_key(path, value, message):
     with pytest.raises(ProfileError) as exc:
@@ -110,7 +123,7 @@ def test_optional_gpio_parts_may_be_left_out_but_not_the_core():
         parse_profile(d)
     d = copy.deepcopy(RAW)
     d["gpio"]["inputs"]["estop"]["pin"] = 46
-    d["gpio"]["inputs"]["dice_button"] = {"pin": 43, "active": "low", "pull": "up"}
+    d["gpio"]["inputs"]["dice_button"] = {"pin": 35, "active": "low", "pull": "up"}
     p = parse_profile(d)
     assert "dice_button" in p.gpio.inputs and "jam" not in p.gpio.inputs
     with pytest.raises(ProfileError, match=r"\[gpio.inputs.push_home\] table is missing"):
