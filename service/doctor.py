@@ -409,6 +409,8 @@ class Unit:
 
 
 UNIT_PATH = "etc/systemd/system/mjtable.service"
+#: how the unit is written (``mjtable unit``, hardware.pi_safety.render_unit)
+UNIT_CMD = "/opt/mjtable/.venv/bin/mjtable unit --config /etc/mjtable/table.toml | sudo tee /etc/systemd/system/mjtable.service"
 
 
 def read_unit(root: Path) -> Unit | None:
@@ -785,8 +787,8 @@ def _config_lines_check(ctx: Context, check_id: str, title: tuple[str, str], boo
     if not missing:
         return _f(check_id, Status.PASS, title, f"{ctx.boot.path}: {'; '.join(wanted)}")
     return _f(check_id, Status.FAIL, title, f"{ctx.boot.path} lacks: {'; '.join(missing)}",
-              (f"Add these lines to {ctx.boot.path} (mjtable unit --config-txt prints them) and reboot: "
-               + "; ".join(missing), f"把这些行加入 {ctx.boot.path} 并重启：" + "; ".join(missing)))
+              (f"Add these lines under [all] in {ctx.boot.path} and reboot (docs/wiring.md): " + "; ".join(missing),
+               f"把这些行加入 {ctx.boot.path} 的 [all] 段并重启（见 docs/wiring.md）：" + "; ".join(missing)))
 
 
 _ON, _OFF = {"on", "1", "true", "yes"}, {"off", "0", "false", "no"}
@@ -1062,9 +1064,8 @@ def check_unit(ctx: Context) -> Finding:
     """``mjtable.service`` is installed and its ExecStart program exists."""
     if ctx.model is None and ctx.unit is None:
         return _f("unit", Status.SKIP, T_UNIT, NOT_PI)
-    install = ("mjtable unit | sudo tee /etc/systemd/system/mjtable.service, then sudo systemctl daemon-reload && "
-               "sudo systemctl enable --now mjtable", "执行 mjtable unit | sudo tee /etc/systemd/system/mjtable.service，"
-               "然后 sudo systemctl daemon-reload && sudo systemctl enable --now mjtable")
+    install = (f"{UNIT_CMD}, then sudo systemctl daemon-reload && sudo systemctl enable --now mjtable",
+               f"执行 {UNIT_CMD}，然后 sudo systemctl daemon-reload && sudo systemctl enable --now mjtable")
     if ctx.unit is None:
         return _f("unit", Status.WARN, T_UNIT, f"no /{UNIT_PATH}", install)
     if not ctx.unit.exec_start:
@@ -1078,21 +1079,24 @@ def check_unit(ctx: Context) -> Finding:
               + (" (running)" if ctx.service_running else ""))
 
 
-def unit_stop_pins(unit: Unit) -> set[int]:
-    """The pins of the unit's ``ExecStopPost=… pinctrl set <pins> op dl`` lines."""
+def unit_stop_pins(unit: Unit) -> tuple[set[int], set[str]]:
+    """The pins of the unit's ``ExecStopPost=… pinctrl set <pins> op dl`` lines, and the levels
+    (``dl``/``dh``) they set."""
     pins: set[int] = set()
+    levels: set[str] = set()
     for cmd in unit.exec_stop_post:
         argv = shlex.split(cmd)
         if argv and Path(argv[0]).name == "pinctrl" and "set" in argv:
             i = argv.index("set")
             if i + 1 < len(argv):
                 pins |= _gpio_pins(argv[i + 1])
-    return pins
+                levels |= {a for a in argv[i + 2:] if a in ("dl", "dh")}
+    return pins, levels
 
 
 def check_unit_pins(ctx: Context) -> Finding:
-    """The unit's stop command drives every motor output of the profile low
-    (``hardware.pi_safety.motor_output_pins``) and no other pin."""
+    """The unit's stop command drives every motor output of the profile to its off level
+    (``hardware.pi_safety.motor_output_pins`` and ``off_level``), and no other pin."""
     if _backend(ctx) != "gpio":
         return _f("unit-pins", Status.SKIP, T_UNITPINS, f"the machine backend is {_backend(ctx)}: the Pi's pins "
                   "drive no motor")
@@ -1100,26 +1104,24 @@ def check_unit_pins(ctx: Context) -> Finding:
         return _f("unit-pins", Status.SKIP, T_UNITPINS, "no unit installed" if ctx.unit is None else "no profile")
     if ctx.pin_safety is None:
         return _f("unit-pins", Status.SKIP, T_UNITPINS, "hardware.pi_safety is not in this build")
-    want = set(ctx.pin_safety.motor_output_pins(ctx.profile))
-    have = unit_stop_pins(ctx.unit)
+    ps = ctx.pin_safety
+    want, level = set(ps.motor_output_pins(ctx.profile)), ps.off_level(ctx.profile)
+    have, levels = unit_stop_pins(ctx.unit)
     if not want:
         return _f("unit-pins", Status.SKIP, T_UNITPINS, "the profile drives no motor from the Pi's pins")
-    if want == have:
-        return _f("unit-pins", Status.PASS, T_UNITPINS, f"ExecStopPost sets GPIO {_ranges(want)} low")
+    if want == have and levels == {level}:
+        return _f("unit-pins", Status.PASS, T_UNITPINS, f"ExecStopPost sets GPIO {ps.pin_ranges(want)} {level}")
     parts = []
     if want - have:
-        parts.append(f"misses GPIO {_ranges(want - have)}")
+        parts.append(f"misses GPIO {ps.pin_ranges(want - have)}")
     if have - want:
-        parts.append(f"also sets GPIO {_ranges(have - want)}")
+        parts.append(f"also sets GPIO {ps.pin_ranges(have - want)}")
+    if levels != {level}:
+        parts.append(f"sets {'/'.join(sorted(levels)) or 'no level'} where the profile's off level is {level}")
     return _f("unit-pins", Status.FAIL, T_UNITPINS, f"{ctx.unit.path}: ExecStopPost {' and '.join(parts)} (profile "
-              f"{ctx.profile.name!r})", ("Write the unit again from the profile: mjtable unit | sudo tee "
-                                         f"/{UNIT_PATH}, then sudo systemctl daemon-reload.",
-                                         f"按配置重新生成服务单元：mjtable unit | sudo tee /{UNIT_PATH}，然后 "
+              f"{ctx.profile.name!r})", (f"Write the unit again from the profile: {UNIT_CMD}, then sudo systemctl "
+                                         "daemon-reload.", f"按配置重新生成服务单元：{UNIT_CMD}，然后 "
                                          "sudo systemctl daemon-reload。"))
-
-
-def _ranges(pins: Iterable[int]) -> str:
-    return ",".join(str(p) for p in sorted(pins))
 
 
 CHECKS: tuple[Callable[[Context], Finding], ...] = (

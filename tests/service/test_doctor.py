@@ -14,6 +14,7 @@ import pytest
 
 import hardware
 from controller.cli import main
+from hardware import pi_safety
 from service import doctor as D
 from service import pi_arch
 from service_support import ROOT
@@ -22,20 +23,6 @@ S = D.Status
 
 PASSWD = "root:x:0:0:root:/root:/bin/bash\npi:x:1000:1000:,,,:/home/pi:/bin/bash\n" \
          "mjtable:x:998:998::/var/lib/mjtable:/usr/sbin/nologin\n"
-
-
-class FakePinSafety:
-    """hardware.pi_safety's contract, from the profile's pin map (the real module is used too,
-    when it is in this build: test_pi_safety_module_contract)."""
-
-    @staticmethod
-    def motor_output_pins(profile) -> list[int]:
-        return sorted(p for pins in profile.gpio.outputs.values() for p in pins)
-
-    @staticmethod
-    def config_txt_lines(profile) -> list[str]:
-        pins = FakePinSafety.motor_output_pins(profile)
-        return [f"gpio={','.join(map(str, pins))}=op,dl", "dtparam=strict_gpiod"]
 
 
 def write(root: Path, rel: str, text: str | bytes, mode: int | None = None) -> Path:
@@ -130,7 +117,7 @@ def test_pi3_on_32bit_pi_os(tmp_path):
                    config_txt="[all]\nenable_uart=1\n", cmdline="console=serial0,115200 console=tty1 root=x",
                    devs={"gpiochip0": None, "ttyS0": None, "ttyAMA0": None, "serial0": "ttyS0"},
                    mem_avail_kb=400_000, table_toml=MCU_TOML.format(port="/dev/serial0"))
-    r = D.run(root, probes=probes(pointer_bytes=None), pin_safety=FakePinSafety)
+    r = D.run(root, probes=probes(pointer_bytes=None))
     st = statuses(r)
     assert st["pi-model"] == "PASS"
     assert st["os-64bit"] == "FAIL" and "/usr/bin/python3 is 32-bit" in r.get("os-64bit").seen
@@ -149,7 +136,7 @@ def test_pi4_kernel_6_6_bookworm(tmp_path):
     cfg = "[pi4]\narm_boost=1\n[all]\nenable_uart=1\ndtoverlay=disable-bt\ncamera_auto_detect=1\n"
     root = make_pi(tmp_path, model="Raspberry Pi 4 Model B Rev 1.4", config_txt=cfg, hciuart=True, members="",
                    unit=UNIT_MCU, table_toml=MCU_TOML.format(port="/dev/serial0"))
-    r = D.run(root, probes=probes(), pin_safety=FakePinSafety)
+    r = D.run(root, probes=probes())
     st = statuses(r)
     assert r.get("pi-model").seen == "Raspberry Pi 4 Model B Rev 1.4"
     assert st["kernel"] == "PASS" and r.get("kernel").seen == "6.6.51+rpt-rpi-v8"
@@ -167,27 +154,37 @@ def test_pi4_kernel_6_6_bookworm(tmp_path):
 
 def test_pi4_on_kernel_6_1_gpio_build(tmp_path):
     """The GPIO build on a Pi 4 still on kernel 6.1, without the config.txt lines of the GPIO
-    build and with a unit whose stop pins miss some outputs: those FAIL with their fixes."""
+    build (hardware.pi_safety.config_txt_lines) and with a unit whose stop pins miss some
+    outputs: those FAIL with their fixes; written in, they PASS."""
     prof = hardware.load_profile("default")
-    pins = FakePinSafety.motor_output_pins(prof)
-    unit = UNIT_MCU + f"ExecStopPost=+/usr/bin/pinctrl set {','.join(map(str, pins[:-2]))} op dl\n"
+    pins = pi_safety.motor_output_pins(prof)
+    unit = UNIT_MCU + f"ExecStopPost=+/usr/bin/pinctrl set {pi_safety.pin_ranges(pins[:-2])} op dl\n"
     root = make_pi(tmp_path, model="Raspberry Pi 4 Model B Rev 1.4", kernel="6.1.21-v8+",
                    config_txt="[all]\ndtparam=audio=on\n", unit=unit,
                    table_toml='[machine]\nbackend = "gpio"\n[camera]\nsource = "usb"\n')
-    r = D.run(root, probes=probes(), pin_safety=FakePinSafety)
+    r = D.run(root, probes=probes())
     st = statuses(r)
     assert st["kernel"] == "FAIL" and "older than 6.6" in r.get("kernel").seen
     assert st["strict-gpiod"] == "FAIL" and "dtparam=strict_gpiod" in r.get("strict-gpiod").seen
     assert st["boot-pins"] == "FAIL" and r.get("boot-pins").seen.endswith("=op,dl")
-    assert st["unit-pins"] == "FAIL" and f"misses GPIO {','.join(map(str, pins[-2:]))}" in r.get("unit-pins").seen
+    assert "under [all]" in r.get("boot-pins").fix_en
+    missing = pi_safety.pin_ranges(pins[-2:])
+    assert st["unit-pins"] == "FAIL" and f"misses GPIO {missing}" in r.get("unit-pins").seen
+    assert "mjtable unit --config /etc/mjtable/table.toml" in r.get("unit-pins").fix_en
     assert st["uart"] == "SKIP" and st["handshake"] == "SKIP" and st["picamera2"] == "SKIP"
-    # the same Pi with the lines written in other groupings, and the unit's pins complete: PASS
-    lines = "\n".join(f"gpio={p}=op,dl" for p in pins)
-    (root / "boot/firmware/config.txt").write_text(f"[all]\n{lines}\ndtparam=strict_gpiod=on\n")
-    (root / "etc/systemd/system/mjtable.service").write_text(
-        UNIT_MCU + f"ExecStopPost=+/usr/bin/pinctrl set {','.join(map(str, pins))} op dl\n")
-    st = statuses(D.run(root, probes=probes(), pin_safety=FakePinSafety))
-    assert st["strict-gpiod"] == st["boot-pins"] == st["unit-pins"] == "PASS"
+    # the lines written in (the gpio= line split per pin, strict_gpiod as =on) and the unit from
+    # render_unit: PASS
+    lines = [ln for ln in pi_safety.config_txt_lines(prof) if not ln.startswith(("gpio=", "dtparam="))]
+    lines += [f"gpio={p}=op,dl" for p in pins] + ["dtparam=strict_gpiod=on"]
+    (root / "boot/firmware/config.txt").write_text("[all]\n" + "\n".join(lines) + "\n")
+    (root / "etc/systemd/system/mjtable.service").write_text(pi_safety.render_unit(prof, "gpio"))
+    r = D.run(root, probes=probes())
+    st = statuses(r)
+    assert st["strict-gpiod"] == st["boot-pins"] == st["unit-pins"] == st["unit"] == "PASS", D.format_report(r)
+    # a unit that drives the outputs high on stop
+    (root / "etc/systemd/system/mjtable.service").write_text(pi_safety.render_unit(prof, "gpio").replace(" op dl", " op dh"))
+    f = D.run(root, probes=probes()).get("unit-pins")
+    assert f.status is S.FAIL and "sets dh where the profile's off level is dl" in f.seen
 
 
 def test_pi5_serial0_is_the_debug_connector(tmp_path):
@@ -197,7 +194,7 @@ def test_pi5_serial0_is_the_debug_connector(tmp_path):
     root = make_pi(tmp_path, model="Raspberry Pi 5 Model B Rev 1.0", kernel="6.6.51+rpt-rpi-2712",
                    config_txt="[all]\nenable_uart=1\n[pi4]\ndtparam=uart0=on\n", devs=devs,
                    table_toml=MCU_TOML.format(port="/dev/serial0"))
-    r = D.run(root, probes=probes(), pin_safety=FakePinSafety)
+    r = D.run(root, probes=probes())
     st = statuses(r)
     assert st["serial-port"] == "FAIL" and "debug connector (ttyAMA10)" in r.get("serial-port").seen
     assert '/dev/ttyAMA0' in r.get("serial-port").fix_en
@@ -209,10 +206,11 @@ def test_pi5_serial0_is_the_debug_connector(tmp_path):
 def test_pi5_ttyama0_configured(tmp_path):
     devs = {"gpiochip0": None, "ttyAMA0": None, "ttyAMA10": None, "serial0": "ttyAMA10"}
     root = make_pi(tmp_path, model="Raspberry Pi 5 Model B Rev 1.0", kernel="6.12.25+rpt-rpi-2712",
-                   config_txt="[all]\ndtparam=uart0=on\n", devs=devs, unit=UNIT_MCU,
+                   config_txt="[all]\ndtparam=uart0=on\n", devs=devs,
+                   unit=(ROOT / "deploy/mjtable.service").read_text(encoding="utf-8"),  # the shipped unit
                    table_toml=MCU_TOML.format(port="/dev/ttyAMA0"))
     seen: list[str] = []
-    r = D.run(root, probes=probes(handshake=lambda port, prof: seen.append(port) or "ok"), pin_safety=FakePinSafety)
+    r = D.run(root, probes=probes(handshake=lambda port, prof: seen.append(port) or "ok"))
     st = statuses(r)
     assert st["serial-port"] == "PASS" and st["uart"] == "PASS" and st["handshake"] == "PASS"
     assert seen == ["/dev/ttyAMA0"]  # the handshake goes to the configured port
