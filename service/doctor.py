@@ -592,20 +592,30 @@ def check_os(ctx: Context) -> Finding:
     return _f("os-release", Status.PASS, T_OS, seen)
 
 
+#: The first Raspberry Pi OS kernel sure to have ``dtparam=strict_gpiod``: it came into the 6.6
+#: series in April 2024 (raspberrypi/linux#6117); the images of July 2024 ship 6.6.31.
+STRICT_GPIOD_KERNEL = (6, 6, 31)
+
+
 def check_kernel(ctx: Context) -> Finding:
-    """Kernel 6.6 or later on a Pi: it has ``strict_gpiod`` (raspberrypi/linux#6117), so outputs
-    fall back to inputs when the service dies; older kernels keep a motor output driven."""
+    """The kernel release (``/proc/sys/kernel/osrelease``). The GPIO build needs
+    ``strict_gpiod`` (outputs fall back to inputs when the service dies; older kernels keep a
+    motor output driven): FAIL before 6.6, WARN before ``STRICT_GPIOD_KERNEL``. Other builds:
+    WARN before 6.6 (an OS that is not kept up to date)."""
     release = (_read(ctx.root, "proc/sys/kernel/osrelease") or "").strip()
     if not release:
         return _f("kernel", Status.SKIP, T_KERNEL, "no /proc/sys/kernel/osrelease")
     v = kernel_version(release)
     if ctx.model is None or v is None:
         return _f("kernel", Status.PASS if v else Status.WARN, T_KERNEL, release)
+    fix = ("sudo apt update && sudo apt full-upgrade, then reboot.", "执行 sudo apt update && sudo apt full-upgrade，然后重启。")
+    gpio = _backend(ctx) == "gpio"
     if v < (6, 6, 0):
-        status = Status.FAIL if _backend(ctx) == "gpio" else Status.WARN
-        return _f("kernel", status, T_KERNEL, f"{release}: older than 6.6, which has strict_gpiod",
-                  ("sudo apt update && sudo apt full-upgrade, then reboot.",
-                   "执行 sudo apt update && sudo apt full-upgrade，然后重启。"))
+        return _f("kernel", Status.FAIL if gpio else Status.WARN, T_KERNEL,
+                  f"{release}: older than 6.6" + (", without strict_gpiod" if gpio else ""), fix)
+    if gpio and v < STRICT_GPIOD_KERNEL:
+        return _f("kernel", Status.WARN, T_KERNEL, f"{release}: strict_gpiod came during 6.6 (April 2024); "
+                  f"{'.'.join(map(str, STRICT_GPIOD_KERNEL))} and later have it", fix)
     return _f("kernel", Status.PASS, T_KERNEL, release)
 
 
@@ -620,9 +630,10 @@ def check_lgpio(ctx: Context) -> Finding:
     except ProbeFailed as e:
         status = Status.FAIL if _backend(ctx) == "gpio" else Status.WARN
         return _f("lgpio", status, T_LGPIO, str(e),
-                  ("In the venv: pip install -c deploy/pi-constraints.txt -e '.[pi,fast]' (swig and "
-                   "liblgpio-dev from apt if pip has to build it).",
-                   "在虚拟环境中执行 pip install -c deploy/pi-constraints.txt -e '.[pi,fast]'。"))
+                  ("In the venv: pip install -c deploy/pi-constraints.txt -e '.[pi,fast]' (lgpio has an aarch64 "
+                   "wheel), or sudo apt install python3-lgpio (the venv sees apt's packages).",
+                   "在虚拟环境中执行 pip install -c deploy/pi-constraints.txt -e '.[pi,fast]'，或 sudo apt install "
+                   "python3-lgpio。"))
     return _f("lgpio", Status.PASS, T_LGPIO, "import lgpio works")
 
 
@@ -983,6 +994,19 @@ def check_state_dir(ctx: Context) -> Finding:
         return _f("state-dir", Status.FAIL, T_STATE, f"{path} ({whence}) does not exist and cannot be created",
                   (f"sudo mkdir -p {path} && sudo chown <service user> {path}",
                    f"执行 sudo mkdir -p {path} 并 chown 给服务用户"))
+    user = ctx.unit.user if ctx.unit is not None else None
+    uid = _uid(ctx.root, user) if user else None
+    if uid is not None and uid != os.geteuid():
+        # the service runs as another user: judge by owner and mode (a write test would test us)
+        st = real.stat()
+        if ctx.unit is not None and ctx.unit.state_directory and path == "/var/lib/" + ctx.unit.state_directory:
+            return _f("state-dir", Status.PASS, T_STATE, f"{path} ({whence}): systemd gives it to {user} at each "
+                      "start (StateDirectory=)")
+        if st.st_uid == uid and st.st_mode & 0o200:
+            return _f("state-dir", Status.PASS, T_STATE, f"{path} ({whence}) is owned by {user}, who can write it")
+        return _f("state-dir", Status.FAIL, T_STATE, f"{path} ({whence}) is not writable by {user} (owner uid "
+                  f"{st.st_uid}, mode {st.st_mode & 0o777:04o})",
+                  (f"sudo chown -R {user} {path}", f"执行 sudo chown -R {user} {path}"))
     try:
         import tempfile
         with tempfile.NamedTemporaryFile(dir=real, prefix=".doctor-"):
@@ -991,6 +1015,15 @@ def check_state_dir(ctx: Context) -> Finding:
         return _f("state-dir", Status.FAIL, T_STATE, f"{path} ({whence}): {e.strerror}",
                   (f"sudo chown -R <service user> {path}", f"执行 sudo chown -R <服务用户> {path}"))
     return _f("state-dir", Status.PASS, T_STATE, f"{path} ({whence}) is writable")
+
+
+def _uid(root: Path, user: str) -> int | None:
+    """``user``'s uid in ``/etc/passwd`` under ``root``, else None."""
+    for line in (_read(root, "etc/passwd") or "").splitlines():
+        parts = line.split(":")
+        if len(parts) >= 3 and parts[0] == user and parts[2].isdigit():
+            return int(parts[2])
+    return None
 
 
 def check_token(ctx: Context) -> Finding:
@@ -1008,7 +1041,9 @@ def check_token(ctx: Context) -> Finding:
     except FileNotFoundError:
         return _f("token-file", Status.PASS, T_TOKEN, f"{path} does not exist yet: the first start creates it (0600)")
     except OSError as e:
-        return _f("token-file", Status.WARN, T_TOKEN, f"{path}: {e.strerror}")
+        return _f("token-file", Status.WARN, T_TOKEN, f"{path}: {e.strerror}",
+                  ("Run the doctor as the service user (sudo -u mjtable ...) or with sudo.",
+                   "请以服务用户（sudo -u mjtable ...）或用 sudo 运行 doctor。"))
     mode = st.st_mode & 0o777
     if mode & 0o077:
         return _f("token-file", Status.FAIL, T_TOKEN, f"{path} has mode {mode:04o}: others can read the token",
@@ -1142,6 +1177,27 @@ def _find_config(root: Path, config: str | Path | None, unit: Unit | None) -> Pa
     return next((c for c in candidates if c.is_file()), None)
 
 
+def _service_running(root: Path, live: bool) -> bool:
+    """``mjtable serve`` runs on the inspected system: systemd's invocation link of the unit
+    (``/run/systemd/units/invocation:mjtable.service``), or a process whose command line is
+    ``… mjtable serve …`` in ``/proc`` (this process excepted)."""
+    if (root / "run/systemd/units/invocation:mjtable.service").is_symlink() or \
+            (root / "run/systemd/units/invocation:mjtable.service").exists():
+        return True
+    me = str(os.getpid()) if live else None
+    for cmdline in (root / "proc").glob("[0-9]*/cmdline"):
+        if cmdline.parent.name == me:
+            continue
+        try:
+            argv = cmdline.read_bytes().split(b"\0")
+        except OSError:
+            continue
+        names = [Path(a.decode(errors="replace")).name for a in argv[:3]]
+        if "serve" in (a.decode(errors="replace") for a in argv[1:4]) and "mjtable" in names:
+            return True
+    return False
+
+
 def _pin_safety() -> Any:
     try:
         from hardware import pi_safety  # type: ignore[attr-defined]
@@ -1198,7 +1254,7 @@ def run(root: str | Path = "/", config: str | Path | None = None, probes: Probes
             profile = hardware.load_profile(cfg.profile or "default")
         except Exception as e:  # noqa: BLE001 - hardware.ProfileError and friends: reported as a finding
             profile_error = str(e)
-    running = (root_p / "run/systemd/units/invocation:mjtable.service").exists()
+    running = _service_running(root_p, live)
     ctx = Context(root_p, live, probes, model, boot_config(root_p, model), unit, cfg, cfg_path, profile,
                   profile_error, _pin_safety() if pin_safety == "auto" else pin_safety, running, link_state)
     findings = [check(ctx) for check in CHECKS]

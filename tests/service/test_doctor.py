@@ -470,3 +470,40 @@ def test_service_link_state_for_an_mcu_backend(tmp_path):
         assert r.get("handshake").status is S.PASS and r.get("camera").status is S.SKIP
     finally:
         backend.close()
+
+
+def test_gpio_build_on_an_early_6_6_kernel_warns(tmp_path):
+    root = make_pi(tmp_path, model="Raspberry Pi 4 Model B Rev 1.4", kernel="6.6.20+rpt-rpi-v8",
+                   table_toml='[machine]\nbackend = "gpio"\n')
+    f = D.run(root, probes=probes()).get("kernel")
+    assert f.status is S.WARN and "strict_gpiod came during 6.6" in f.seen and "full-upgrade" in f.fix_en
+    (root / "proc/sys/kernel/osrelease").write_text("6.6.20+rpt-rpi-v8\n")
+    (root / "etc/mjtable/table.toml").write_text('[machine]\nbackend = "mcu"\n')
+    assert D.run(root, probes=probes()).get("kernel").status is S.PASS  # the MCU build does not need it
+
+
+def test_a_serve_process_counts_as_the_service_running(tmp_path):
+    root = make_pi(tmp_path, model="Raspberry Pi 4 Model B Rev 1.4", config_txt="enable_uart=1\ndtoverlay=disable-bt\n")
+    write(root, "proc/812/cmdline", b"/opt/mjtable/.venv/bin/python3\0/opt/mjtable/.venv/bin/mjtable\0serve\0--config\0x\0")
+    write(root, "proc/900/cmdline", b"/usr/bin/python3\0-m\0http.server\0")
+    f = D.run(root, probes=probes(handshake=_raise("must not be called"))).get("handshake")
+    assert f.status is S.SKIP and "holds the port" in f.seen
+    (root / "proc/812/cmdline").unlink()
+    assert D.run(root, probes=probes()).get("handshake").status is S.PASS
+
+
+def test_state_folder_of_another_service_user(tmp_path):
+    """The service runs as mjtable (uid 998): its folder is judged by owner and mode, not by a
+    write test of the user running the doctor."""
+    unit = UNIT_MCU.replace("StateDirectory=mjtable\n", "")
+    root = make_pi(tmp_path, model="Raspberry Pi 4 Model B Rev 1.4", unit=unit)
+    state = root / "var/lib/mjtable"
+    state.mkdir(mode=0o700)
+    if os.geteuid() == 998:
+        pytest.skip("the test user is the made-up service user")
+    f = D.run(root, probes=probes()).get("state-dir")
+    assert f.status is S.FAIL and "not writable by mjtable" in f.seen and f.fix_en == "sudo chown -R mjtable /var/lib/mjtable"
+    if os.geteuid() == 0:
+        os.chown(state, 998, 998)
+        f = D.run(root, probes=probes()).get("state-dir")
+        assert f.status is S.PASS and "owned by mjtable" in f.seen
