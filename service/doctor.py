@@ -756,7 +756,7 @@ def check_console(ctx: Context) -> Finding:
         return _f("serial-console", Status.SKIP, T_CONSOLE, f"no {rel}")
     consoles = [a.split("=", 1)[1].split(",")[0] for a in text.split() if a.startswith("console=")]
     port = Path(ctx.config.serial_port).name
-    bad = [c for c in consoles if c in ("serial0", "ttyAMA0", "ttyS0", port) and c != "tty1"]
+    bad = [c for c in consoles if c in ("serial0", "ttyAMA0", "ttyS0", port)]
     if bad:
         return _f("serial-console", Status.FAIL, T_CONSOLE, f"{rel} has console={bad[0]}",
                   ("sudo raspi-config → Interface Options → Serial Port: login shell No, hardware port Yes; reboot.",
@@ -933,16 +933,17 @@ def check_picamera2(ctx: Context) -> Finding:
     apt_np = apt_numpy_version(ctx.root)
     venv = ctx.probes.venv_numpy() if ctx.probes.venv_numpy else None
     seen = f"apt's numpy {apt_np or '?'}" + (f", the venv imports numpy {venv[0]} from {venv[1]}" if venv else "")
-    if apt_np and venv and apt_np.split(".")[0] == "1" and venv[0].split(".")[0] != "1":
-        return _f("picamera2", Status.FAIL, T_PICAM, seen + ": picamera2's simplejpeg was built for numpy 1", PICAM_FIX)
-    if ctx.probes.picamera2_import is not None:
+    mismatch = bool(apt_np and venv and apt_np.split(".")[0] == "1" and venv[0].split(".")[0] != "1")
+    if ctx.probes.picamera2_import is not None:  # the import itself decides (a venv's own simplejpeg mends it)
         try:
             ctx.probes.picamera2_import()
         except ProbeFailed as e:
-            fix = PICAM_FIX if "numpy" in str(e) else ("sudo apt install --reinstall python3-picamera2",
-                                                       "执行 sudo apt install --reinstall python3-picamera2")
+            fix = PICAM_FIX if mismatch or "numpy" in str(e) else (
+                "sudo apt install --reinstall python3-picamera2", "执行 sudo apt install --reinstall python3-picamera2")
             return _f("picamera2", Status.FAIL, T_PICAM, f"{seen}; from picamera2 import Picamera2: {e}", fix)
         return _f("picamera2", Status.PASS, T_PICAM, seen + "; from picamera2 import Picamera2 works")
+    if mismatch:
+        return _f("picamera2", Status.FAIL, T_PICAM, seen + ": picamera2's simplejpeg was built for numpy 1", PICAM_FIX)
     return _f("picamera2", Status.PASS if venv else Status.SKIP, T_PICAM, seen + "; the import was not probed")
 
 

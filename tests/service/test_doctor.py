@@ -222,7 +222,9 @@ def test_numpy_2_in_the_venv_breaks_picamera2(tmp_path):
     """apt's picamera2 is built against apt's numpy 1.24; a numpy 2 in the venv FAILs with the
     constraints-file fix (picamera2#1088, #1211); the import probe's error is reported too."""
     root = make_pi(tmp_path, model="Raspberry Pi 4 Model B Rev 1.5", table_toml='[camera]\nsource = "picamera"\n')
-    r = D.run(root, probes=probes(venv_numpy=lambda: ("2.2.6", "/opt/mjtable/.venv/lib/python3.11/site-packages")))
+    numpy2 = ("2.2.6", "/opt/mjtable/.venv/lib/python3.11/site-packages")
+    # seen from the files and the venv's numpy alone (the import not probed)
+    r = D.run(root, probes=probes(venv_numpy=lambda: numpy2, picamera2_import=None))
     f = r.get("picamera2")
     assert f.status is S.FAIL and "apt's numpy 1.24.2" in f.seen and "numpy 2.2.6" in f.seen
     assert "deploy/pi-constraints.txt" in f.fix_en and "numpy<2" in f.fix_en
@@ -230,8 +232,11 @@ def test_numpy_2_in_the_venv_breaks_picamera2(tmp_path):
     def broken():
         raise D.ProbeFailed("ValueError: numpy.dtype size changed, may indicate binary incompatibility. "
                             "Expected 96 from C header, got 88 from PyObject")
-    f = D.run(root, probes=probes(picamera2_import=broken)).get("picamera2")
+    f = D.run(root, probes=probes(venv_numpy=lambda: numpy2, picamera2_import=broken)).get("picamera2")
     assert f.status is S.FAIL and "numpy.dtype size changed" in f.seen and "pi-constraints" in f.fix_en
+    # numpy 2 in the venv, but the import works (a venv's own simplejpeg): the import decides
+    f = D.run(root, probes=probes(venv_numpy=lambda: numpy2)).get("picamera2")
+    assert f.status is S.PASS and "works" in f.seen
     shutil_rm(root / "usr/lib/python3/dist-packages/picamera2")
     f = D.run(root, probes=probes()).get("picamera2")
     assert f.status is S.FAIL and "python3-picamera2" in f.fix_en
