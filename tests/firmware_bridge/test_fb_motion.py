@@ -191,3 +191,20 @@ def test_dead_time_only_on_reversal_and_for_the_centre_lift_too():
     t.begin(7, C.T_LIFT, C.MOTOR_CENTRE, C.SIDE_NONE, 0, 0, 3000, 1370)
     t.stop_all(C.OUTCOME_STOPPED, 1380)
     assert done[-1][:3] == (7, C.OUTCOME_STOPPED, 0)
+
+
+def test_the_command_core_of_the_microcontroller_waits_the_dead_time_too():
+    """The device engine (what the MCU runs, and the simulated MCU) executes commands through
+    CommandCore, whose MotionTable holds the lift relays apart on a reversal."""
+    from firmware_bridge.executor import CommandCore
+    from firmware_bridge.messages import ClearSafeStop, Lift, Side, StopAll
+    m = FakeMachine()
+    core = CommandCore(m, lambda *a: True, now_ms=0)
+    for i, (cmd, now) in enumerate([(ClearSafeStop(), 0), (Lift(Side.N, True, 3000), 0),
+                                    (StopAll(), 700), (Lift(Side.N, False, 3000), 720)]):
+        core.execute(cmd.TYPE, cmd.pack(i + 1), now)
+    assert not m.running
+    core.tick(749)
+    assert not m.running
+    core.tick(750)
+    assert m.running == {(C.MOTOR_LIFT, C.SIDE_N): 0}

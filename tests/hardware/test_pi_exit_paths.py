@@ -223,3 +223,20 @@ def test_lift_reversal_waits_the_dead_time_on_the_gpio_pins():
         assert not up.state
     finally:
         b.close()
+
+
+def test_the_simulator_waits_the_dead_time_too():
+    b = hardware.open_backend("sim")
+    try:
+        m = b.model
+        b.submit(ClearSafeStop())
+        b.submit(Lift(Side.S, True, 3000))
+        b.advance(0.5)
+        b.submit(StopAll())
+        b.submit(Lift(Side.S, False, 3000))
+        b.advance(REVERSAL_DEAD_MS / 1000 - 0.01)
+        assert not m.running()
+        b.advance(0.02)
+        assert m.running()
+    finally:
+        b.close()

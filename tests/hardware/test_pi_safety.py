@@ -151,3 +151,27 @@ def test_mjtable_unit_reads_the_config(tmp_path, capsys):
     assert main(["unit", "--profile", "nosuch"]) == 1
     err = capsys.readouterr().err.strip()
     assert err.startswith("mjtable: profile 'nosuch' not found") and "\n" not in err
+
+
+def _pin_rows(p) -> list[str]:
+    """The rows of docs/wiring.md's pin table for profile ``p``."""
+    rows: dict[int, str] = {}
+    for name, pins in p.gpio.outputs.items():
+        for i, x in enumerate(pins):
+            rows[x] = f"{name}{' ' + 'ESWN'[i] if len(pins) > 1 else ''} | output"
+    for name, ips in p.gpio.inputs.items():
+        for i, ip in enumerate(ips):
+            use = (f"input, active {'high' if ip.active_high else 'low'}, pull {ip.pull}"
+                   + (f", filter {ip.bounce_ms} ms" if ip.bounce_ms else ""))
+            rows[ip.pin] = f"{name}{' ' + 'ESWN'[i] if len(ips) > 1 else ''} | {use}"
+    return [f"| {x} | {S.reset_pull(x)} | {rows[x]} |" for x in sorted(rows)]
+
+
+def test_wiring_doc_carries_the_config_txt_lines_and_the_pin_map():
+    doc = (PROFILE_DIR.parents[1] / "docs" / "wiring.md").read_text()
+    p = load_profile()
+    block = "```\n" + "\n".join(S.config_txt_lines(p)) + "\n```"
+    assert block in doc
+    assert "ExecStopPost=+" + " ".join(S.stop_hook_command(p)) in doc
+    table = [ln for ln in doc.splitlines() if ln.startswith("| ") and ln.split(" | ")[0][2:].isdigit()]
+    assert table == _pin_rows(p)
