@@ -41,9 +41,7 @@ def test_constraints_resolve_for_bookworm_aarch64(tmp_path):
     for name, version in pins.items():
         assert got[name] == version, (name, got.get(name))
     assert {"opencv-python-headless", "scipy", "onnxruntime", "pillow", "fastapi"} <= set(got)
-    # the pi extra's GPIO packages have aarch64 / pure-Python wheels for that Python (RPi.GPIO, while
-    # the extra still lists it, is an sdist that the Pi compiles: left out here)
+    # the pi extra's GPIO packages have aarch64 / pure-Python wheels for that Python
     pi = [re.split(r"\s*;", r)[0] for r in project["optional-dependencies"]["pi"]]
-    pi = [r for r in pi if not r.lower().startswith("rpi.gpio")]
     got_pi = _dry_run(tmp_path, pi, "--no-deps")
     assert "lgpio" in got_pi and not got_pi["lgpio"].startswith("0.0.")  # 0.0.0.2 is an empty placeholder
