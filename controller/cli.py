@@ -6,8 +6,8 @@
 * ``mjtable fans [--json]``: the fan table.
 * ``mjtable demo``: one simulated table cycle, the dice, a table scene and hands scored.
 * the table commands (``cycle``, ``diagnose``, ``selftest``, ``dice``, ``config``, ``faults``) come
-  from ``controller.table_cli``, ``recognize``/``score-photo`` from ``controller.vision_cli``, and
-  ``serve`` from ``controller.service_cli``.
+  from ``controller.table_cli``, ``recognize``/``score-photo`` from ``controller.vision_cli``,
+  ``serve`` from ``controller.service_cli`` and ``doctor`` from ``controller.doctor_cli``.
 
 Errors are one line on standard error with a non-zero exit code (1 for a hand or input that
 cannot be scored, 2 for a command-line usage error), never a traceback. SIGTERM unwinds like
@@ -26,7 +26,7 @@ from typing import IO, Iterable, Sequence
 import scoring
 from scoring import FANS, MELDED_AND_CONCEALED_KONG, ScoreResult, ScoringError, score_hand
 
-from . import cli_args, service_cli, table_cli, vision_cli
+from . import cli_args, doctor_cli, service_cli, table_cli, vision_cli
 
 #: Keys a batch line may carry as input (see ``mjtable score --batch``).
 BATCH_KEYS = ("id", "hand", "self_drawn", "seat_wind", "prevalent_wind", "flowers", "last_tile",
@@ -198,6 +198,7 @@ def _parser() -> argparse.ArgumentParser:
     vision_cli.add_parsers(sub)
     table_cli.add_parsers(sub)
     service_cli.add_parsers(sub)
+    doctor_cli.add_parsers(sub)
     dm = sub.add_parser("demo", help="one simulated table cycle you can watch, the dice, then hands scored")
     dm.add_argument("--speed", type=float, default=8.0,
                     help="simulated machine seconds per wall second (default 8: a cycle takes a few seconds; 0: instant)")
@@ -303,9 +304,11 @@ def _table_errors() -> tuple[type[BaseException], ...]:
     from firmware_bridge.errors import LinkError
     from hardware import HardwareError
 
+    from service.doctor import DoctorError
+
     from .dice import DiceError
     from .settings import SettingsError
-    return (table_cli.TableCliError, SettingsError, DiceError, HardwareError, LinkError)
+    return (table_cli.TableCliError, SettingsError, DiceError, HardwareError, LinkError, DoctorError)
 
 
 _TABLE_ERRORS = _table_errors()
@@ -344,6 +347,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_demo(args, out)
         if args.command == "serve":
             return service_cli.cmd_serve(args, out)
+        if args.command == "doctor":
+            return doctor_cli.cmd_doctor(args, out)
         if args.command == "unit":
             return service_cli.cmd_unit(args, out)
         if args.command in vision_cli.HANDLERS:

@@ -462,6 +462,13 @@ def create_app(control: Control, log: EventLog, token: str, scorer: Scorer, *,
         control.hub.publish({"type": "event", "kind": "score"})
         return {"recorded": eid}
 
+    @app.get("/api/doctor", dependencies=[Auth])
+    def doctor_report() -> dict:
+        """``mjtable doctor``'s report of the Pi this service runs on (service.doctor): each check
+        with PASS/WARN/FAIL/SKIP, what was seen and the fix (en/zh). Token: it shows system details."""
+        from . import doctor
+        return doctor.for_service(control, scorer).to_dict()
+
     @app.get("/api/trends")
     async def trends(last: Annotated[int, Query(ge=2, le=1000)] = 50) -> dict:
         """Maintenance trends from the log: lift travel times per side, cycles, faults by code."""

@@ -212,6 +212,28 @@ $("score-form").onsubmit = (e) => {
     quiet(api("POST", "/api/score", { hand: $("hand").value.trim(), ...scoreOptions() }).then((d) => { renderScore(d); loadSheet(); }));
   }
 };
+// ---- installation check: mjtable doctor's report of the Pi (GET /api/doctor, with the token) ----
+Object.assign(T.zh, { doctor: "安装检查", runDoctor: "检查树莓派", doctorOk: "没有不合格项", doctorFail: "有不合格项，请按修复方法处理",
+  PASS: "通过", WARN: "注意", FAIL: "不合格", SKIP: "跳过", fix: "修复" });
+Object.assign(T.en, { doctor: "Installation check", runDoctor: "Check the Pi", doctorOk: "No check failed",
+  doctorFail: "Some checks failed: see the fixes", PASS: "PASS", WARN: "WARN", FAIL: "FAIL", SKIP: "SKIP", fix: "Fix" });
+let lastDoctor = null;
+function renderDoctor(r) {
+  lastDoctor = r;
+  const c = r.counts;
+  $("doctor-summary").className = r.ok ? "pass" : "fail";
+  $("doctor-summary").textContent = `${r.ok ? t("doctorOk") : t("doctorFail")} (${t("PASS")} ${c.PASS}, ${t("WARN")} ${c.WARN}, ` +
+    `${t("FAIL")} ${c.FAIL}, ${t("SKIP")} ${c.SKIP})`;
+  $("doctor").querySelector("tbody").innerHTML = r.findings.map((f) => {
+    const fix = zh() ? f.fix_zh : f.fix_en;
+    return `<tr class="doctor-${f.status.toLowerCase()}" data-check="${esc(f.id)}"><td>${t(f.status)}</td>` +
+      `<td>${esc(zh() ? f.title_zh : f.title_en)}</td><td>${esc(f.seen)}` +
+      (fix && f.status !== "PASS" ? `<div class="doctor-fix">${t("fix")}: ${esc(fix)}</div>` : "") + "</td></tr>";
+  }).join("");
+}
+$("btn-doctor").onclick = () => quiet(api("GET", "/api/doctor").then(renderDoctor));
+$("lang").addEventListener("click", () => { if (lastDoctor) renderDoctor(lastDoctor); });
+
 fetch("/api/selftest").then((r) => r.json()).then((d) => { if (d.report) renderSelftest(d.report); });
 applyLang();
 connect();

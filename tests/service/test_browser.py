@@ -1,7 +1,8 @@
 """The web page in a real browser: Playwright drives Debian's Chromium (``/usr/bin/chromium``;
 ``make test`` installs it through tools/system-deps) through the page of ``mjtable serve --sim``: a cycle fills and raises the
 walls, an injected fault is diagnosed and cleared, a photo is scored. The screenshot is kept in
-``tests/service/artifacts/`` (and under pytest's temporary folder)."""
+``tests/service/artifacts/`` (and under pytest's temporary folder). The installation check
+(GET /api/doctor) is shown on the page."""
 
 from __future__ import annotations
 
@@ -124,3 +125,31 @@ def test_the_page_shows_a_lost_link_and_a_damaged_log(tmp_path) -> None:
     finally:
         code, _, err = srv.stop()
     assert code == 0, err
+
+
+def test_the_page_shows_the_doctor_report(server, tmp_path) -> None:
+    """The installation check (安装检查): refused before pairing; then mjtable doctor's report of
+    this machine (not a Pi) with each row's status and fix, in Chinese and English."""
+    assert Path(CHROMIUM).exists(), "Debian's chromium is needed: apt-get install -y chromium"
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 1400})
+            page.goto(server.url + "/")
+            page.click("#btn-doctor")  # not paired: refused with the reason
+            expect(page.locator("#message")).to_contain_text("请先用令牌配对")
+            page.fill("#token-input", server.token)  # pair through the form
+            page.click("#pair-form button")
+            expect(page.locator("#paired")).to_have_class("pill ok")
+            page.click("#btn-doctor")
+            row = page.locator('#doctor tr[data-check="pi-model"]')
+            expect(row).to_contain_text("注意")  # WARN: this machine is not a Raspberry Pi
+            expect(row).to_contain_text("not a Raspberry Pi")
+            expect(row.locator(".doctor-fix")).to_contain_text("请在麻将机的树莓派上运行")
+            expect(page.locator("#doctor-summary")).to_contain_text("没有不合格项")
+            page.click("#lang")
+            expect(row.locator(".doctor-fix")).to_contain_text("Run mjtable doctor on the table's Raspberry Pi")
+            expect(page.locator('#doctor tr[data-check="memory"]')).to_contain_text("PASS")
+            page.locator("#doctor-view").screenshot(path=str(tmp_path / "doctor.png"))
+        finally:
+            browser.close()
