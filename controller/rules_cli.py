@@ -44,8 +44,9 @@ def add_score_options(s: argparse.ArgumentParser) -> None:
     for name, o in systems.all_options().items():
         flag = "--" + name.replace("_", "-")
         if flag not in s._option_string_actions:
-            if o.kind == "bool":
-                s.add_argument(flag, action="store_true", default=None, help=o.help)
+            if o.kind == "bool":  # a house rule on by default can be turned off: --no-open-tanyao
+                action = argparse.BooleanOptionalAction if o.default else "store_true"
+                s.add_argument(flag, action=action, default=None, help=o.help)
             else:
                 s.add_argument(flag, type=_flag_type(o), default=None, help=o.help,
                                choices=o.choices if o.kind == "choice" else None)

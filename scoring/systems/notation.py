@@ -146,7 +146,7 @@ class ParsedHand:
             + self.win_tile
 
 
-def _read_tiles(text: str, pos: int, stop: str) -> tuple[list[tuple[str, int]], int]:
+def read_tiles(text: str, pos: int, stop: str) -> tuple[list[tuple[str, int]], int]:
     """Tiles from ``pos`` up to a character in ``stop``: ``[(tile, position)]`` and the new position."""
     out: list[tuple[str, int]] = []
     n = len(text)
@@ -237,7 +237,7 @@ def parse(text: str, tile_set: TileSet, hand_sizes: tuple[int, ...], system: str
             if loose:
                 raise RulesError("syntax", f"meld at position {pos} comes after concealed tiles: write the melds "
                                  "first, then the concealed tiles, the winning tile last", pos)
-            tiles, end = _read_tiles(text, pos + 1, ",]")
+            tiles, end = read_tiles(text, pos + 1, ",]")
             digit = None
             if end < n and text[end] == ",":
                 end += 1
@@ -255,7 +255,7 @@ def parse(text: str, tile_set: TileSet, hand_sizes: tuple[int, ...], system: str
         elif ch == "]":
             raise RulesError("syntax", f"']' at position {pos} closes no meld", pos)
         else:
-            got, pos = _read_tiles(text, pos, "[]")
+            got, pos = read_tiles(text, pos, "[]")
             loose.extend(got)
     _check_in_set(loose, tile_set, system)
     flowers = [t for t, _ in loose if t.endswith("f")]
