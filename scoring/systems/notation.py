@@ -5,7 +5,8 @@ concealed tiles, the winning tile last. Extensions, each allowed only by the sys
 (``TileSet``):
 
 * red fives ``0m 0p 0s`` (riichi's aka dora; at most one per suit, counted among the four fives);
-* flowers ``1f``-``8f`` written among the concealed tiles (Taiwan: they score); never last;
+* flowers ``1f``-``8f`` written outside the brackets, before the melds or among the concealed tiles
+  (Taiwan: they score); never last;
 * longer hands: Taiwan 16-tile hands have 17 tiles with the winning tile (five sets and a pair).
 
 Tiles are strings: ``"1m"``..``"9m"``, ``"0m"`` (red five), ``"1p"``.., ``"1s"``.., the honours
@@ -234,7 +235,7 @@ def parse(text: str, tile_set: TileSet, hand_sizes: tuple[int, ...], system: str
     while pos < n:
         ch = text[pos]
         if ch == "[":
-            if loose:
+            if any(not t.endswith("f") for t, _ in loose):  # flowers may come first
                 raise RulesError("syntax", f"meld at position {pos} comes after concealed tiles: write the melds "
                                  "first, then the concealed tiles, the winning tile last", pos)
             tiles, end = read_tiles(text, pos + 1, ",]")
