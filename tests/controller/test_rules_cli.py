@@ -4,18 +4,11 @@ from __future__ import annotations
 
 import io
 import json
-import sys
 
 import pytest
 
-from controller.cli import main, run_batch
-
-
-def run(argv: list[str], capsys) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as e:
-        sys.exit(main(argv))
-    out, err = capsys.readouterr()
-    return e.value.code, out, err
+from controller.cli import run_batch
+from test_mjtable_cli import run
 
 
 def test_rules_list(capsys) -> None:

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scoring import ScoringError, systems
-from system_checks import check_result
+from system_checks import TILES, assert_refused, check_result, situation, winning_hands
 
 S = "seed 004 经典麻将规则"
 RON = {"discarder": "N", "seat_wind": "S", "prevalent_wind": "S"}
@@ -92,36 +92,21 @@ def test_a_hand_without_a_pattern_is_not_a_win() -> None:
     ("123m456m789mWWW5m6m", {}, "not-winning", "four sets and a pair"),
 ])
 def test_bad_input(hand, opts, code, words) -> None:
-    with pytest.raises(ScoringError) as e:
-        systems.score("classic", hand, opts)
-    assert e.value.code == code and words in e.value.message
-
-
-_TILES = [f"{r}{s}" for s in "mps" for r in range(1, 10)] + list("ESWNCFP")
+    assert_refused("classic", hand, opts, code, words)
 
 
 @st.composite
 def hands(draw):
     """Four sets and a pair; a suit or two with honours are likely, so that patterns show up."""
-    pool = draw(st.sampled_from([_TILES, [t for t in _TILES if t[-1] in "mESWNCFP"],
-                                 [t for t in _TILES if t[-1] == "p"], list("ESWNCFP") + ["1m", "9m", "1s", "9p"]]))
-    parts = []
-    for _ in range(4):
-        t = draw(st.sampled_from(pool))
-        if len(t) == 2 and int(t[0]) <= 7 and draw(st.booleans()):
-            parts.append((draw(st.booleans()), [f"{int(t[0]) + i}{t[1]}" for i in range(3)]))
-        else:
-            parts.append((draw(st.booleans()), [t] * (4 if draw(st.integers(0, 5)) == 0 else 3)))
-    melds = "".join(f"[{''.join(ts)},1]" for open_, ts in parts if open_ or len(ts) == 4)
-    loose = [t for open_, ts in parts if not (open_ or len(ts) == 4) for t in ts] + [draw(st.sampled_from(pool))] * 2
-    return melds + "".join(draw(st.permutations(loose)))
+    pool = draw(st.sampled_from([TILES, [t for t in TILES if t[-1] in "mESWNCFP"], [t for t in TILES if t[-1] == "p"],
+                                 list("ESWNCFP") + ["1m", "9m", "1s", "9p"]]))
+    return draw(winning_hands(4, pool, kongs=True))
 
 
 @settings(max_examples=100, deadline=None)
 @given(hands(), st.booleans(), st.sampled_from("ESWN"), st.sampled_from("ESWN"))
 def test_property_total_is_sum_and_no_excluded_pair(hand, tsumo, seat, prevalent) -> None:
-    opts = {"self_drawn": tsumo, "seat_wind": seat, "prevalent_wind": prevalent,
-            "discarder": None if tsumo else "ESWN"["ESWN".index(seat) - 1]}
+    opts = {**situation(tsumo, seat), "prevalent_wind": prevalent}
     try:
         r = systems.score("classic", hand, opts)
     except ScoringError as e:

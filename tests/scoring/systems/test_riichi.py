@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scoring import ScoringError, systems
-from system_checks import check_result
+from system_checks import assert_refused, check_result, situation, winning_hands
 
 LIB = "mahjong tests_yaku_calculation.py@5167518"
 BASE = "234456m66p12344s4s"  # sou 123444 man 234456 pin 66, winning 4s (the package's test hand)
@@ -131,36 +131,15 @@ def test_no_yaku_is_not_a_win() -> None:
     ("234456m66p12344x4s", {}, "syntax", "position"),
 ])
 def test_bad_input_is_one_clear_error(hand, opts, code, words) -> None:
-    with pytest.raises(ScoringError) as e:
-        systems.score("riichi", hand, opts)
-    assert e.value.code == code and words in e.value.message and "\n" not in e.value.message
-
-
-_SUITED = [f"{r}{s}" for s in "mps" for r in range(1, 10)]
-
-
-@st.composite
-def closed_hands(draw):
-    """Four chows or pungs and a pair drawn from the 34 kinds, at most 4 of each, winning tile last."""
-    sets = []
-    for _ in range(4):
-        if draw(st.booleans()):
-            s, r = draw(st.sampled_from("mps")), draw(st.integers(1, 7))
-            sets.append([f"{r + i}{s}" for i in range(3)])
-        else:
-            sets.append([draw(st.sampled_from(_SUITED + list("ESWNCFP")))] * 3)
-    tiles = [t for s in sets for t in s] + [draw(st.sampled_from(_SUITED + list("ESWNCFP")))] * 2
-    tiles = draw(st.permutations(tiles))
-    return "".join(tiles)
+    assert_refused("riichi", hand, opts, code, words)
 
 
 @settings(max_examples=60, deadline=None)
-@given(closed_hands(), st.booleans(), st.booleans(), st.sampled_from("ESWN"), st.sampled_from("ESWN"))
+@given(winning_hands(4, melds=False), st.booleans(), st.booleans(), st.sampled_from("ESWN"), st.sampled_from("ESWN"))
 def test_property_total_is_sum_and_no_excluded_pair(hand, tsumo, riichi, seat, prevalent) -> None:
     try:
-        r = systems.score("riichi", hand, {"self_drawn": tsumo, "riichi": riichi, "seat_wind": seat,
-                                           "prevalent_wind": prevalent, "discarder": None if tsumo else
-                                           "ESWN"["ESWN".index(seat) - 1], "dora": "1m"})
+        r = systems.score("riichi", hand, {**situation(tsumo, seat), "riichi": riichi, "prevalent_wind": prevalent,
+                                           "dora": "1m"})
     except ScoringError as e:
         assert e.code == "fifth-tile"
         return

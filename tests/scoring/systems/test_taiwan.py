@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scoring import ScoringError, systems
-from system_checks import check_result
+from system_checks import assert_refused, check_result, situation, winning_hands
 
 SEED = "seed 004 十六張台灣麻將"
 A = "123m456m789m234p55s67s8s"          # concealed, all chows, no honours, two-sided wait (5s/8s)
@@ -92,36 +92,13 @@ def test_payments_base_plus_per_tai() -> None:
     (A, {"base": -1}, "bad-value", "base must be a whole number"),
 ])
 def test_bad_input(hand, opts, code, words) -> None:
-    with pytest.raises(ScoringError) as e:
-        systems.score("taiwan", hand, opts)
-    assert e.value.code == code and words in e.value.message
-
-
-_TILES = [f"{r}{s}" for s in "mps" for r in range(1, 10)] + list("ESWNCFP")
-
-
-@st.composite
-def hands(draw):
-    parts = []
-    for _ in range(5):
-        if draw(st.booleans()):
-            s, r = draw(st.sampled_from("mps")), draw(st.integers(1, 7))
-            tiles = [f"{r + i}{s}" for i in range(3)]
-        else:
-            tiles = [draw(st.sampled_from(_TILES))] * 3
-        parts.append((draw(st.integers(0, 2)), tiles))
-    melds = "".join(f"[{''.join(t)},1]" for open_, t in parts if open_ == 2)
-    loose = [t for open_, t in parts if open_ != 2 for t in t] + [draw(st.sampled_from(_TILES))] * 2
-    loose = draw(st.permutations(loose))
-    flowers = "".join(sorted(draw(st.sets(st.sampled_from([f"{i}f" for i in range(1, 9)])))))
-    return flowers + melds + "".join(loose)
+    assert_refused("taiwan", hand, opts, code, words)
 
 
 @settings(max_examples=80, deadline=None)
-@given(hands(), st.booleans(), st.sampled_from("ESWN"), st.sampled_from("ESWN"), st.integers(0, 3), st.booleans())
+@given(winning_hands(5, flowers=True), st.booleans(), st.sampled_from("ESWN"), st.sampled_from("ESWN"), st.integers(0, 3), st.booleans())
 def test_property_total_is_sum_and_no_excluded_pair(hand, tsumo, seat, prevalent, streak, last) -> None:
-    opts = {"self_drawn": tsumo, "seat_wind": seat, "prevalent_wind": prevalent, "dealer_streak": streak,
-            "last_tile": last, "discarder": None if tsumo else "ESWN"["ESWN".index(seat) - 1]}
+    opts = {**situation(tsumo, seat), "prevalent_wind": prevalent, "dealer_streak": streak, "last_tile": last}
     try:
         r = systems.score("taiwan", hand, opts)
     except ScoringError as e:
