@@ -264,6 +264,21 @@ class RuleSystem:
     unit: Unit
     excludes: Mapping[str, frozenset[str]] = dataclasses.field(default_factory=dict)
 
+    @property
+    def gear(self) -> int:
+        """The table's tile-count gear this system needs (136, 144 or 108)."""
+        return self.tile_set.count
+
+    def gear_problem(self, tile_count: int) -> str | None:
+        """``None`` when the table's ``tile_count`` gear fits this system, else the reason (one line).
+
+        For the table setting ``rules`` (later work): picking a system sets or checks the gear.
+        """
+        if tile_count == self.gear:
+            return None
+        return (f"{self.name} is played with {self.tile_set.description}: set the tile-count gear to {self.gear}, "
+                f"not {tile_count}")
+
     def option(self, name: str) -> Option | None:
         for o in self.options:
             if o.name == name:
@@ -303,6 +318,6 @@ class RuleSystem:
 
     def to_dict(self) -> dict:
         return {"name": self.name, "name_zh": self.name_zh, "name_en": self.name_en,
-                "tiles": self.tile_set.count, "tile_set": self.tile_set.description,
+                "tiles": self.tile_set.count, "gear": self.gear, "tile_set": self.tile_set.description,
                 "hand_sizes": list(self.hand_sizes), "unit": self.unit.value, "dice_rule": self.dice_rule,
                 "doc": self.doc, "options": [o.to_dict() for o in self.options]}

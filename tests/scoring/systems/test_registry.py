@@ -52,3 +52,10 @@ def test_an_option_of_another_system_is_refused_with_the_allowed_list() -> None:
 def test_a_seat_option_names_the_allowed_seats(value) -> None:
     with pytest.raises(ScoringError, match="seat_wind must be a seat E, S, W or N"):
         systems.score("classic", "123m456m789mWWW5m5m", {"seat_wind": value})
+
+
+@pytest.mark.parametrize("name, fits, refused", [("riichi", 136, 144), ("taiwan", 144, 136), ("classic", 136, 108)])
+def test_each_system_names_the_gear_it_needs(name, fits, refused) -> None:
+    s = systems.get(name)
+    assert s.gear == fits and s.gear_problem(fits) is None
+    assert f"set the tile-count gear to {fits}, not {refused}" in s.gear_problem(refused)
