@@ -3,6 +3,8 @@
 * ``mjtable score HAND [--self-drawn] [--seat-wind E] [--prevalent-wind E] [--flowers N]
   [--last-tile] [--kong-replacement] [--robbing-kong] [--fourth-tile] [--rules mcr|mcr-1998] [--json]``
 * ``mjtable score --batch FILE`` (``-`` for standard input): JSON lines in, JSON lines out.
+* ``mjtable score HAND --rules riichi|taiwan|classic|... [that system's options]`` and ``mjtable
+  rules --list [--json]``: the other rule systems (``controller.rules_cli``, ``scoring.systems``).
 * ``mjtable fans [--json]``: the fan table.
 * ``mjtable demo``: one simulated table cycle, the dice, a table scene and hands scored.
 * the table commands (``cycle``, ``diagnose``, ``selftest``, ``dice``, ``config``, ``faults``) come
@@ -24,9 +26,10 @@ from pathlib import Path
 from typing import IO, Iterable, Sequence
 
 import scoring
+import scoring.systems
 from scoring import FANS, MELDED_AND_CONCEALED_KONG, ScoreResult, ScoringError, score_hand
 
-from . import cli_args, doctor_cli, service_cli, table_cli, vision_cli
+from . import cli_args, doctor_cli, rules_cli, service_cli, table_cli, vision_cli
 
 #: Keys a batch line may carry as input (see ``mjtable score --batch``).
 BATCH_KEYS = ("id", "hand", "self_drawn", "seat_wind", "prevalent_wind", "flowers", "last_tile",
@@ -108,6 +111,8 @@ def _batch_line(line: str) -> dict:
         return _error(None, "bad-value", "id must be a string or a number")
     unknown = [k for k in data if k not in BATCH_KEYS and k not in BATCH_ANNOTATIONS]
     try:
+        if data.get("rules", "mcr") not in scoring.PROFILES or "discarder" in data:
+            return rules_cli.batch_line(ident, {"rules": "mcr", **data}, BATCH_ANNOTATIONS)
         if unknown:
             raise ScoringError("bad-value", f"unknown key(s) {', '.join(map(repr, unknown))}; allowed: "
                                f"{', '.join(BATCH_KEYS)}")
@@ -188,9 +193,12 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--kong-replacement", action="store_true", help="won on a kong replacement tile (杠上开花)")
     s.add_argument("--robbing-kong", action="store_true", help="robbing the kong (抢杠和)")
     s.add_argument("--fourth-tile", action="store_true", help="the last tile of its kind (和绝张)")
-    s.add_argument("--rules", choices=sorted(scoring.PROFILES), default="mcr",
-                   help="mcr (current practice, default) or mcr-1998 (the 1998 text literally)")
+    s.add_argument("--rules", choices=list(scoring.systems.SYSTEMS), default="mcr",
+                   help="the rule system: mcr (current practice, default), mcr-1998 (the 1998 text literally), "
+                   "or another (mjtable rules --list); each takes its own options")
     s.add_argument("--json", action="store_true", help="print the result as JSON")
+    rules_cli.add_score_options(s)
+    rules_cli.add_parsers(sub)
 
     f = sub.add_parser("fans", help="list the 81 fans of the MCR table")
     f.add_argument("--json", action="store_true", help="print as JSON")
@@ -214,7 +222,8 @@ def _cmd_score(args: argparse.Namespace, out: IO[str]) -> int:
     if args.batch is not None:
         if args.hand is not None:
             raise _UsageError("give either a HAND or --batch FILE, not both")
-        given = [f"--{k.replace('_', '-')}" for k, default in _SCORE_DEFAULTS.items() if getattr(args, k) != default]
+        given = [f"--{k.replace('_', '-')}" for k in {**{k: 0 for k, d in _SCORE_DEFAULTS.items() if getattr(args, k) != d},
+                                                       **rules_cli.given_options(args)}]
         if given:
             raise _UsageError(f"score options ({', '.join(given)}) apply only to a single HAND; with --batch give them per line "
                               "(keys self_drawn, seat_wind, prevalent_wind, flowers, last_tile, kong_replacement, "
@@ -230,6 +239,8 @@ def _cmd_score(args: argparse.Namespace, out: IO[str]) -> int:
         return 1 if failed else 0
     if args.hand is None:
         raise _UsageError("give a HAND to score (e.g. mjtable score 123m456m789m234p55s) or --batch FILE")
+    if rules_cli.wants_registry(args):
+        return rules_cli.cmd_score(args, out)
     result = score_hand(args.hand, self_drawn=args.self_drawn, seat_wind=args.seat_wind,
                         prevalent_wind=args.prevalent_wind, flowers=args.flowers, last_tile=args.last_tile,
                         kong_replacement=args.kong_replacement, robbing_kong=args.robbing_kong,
@@ -341,6 +352,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "score":
             return _cmd_score(args, out)
+        if args.command == "rules":
+            return rules_cli.cmd_rules(args, out)
         if args.command == "fans":
             return _cmd_fans(args, out)
         if args.command == "demo":

@@ -33,7 +33,7 @@ from .control import Control
 from .errors import ServiceError
 from .eventlog import EventLog
 from .photos import Busy
-from .scorer import Scorer, score
+from .scorer import Scorer, score, score_system
 
 STATIC = Path(__file__).parent / "static"
 Seat = Literal["E", "S", "W", "N"]
@@ -78,7 +78,9 @@ class ScoreOptions(_Strict):
     kong_replacement: bool = False
     robbing_kong: bool = False
     fourth_tile: bool = False
-    rules: Literal["mcr", "mcr-1998"] = "mcr"
+    rules: str = Field("mcr", max_length=32, description="rule system: mcr, mcr-1998 or another of `mjtable rules --list`")
+    options: dict[str, Any] | None = Field(None, description="situation options of a rule system other than MCR "
+                                           "(e.g. {\"riichi\": true, \"dora\": \"3m\"}); see `mjtable rules --list`")
     winner: Seat | None = Field(None, description="record the win on the score sheet for this seat")
     discarder: Seat | None = None
     accept_uncertain: bool = False
@@ -390,6 +392,13 @@ def create_app(control: Control, log: EventLog, token: str, scorer: Scorer, *,
     async def score_hand(body: ScoreBody) -> dict:
         """Score a hand string (MCR); with ``winner`` (and ``discarder`` on a discard) record it on the sheet."""
         _check_record(body)
+        if body.rules not in ("mcr", "mcr-1998") or body.options:
+            if body.winner is not None:
+                raise ServiceError("the score sheet records MCR hands only: drop winner to score by other rules",
+                                   422, "bad-value")
+            flags = {k: v for k, v in body.model_dump(exclude_unset=True).items() if k in _opts(body)}
+            result = await asyncio.to_thread(score_system, body.rules, body.hand, {**flags, **(body.options or {})})
+            return {"score": result.to_dict(), "recorded": None}
         result = await asyncio.to_thread(score, body.hand, _opts(body))
         return await asyncio.to_thread(_finish, result, body, body.hand, "hand")
 

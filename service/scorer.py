@@ -111,3 +111,13 @@ def score(hand: str, opts: dict[str, Any]) -> Any:
         return score_hand(hand, **opts)
     except ScoringError as e:
         raise ServiceError(f"{e.code}: {e.message}", 422, e.code) from None
+
+
+def score_system(rules: str, hand: str, opts: dict[str, Any]) -> Any:
+    """``scoring.systems.score`` (any registered rule system). Raises ServiceError 422 on a bad hand or option."""
+    from scoring import ScoringError, systems
+    opts = {k: v for k, v in opts.items() if k != "rules"}
+    try:
+        return systems.score(rules, hand, opts)
+    except ScoringError as e:
+        raise ServiceError(f"{e.code}: {e.message}", 422, e.code) from None

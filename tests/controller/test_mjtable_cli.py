@@ -53,7 +53,7 @@ def test_errors_are_one_line_exit_1(capsys, argv: list[str], words: str) -> None
 @pytest.mark.parametrize("argv, words", [
     (["score", HAND, "--seat-wind", "X"], "'X' is not a wind"),
     (["score", HAND, "--flowers", "9"], "give 0-8"),
-    (["score", HAND, "--rules", "riichi"], "invalid choice"),
+    (["score", HAND, "--rules", "nosuch"], "invalid choice"),
     (["score"], "give a HAND"),
     (["score", "--batch", "-", "--self-drawn"], "apply only to a single HAND"),
     (["score", HAND, "--batch", "x"], "either a HAND or --batch"),

@@ -1,0 +1,323 @@
+"""The rule-system framework: what every rule system declares and returns.
+
+A *rule system* (a way of playing and scoring: MCR, riichi, Taiwan 16-tile, the classic doubling
+table, ...) is one ``RuleSystem`` value: its names, its tile set and hand size, its own situation
+options, the table gear and dice rule it needs, and a ``score`` function from a hand string and
+options to a ``SystemResult``. The registry (``scoring.systems``) maps names to systems.
+
+Adding a system is one module, its doc and its examples:
+
+1. ``scoring/systems/<name>.py`` builds a ``RuleSystem`` (``SYSTEM = RuleSystem(...)``) whose scorer
+   parses the hand with ``scoring.systems.notation.parse`` (tile set and size checked there), finds
+   its scoring elements (one ``ElementSpec`` per element, with names, value, unit and source),
+   applies its combination rules and returns ``SystemResult`` with the payments of the four seats;
+2. one line in ``scoring.systems._MODULES`` registers it;
+3. ``docs/rules/<name>.md`` gives the seed passage as the specification and every open point with
+   the choice made; ``tests/scoring/systems/test_<name>.py`` holds at least 20 worked examples with
+   their sources, the property test (``check_result``) and bad-input tests.
+
+Seats are named by their seat wind: ``E`` is the dealer (庄家), ``S`` the dealer's right-hand
+neighbour (下家), ``W`` across, ``N`` the dealer's left (上家). Payments are per seat, positive =
+receives, and sum to zero.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from typing import Any, Callable, Mapping
+
+from ..errors import ScoringError
+
+SEATS = ("E", "S", "W", "N")
+
+
+class RulesError(ScoringError):
+    """A ``ScoringError`` with the framework's extra codes (the CLI and batch print code and message)."""
+
+    CODES = ScoringError.CODES + (
+        "tile-not-in-set",   # a tile the system does not play (a flower in riichi, an honour in Changsha)
+        "unknown-rules",     # a rule-system name not registered
+        "unknown-option",    # an option of another system, or of none
+    )
+
+
+class Unit(str, enum.Enum):
+    """What an element's value counts."""
+
+    FAN = "fan"          # MCR 番 (points of the fan table)
+    TAI = "tai"          # Taiwan 台
+    HAN = "han"          # riichi 翻
+    FU = "fu"            # riichi 符
+    POINTS = "points"    # money or points directly
+    DOUBLES = "doubles"  # doublings of a base (the classic table)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Option:
+    """A situation option of a rule system (how the hand was won, house rules).
+
+    Attributes:
+        name: snake_case key (CLI flag ``--name-with-dashes``, batch and API key as is).
+        kind: ``"bool"``, ``"int"``, ``"seat"`` (E/S/W/N), ``"seat?"`` (E/S/W/N or None),
+            ``"tiles"`` (tile notation, e.g. ``"3m5z"``; ``""`` for none) or ``"choice"``.
+        default: the value when not given.
+        help: one line for ``--help`` and ``mjtable rules``.
+        choices: allowed values for ``"choice"``; (min, max) for ``"int"``.
+    """
+
+    name: str
+    kind: str
+    default: Any
+    help: str
+    choices: tuple = ()
+
+    def check(self, value: Any) -> Any:
+        """The value checked and normalised; ``RulesError("bad-value")`` naming the option otherwise."""
+        if self.kind == "bool":
+            if isinstance(value, bool):
+                return value
+            raise RulesError("bad-value", f"{self.name} must be true or false, got {value!r}")
+        if self.kind == "int":
+            lo, hi = self.choices or (0, 10**6)
+            if isinstance(value, int) and not isinstance(value, bool) and lo <= value <= hi:
+                return value
+            raise RulesError("bad-value", f"{self.name} must be a whole number {lo}-{hi}, got {value!r}")
+        if self.kind in ("seat", "seat?"):
+            if value is None and self.kind == "seat?":
+                return None
+            if isinstance(value, str) and value.strip().upper()[:1] in SEATS and len(value.strip()) == 1:
+                return value.strip().upper()
+            raise RulesError("bad-value", f"{self.name} must be a seat E, S, W or N"
+                             f"{' (or none)' if self.kind == 'seat?' else ''}, got {value!r}")
+        if self.kind == "tiles":
+            if isinstance(value, str):
+                return value.strip()
+            raise RulesError("bad-value", f"{self.name} must be tiles in notation (e.g. '3m7z'), got {value!r}")
+        if self.kind == "choice":
+            if value in self.choices:
+                return value
+            raise RulesError("bad-value", f"{self.name} must be one of {', '.join(map(str, self.choices))}, "
+                             f"got {value!r}")
+        raise AssertionError(f"option {self.name}: unknown kind {self.kind!r}")
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "kind": self.kind, "default": self.default, "help": self.help,
+                "choices": list(self.choices)}
+
+
+# Options several systems share, defined once (a system lists the ones it takes).
+SELF_DRAWN = Option("self_drawn", "bool", False, "won on a self-drawn tile (自摸); else on a discard")
+SEAT_WIND = Option("seat_wind", "seat", "E", "the winner's seat wind E/S/W/N (门风; E is the dealer 庄家)")
+PREVALENT_WIND = Option("prevalent_wind", "seat", "E", "the round's prevalent wind E/S/W/N (圈风)")
+DISCARDER = Option("discarder", "seat?", None,
+                   "seat (E/S/W/N) that discarded the winning tile; needed for the payments of a discard win")
+LAST_TILE = Option("last_tile", "bool", False, "won on the last tile of the wall (海底)")
+KONG_REPLACEMENT = Option("kong_replacement", "bool", False, "won on a kong replacement tile (杠上开花)")
+ROBBING_KONG = Option("robbing_kong", "bool", False, "won on a tile robbed from a kong (抢杠)")
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class TileSet:
+    """The tiles a system plays.
+
+    Attributes:
+        count: tiles in the set (the table's gear): 136, 144 or 108.
+        honours: winds and dragons are played.
+        flowers: the 8 flowers 1f-8f are played and written in the hand (where they score).
+        red_fives: one red five per suit, written 0m 0p 0s (riichi's aka dora).
+        description: one line for ``mjtable rules --list``.
+    """
+
+    count: int
+    honours: bool
+    flowers: bool
+    red_fives: bool
+    description: str
+
+
+TILES_136 = TileSet(136, True, False, False, "136: suits and honours")
+TILES_136_RED = TileSet(136, True, False, True, "136: suits and honours, one red five per suit (0m 0p 0s)")
+TILES_144 = TileSet(144, True, True, False, "144: suits, honours and 8 flowers (1f-8f in the hand)")
+TILES_144_COUNTED = TileSet(144, True, False, False, "144: suits, honours and 8 flowers (given as a count)")
+TILES_108 = TileSet(108, False, False, False, "108: suits only")
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Element:
+    """One scoring element counted in a result (a fan, 台, yaku, fu item, doubling ...).
+
+    Attributes:
+        key: stable id within the system (``"pinfu"``, ``"zimo"``, ``"mcr-48"``).
+        name_zh, name_en: names; ``name_ja`` for riichi.
+        value: the value of one occurrence, in ``unit``.
+        unit: what the value counts.
+        count: occurrences (``value * count`` goes to the total).
+        tiles: the tiles or sets that made it, in notation (empty for situation elements).
+        source: where the rule comes from (seed file and passage, or the public page).
+        name_ja: Japanese name (riichi), else ``None``.
+    """
+
+    key: str
+    name_zh: str
+    name_en: str
+    value: int
+    unit: Unit
+    count: int = 1
+    tiles: tuple[str, ...] = ()
+    source: str = ""
+    name_ja: str | None = None
+
+    @property
+    def points(self) -> int:
+        return self.value * self.count
+
+    def to_dict(self) -> dict:
+        d = {"key": self.key, "name_zh": self.name_zh, "name_en": self.name_en, "value": self.value,
+             "unit": self.unit.value, "count": self.count, "tiles": list(self.tiles), "source": self.source}
+        if self.name_ja is not None:
+            d["name_ja"] = self.name_ja
+        return d
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class SystemResult:
+    """A hand scored by a rule system.
+
+    Attributes:
+        system: the system's name (``"riichi"``).
+        hand: the hand as read, in notation.
+        legal: the hand is a win under the system (shape and minimum reached).
+        elements: what was counted, each once with its count.
+        total: the sum of ``element.points`` over ``elements`` whose unit is ``unit`` (always).
+        unit: the unit of ``total``.
+        payments: per seat E/S/W/N, positive = receives, summing to 0; ``None`` when the hand is
+            not a win or the payers are not known (a discard win without ``discarder``).
+        details: system-specific figures (riichi: ``han``, ``fu``, ``limit``; classic: ``value``).
+        notes: plain sentences: elements left out and why, payment rule used, partial points.
+    """
+
+    system: str
+    hand: str
+    legal: bool
+    elements: tuple[Element, ...]
+    total: int
+    unit: Unit
+    payments: Mapping[str, int] | None
+    details: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict:
+        return {"rules": self.system, "hand": self.hand, "legal": self.legal, "total": self.total,
+                "unit": self.unit.value, "elements": [e.to_dict() for e in self.elements],
+                "payments": dict(self.payments) if self.payments is not None else None,
+                "details": dict(self.details), "notes": list(self.notes)}
+
+
+def total_of(elements: tuple[Element, ...] | list[Element], unit: Unit) -> int:
+    """Sum of ``points`` of the elements in ``unit`` (the one way a system computes its total)."""
+    return sum(e.points for e in elements if e.unit is unit)
+
+
+def seat_payments(winner: str, payers: Mapping[str, int]) -> dict[str, int]:
+    """Per-seat payments from ``{payer seat: amount paid}``: the winner receives the sum.
+
+    Returns ``{"E": .., "S": .., "W": .., "N": ..}`` (positive = receives), summing to 0.
+    """
+    out = {s: 0 for s in SEATS}
+    for seat, amount in payers.items():
+        if seat == winner:
+            raise AssertionError("the winner does not pay")
+        out[seat] -= amount
+        out[winner] += amount
+    return out
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class RuleSystem:
+    """A registered rule system.
+
+    Attributes:
+        name: the ``--rules`` value (``"riichi"``).
+        name_zh, name_en: its names.
+        tile_set: the tiles played (and the table gear: ``tile_set.count``).
+        hand_sizes: tiles of a winning hand, each kong counted as 3, flowers left out, the winning
+            tile included: ``(14,)``, or ``(17,)`` for Taiwan 16-tile.
+        options: the situation options it takes (others are refused).
+        dice_rule: how the dice open the wall (for the table setting).
+        doc: path of its rules document in the repository.
+        scorer: ``(hand_text, options) -> SystemResult``; options complete and checked.
+        excludes: ``{element key: keys it excludes}`` (the property tests check none is counted
+            with an element that excludes it).
+        unit: the unit of ``SystemResult.total``.
+    """
+
+    name: str
+    name_zh: str
+    name_en: str
+    tile_set: TileSet
+    hand_sizes: tuple[int, ...]
+    options: tuple[Option, ...]
+    dice_rule: str
+    doc: str
+    scorer: Callable[[str, dict], SystemResult]
+    unit: Unit
+    excludes: Mapping[str, frozenset[str]] = dataclasses.field(default_factory=dict)
+
+    @property
+    def gear(self) -> int:
+        """The table's tile-count gear this system needs (136, 144 or 108)."""
+        return self.tile_set.count
+
+    def gear_problem(self, tile_count: int) -> str | None:
+        """``None`` when the table's ``tile_count`` gear fits this system, else the reason (one line).
+
+        For the table setting ``rules`` (later work): picking a system sets or checks the gear.
+        """
+        if tile_count == self.gear:
+            return None
+        return (f"{self.name} is played with {self.tile_set.description}: set the tile-count gear to {self.gear}, "
+                f"not {tile_count}")
+
+    def option(self, name: str) -> Option | None:
+        for o in self.options:
+            if o.name == name:
+                return o
+        return None
+
+    def resolve_options(self, given: Mapping[str, Any] | None) -> dict[str, Any]:
+        """The given options checked, with defaults for the rest.
+
+        Raises:
+            RulesError: ``unknown-option`` for an option this system does not take (the message
+                names the system(s) that take it and lists this system's options), ``bad-value``
+                for a value outside the option's range.
+        """
+        from . import systems_with_option  # the registry; imported late (it imports this module)
+        opts = {o.name: o.default for o in self.options}
+        for key, value in (given or {}).items():
+            o = self.option(key)
+            if o is None:
+                owners = [s for s in systems_with_option(key) if s != self.name]
+                whose = f"it belongs to {', '.join(owners)}" if owners else "no rule system takes it"
+                raise RulesError("unknown-option", f"option {key!r} is not one of {self.name}'s ({whose}); "
+                                 f"{self.name} takes: {', '.join(o.name for o in self.options)}")
+            opts[key] = o.check(value)
+        return opts
+
+    def score(self, hand: str, options: Mapping[str, Any] | None = None) -> SystemResult:
+        """Score ``hand`` (notation, see ``scoring.systems.notation``) with ``options``.
+
+        Raises:
+            RulesError / ScoringError: with a code and a one-line message (syntax, tile-count,
+                tile-not-in-set, fifth-tile, not-winning, unknown-option, bad-value ...).
+        """
+        if not isinstance(hand, str):
+            raise RulesError("syntax", f"a hand must be a string, got {type(hand).__name__}")
+        return self.scorer(hand, self.resolve_options(options))
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "name_zh": self.name_zh, "name_en": self.name_en,
+                "tiles": self.tile_set.count, "gear": self.gear, "tile_set": self.tile_set.description,
+                "hand_sizes": list(self.hand_sizes), "unit": self.unit.value, "dice_rule": self.dice_rule,
+                "doc": self.doc, "options": [o.to_dict() for o in self.options]}
