@@ -101,6 +101,21 @@ MCR_1998 = RuleProfile("mcr-1998", mixed_kongs_fan=False, knitted_straight_all_c
 PROFILES = {p.name: p for p in (MCR, MCR_1998)}
 
 
+def rule_profile(rules: "str | RuleProfile") -> RuleProfile:
+    """The profile named ``rules`` (``"mcr"`` or ``"mcr-1998"``), or ``rules`` itself when it is one.
+
+    Raises:
+        ScoringError: ``bad-value`` for another name or type.
+    """
+    if isinstance(rules, RuleProfile):
+        return rules
+    found = PROFILES.get(rules) if isinstance(rules, str) else None
+    if found is None:
+        from .errors import ScoringError
+        raise ScoringError("bad-value", f"rules {rules!r} unknown: allowed are {', '.join(PROFILES)}")
+    return found
+
+
 @dataclasses.dataclass(slots=True)
 class Reading:
     """The fans of one reading of the hand.

@@ -406,6 +406,29 @@ def parse_hand(text: str) -> Hand:
     return Hand(tuple(melds), tuple(codes[:-1]), codes[-1])
 
 
+def parse_tiles(text: str, what: str = "tiles") -> list[int]:
+    """Parse a plain list of tiles (no melds, no winning tile), e.g. ``"1m55pEE"`` -> codes.
+
+    Args:
+        text: tiles in the hand notation; an empty or blank string gives no tiles.
+        what: how the tiles are named in an error message (e.g. ``"seen tiles"``).
+
+    Raises:
+        ScoringError: ``syntax`` (with the position) for anything but tiles, ``flower-in-hand``.
+    """
+    if not isinstance(text, str):
+        raise ScoringError("syntax", f"{what} must be a string of tiles such as 1m55pEE, got {type(text).__name__}")
+    codes = _fast_concealed(text)
+    if codes is not None:
+        return codes
+    if "[" in text or "]" in text:
+        pos = min(i for i in (text.find("["), text.find("]")) if i >= 0)
+        raise ScoringError("syntax", f"{what}: brackets at position {pos} are not allowed here; give plain tiles "
+                           "such as 1m55pEE", pos)
+    got, _ = _read_tiles(text, 0, "")
+    return [t for t, _ in got]
+
+
 def check_hand(hand: Hand) -> list[int]:
     """Check the tile count and the copies of each tile; return the hand's count table.
 

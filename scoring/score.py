@@ -18,7 +18,7 @@ from itertools import combinations
 from typing import Sequence
 
 from . import calculator as C
-from .calculator import PROFILES, Reading, RuleProfile, best_reading
+from .calculator import Reading, RuleProfile, best_reading, rule_profile
 from .decompose import CHOW, KONG, PAIR, PUNG, Pack
 from .errors import ScoringError
 from .fans import FANS, MELDED_AND_CONCEALED_KONG, Fan
@@ -309,9 +309,7 @@ def score(hand: Hand, ctx: WinContext, rules: str | RuleProfile = "mcr") -> Scor
         ScoringError: ``tile-count``, ``fifth-tile``, ``not-winning``, ``contradictory-flags``,
             ``bad-value`` (unknown rules).
     """
-    profile = rules if isinstance(rules, RuleProfile) else PROFILES.get(rules)
-    if profile is None:
-        raise ScoringError("bad-value", f"rules {rules!r} unknown: allowed are {', '.join(PROFILES)}")
+    profile = rule_profile(rules)
     if len(hand.melds) > 4 or len(hand.concealed) != 13 - 3 * len(hand.melds):
         check_hand(hand)  # raises the tile-count error
     fixed_table = [0] * TABLE_SIZE
