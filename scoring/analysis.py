@@ -26,7 +26,7 @@ from .calculator import RuleProfile, rule_profile
 from .errors import ScoringError
 from .hand import Hand, Meld, WinContext, format_tiles, parse_hand, parse_tiles
 from .score import FanResult, score
-from .shanten import SHAPES, Shape, all_shapes, best_of, count_table
+from .shanten import SHAPES, Shape, analyse_table, count_table, shanten_by_shape
 from .tiles import ALL_TILES, Flower, tile_name
 
 
@@ -169,26 +169,20 @@ def shanten_of(hand: PartialHand, seen: Sequence[int] = ()) -> ShantenReport:
     visible = hand.visible(seen)
     table = count_table(hand.standing)
     if hand.size == 13:
-        shapes = all_shapes(table, n_melds)
-        best, useful = best_of(shapes)
-        return ShantenReport(hand.notation(), best, {s: None if v is None else v[0] for s, v in shapes.items()},
-                             tuple(useful), _unseen(useful, visible), ())
+        by_shape, best, useful = analyse_table(table, n_melds)
+        return ShantenReport(hand.notation(), best, by_shape, tuple(useful), _unseen(useful, visible), ())
     if hand.size != 14:
         raise ScoringError("tile-count", f"the hand has {hand.size} tiles (a meld counting 3): give 13 or 14")
-    by_shape: dict[Shape, int | None] = {}
+    # a shape is at -1 when the 14 tiles complete it, else at its best after a discard
+    by_shape = {s: (None if v is None else -1 if v == -1 else 99) for s, v in shanten_by_shape(table, n_melds).items()}
     discards: list[Discard] = []
     for t in sorted(set(hand.standing)):
         table[t] -= 1
-        shapes = all_shapes(table, n_melds)
+        after, best, useful = analyse_table(table, n_melds)
         table[t] += 1
-        for s, v in shapes.items():
-            if v is None:
-                by_shape[s] = None
-                continue
-            st = -1 if v[0] == 0 and t in v[1] else v[0]  # ready and the discard is a winning tile: complete
-            if by_shape.get(s) is None or st < by_shape[s]:
-                by_shape[s] = st
-        best, useful = best_of(shapes)
+        for s, v in after.items():
+            if v is not None and v < by_shape[s]:  # type: ignore[operator]
+                by_shape[s] = v
         discards.append(Discard(t, best, tuple(useful), _unseen(useful, visible)))
     discards.sort(key=lambda d: (d.shanten, -d.unseen, d.tile))
     overall = min(v for v in by_shape.values() if v is not None)
@@ -311,8 +305,7 @@ def waits_of(hand: PartialHand, seen: Sequence[int] = (), *, seat_wind: str = "E
     own = hand.visible()
     visible = hand.visible(seen)
     table = count_table(hand.standing)
-    shapes = all_shapes(table, len(hand.melds))
-    shanten, tiles = best_of(shapes)
+    _, shanten, tiles = analyse_table(table, len(hand.melds))
     waits: list[Wait] = []
     if shanten == 0:
         for t in tiles:

@@ -144,14 +144,15 @@ def _combine(a: int, b: int) -> int:
 
 
 _EMPTY = _intern(((0, 0, 0),))
-_HONOR_IDS = (_EMPTY,) + tuple(_suit_id((n,)) for n in range(1, 6))
 
 
-def _honor_id(table: list[int]) -> int:
+@lru_cache(maxsize=None)
+def _honor_id(counts: tuple[int, ...]) -> int:
+    """The interned set of the seven honors' counts (each honor is a component of its own)."""
     out = _EMPTY
-    for t in range(31, 38):
-        if table[t]:
-            out = _combine(out, _HONOR_IDS[table[t]])
+    for n in counts:
+        if n:
+            out = _combine(out, _suit_id((n,)))
     return out
 
 
@@ -172,39 +173,54 @@ def _best(set_id: int, fixed: int) -> int:
     return best
 
 
+_USEFUL: dict[tuple[tuple[int, ...], int, int], tuple[int, ...]] = {}
+
+
+def _useful_in(counts: tuple[int, ...], other: int, fixed: int) -> tuple[int, ...]:
+    """Indexes into ``counts`` (one suit's nine ranks, or the seven honors) of the tiles that lower
+    the regular shanten, the rest of the hand being the interned set ``other``.
+
+    As the reference: a tile the hand holds four of counts only when the hand is ready, and a
+    new tile with no neighbour (nor an honor the hand lacks) cannot help and is not tried.
+    """
+    key = (counts, other, fixed)
+    found = _USEFUL.get(key)
+    if found is not None:
+        return found
+    suit = len(counts) == 9
+    ident = _suit_id if suit else _honor_id
+    result = _best(_combine(ident(counts), other), fixed)
+    out = []
+    c = list(counts)
+    for r, n in enumerate(counts):
+        if n == 4 and result > 0:
+            continue
+        if n == 0 and (not suit or not ((r < 8 and c[r + 1]) or (r < 7 and c[r + 2]) or (r > 0 and c[r - 1])
+                                        or (r > 1 and c[r - 2]))):
+            continue
+        c[r] += 1
+        if _best(_combine(ident(tuple(c)), other), fixed) < result:
+            out.append(r)
+        c[r] -= 1
+    if len(_USEFUL) > 1_000_000:  # bounded: hands are untrusted input
+        _USEFUL.clear()
+    found = _USEFUL[key] = tuple(out)
+    return found
+
+
 def _regular_from_table(table: list[int], fixed: int, useful: bool) -> tuple[int, list[int]]:
-    m, s, p, h = (_suit_id(tuple(table[1:10])), _suit_id(tuple(table[11:20])), _suit_id(tuple(table[21:30])),
-                  _honor_id(table))
+    parts = (tuple(table[1:10]), tuple(table[11:20]), tuple(table[21:30]), tuple(table[31:38]))
+    m, s, p, h = _suit_id(parts[0]), _suit_id(parts[1]), _suit_id(parts[2]), _honor_id(parts[3])
     ms = _combine(m, s)
     ph = _combine(p, h)
     result = _best(_combine(ms, ph), fixed)
     if not useful:
         return result, []
     out: list[int] = []
-    # the other three components, for each component
-    others = (_combine(s, ph), _combine(m, ph), _combine(ms, h), _combine(ms, p))
-    for t in ALL_TILES:
-        n = table[t]
-        if n == 4 and result > 0:
-            continue  # as the reference: a fifth copy is never useful before the hand is ready
-        if n == 0:
-            if t > 30:
-                continue
-            r = t % 10
-            if not ((r < 9 and table[t + 1]) or (r < 8 and table[t + 2]) or (r > 1 and table[t - 1])
-                    or (r > 2 and table[t - 2])):
-                continue  # a lone new tile makes no set, partial set or pair
-        table[t] += 1
-        if t < 30:
-            base = t - t % 10
-            comp = _suit_id(tuple(table[base + 1:base + 10]))
-            other = others[t // 10]
-        else:
-            comp = _honor_id(table)
-            other = others[3]
-        table[t] -= 1
-        if _best(_combine(comp, other), fixed) < result:
-            out.append(t)
+    # each component with the other three
+    for base, counts, other in ((1, parts[0], _combine(s, ph)), (11, parts[1], _combine(m, ph)),
+                                (21, parts[2], _combine(ms, h)), (31, parts[3], _combine(ms, p))):
+        out.extend(base + r for r in _useful_in(counts, other, fixed))
     return result, out
 
 
@@ -240,28 +256,47 @@ def _honors_and_knitted(table: list[int]) -> tuple[int, list[int]]:
     return best, sorted(useful)
 
 
+@lru_cache(maxsize=None)
+def _knitted_part(counts: tuple[int, ...], first: int) -> tuple[int, int]:
+    """One suit's share of a knitted straight (ranks ``first``, +3, +6; ``first`` 0-2 as an index):
+    ``(how many of the three the suit lacks, interned set of the suit's other tiles)``."""
+    c = list(counts)
+    missing = 0
+    for r in (first, first + 3, first + 6):
+        if c[r]:
+            c[r] -= 1
+        else:
+            missing += 1
+    return missing, _suit_id(tuple(c))
+
+
+#: The six knitted straights as the first rank index (0-2) in characters, bamboo, dots.
+_KNITTED_FIRSTS = tuple(tuple(seq[3 * k] % 10 - 1 for k in range(3)) for seq in KNITTED_STRAIGHTS)
+
+
 def _knitted_straight(table: list[int], fixed: int, useful: bool) -> tuple[int, list[int]]:
     # Each of the six knitted straights: its missing tiles plus the regular shanten of the rest
     # (with the knitted straight counted as three sets); the best ones' useful tiles are merged.
-    found = []
-    best = _NONE
-    for seq in KNITTED_STRAIGHTS:
-        missing = [t for t in seq if not table[t]]
-        if len(missing) - 1 > best:
-            continue  # the rest cannot make up for it (its shanten is at least -1)
-        rest = list(table)
-        for t in seq:
-            if rest[t]:
-                rest[t] -= 1
-        st = len(missing) + _regular_from_table(rest, fixed + 3, False)[0]
-        if st <= best:
-            best = st
-            found.append((st, missing, rest))
+    suits = (tuple(table[1:10]), tuple(table[11:20]), tuple(table[21:30]))
+    honors = _honor_id(tuple(table[31:38]))
+    shanten = []
+    m, s, p = suits
+    for fm, fs, fp in _KNITTED_FIRSTS:
+        a, ia = _knitted_part(m, fm)
+        b, ib = _knitted_part(s, fs)
+        c, ic = _knitted_part(p, fp)
+        shanten.append(a + b + c + _best(_combine(_combine(ia, ib), _combine(ic, honors)), fixed + 3))
+    best = min(shanten)
     tiles: set[int] = set()
     if useful:
-        for st, missing, rest in found:
+        for seq, st in zip(KNITTED_STRAIGHTS, shanten):
             if st == best:
-                tiles.update(missing)
+                rest = list(table)
+                for t in seq:
+                    if rest[t]:
+                        rest[t] -= 1
+                    else:
+                        tiles.add(t)
                 tiles.update(_regular_from_table(rest, fixed + 3, True)[1])
     return best, sorted(tiles)
 
@@ -300,20 +335,42 @@ def shape_shanten(table: list[int], n_melds: int, shape: Shape, useful: bool = T
     return _honors_and_knitted(table)
 
 
-def all_shapes(table: list[int], n_melds: int) -> dict[Shape, tuple[int, list[int]] | None]:
-    """``shape_shanten`` for every shape, with useful tiles: ``{Shape: (shanten, useful) or None}``."""
-    return {s: shape_shanten(table, n_melds, s) for s in SHAPES}
+def shanten_by_shape(table: list[int], n_melds: int) -> dict[Shape, int | None]:
+    """``{Shape: shanten}`` of the standing tiles (``None`` for a shape the melds rule out).
+
+    With 14 - 3 x ``n_melds`` standing tiles a shape's shanten is -1 exactly when the tiles
+    complete it.
+    """
+    out: dict[Shape, int | None] = {}
+    for s in SHAPES:
+        v = shape_shanten(table, n_melds, s, useful=False)
+        out[s] = None if v is None else v[0]
+    return out
 
 
-def best_of(by_shape: dict[Shape, tuple[int, list[int]] | None]) -> tuple[int, list[int]]:
-    """The lowest shanten over the shapes and the useful tiles of every shape that reaches it
-    (merged, canonical order), as the reference's analysis merges them."""
-    best = min(v[0] for v in by_shape.values() if v is not None)
+def analyse_table(table: list[int], n_melds: int) -> tuple[dict[Shape, int | None], int, list[int]]:
+    """The shanten of each shape, the lowest, and the useful tiles of every shape at the lowest
+    (merged, canonical order, as the reference's analysis merges them).
+
+    Args:
+        table: count table of 13 - 3 x ``n_melds`` standing tiles.
+        n_melds: declared melds.
+
+    Returns:
+        ``(by_shape, shanten, useful tile codes)``.
+    """
+    found: dict[Shape, tuple[int, list[int]] | None] = {}
+    for s in SHAPES:  # the knitted straight's useful tiles are the costly ones: only when needed
+        found[s] = shape_shanten(table, n_melds, s, useful=s is not Shape.KNITTED_STRAIGHT)
+    by_shape = {s: None if v is None else v[0] for s, v in found.items()}
+    best = min(v for v in by_shape.values() if v is not None)
     tiles: set[int] = set()
-    for v in by_shape.values():
-        if v is not None and v[0] == best:
-            tiles.update(v[1])
-    return best, sorted(tiles)
+    for s, v in by_shape.items():
+        if v == best:
+            if s is Shape.KNITTED_STRAIGHT:
+                found[s] = shape_shanten(table, n_melds, s)
+            tiles.update(found[s][1])  # type: ignore[index]
+    return by_shape, best, sorted(tiles)
 
 
 def count_table(tiles) -> list[int]:
