@@ -30,6 +30,7 @@ import dataclasses
 from operator import add, mul
 
 from .decompose import CHOW, KONG, PAIR, PUNG, Pack, regular_divisions, waiting_tiles
+from .fans import FANS, MELDED_AND_CONCEALED_KONG
 from .tiles import (DRAGONS, GREEN_TILES, KNITTED_STRAIGHTS, REVERSIBLE_TILES, TERMINALS, TERMINALS_AND_HONORS, THIRTEEN_ORPHANS_TILES, WINDS)
 
 # --- fan numbers (第九条) -------------------------------------------------------------------
@@ -55,13 +56,11 @@ FLOWER_TILES = 81
 MIXED_KONGS = 82  # 明暗杠 (no number in the table)
 N_SLOTS = 83
 
+#: Points by fan number (index 82: 明暗杠), from the specs of ``scoring.fans``.
 POINTS = [0] * N_SLOTS
-for _n, _p in ((range(1, 8), 88), (range(8, 14), 64), (range(14, 16), 48), (range(16, 19), 32),
-               (range(19, 28), 24), (range(28, 34), 16), (range(34, 39), 12), (range(39, 48), 8),
-               (range(48, 55), 6), (range(55, 59), 4), (range(59, 69), 2), (range(69, 82), 1)):
-    for _i in _n:
-        POINTS[_i] = _p
-POINTS[MIXED_KONGS] = 5
+for _n, _fan in FANS.items():
+    POINTS[_n] = _fan.points
+POINTS[MIXED_KONGS] = MELDED_AND_CONCEALED_KONG.points
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -478,42 +477,16 @@ def _wind_pung(tile: int, ctx, ft: list[int]) -> None:
             ft[PUNG_OF_TERMINALS_OR_HONORS] -= 1
 
 
-# 不计 (exclusions), in the order they are applied. Each entry: fan -> fans not counted with it.
-_EXCLUSIONS: tuple[tuple[int, tuple[int, ...]], ...] = (
-    (BIG_FOUR_WINDS, (ALL_PUNGS, PUNG_OF_TERMINALS_OR_HONORS)),
-    (BIG_THREE_DRAGONS, (DRAGON_PUNG,)),
-    (ALL_GREEN, (HALF_FLUSH, ONE_VOIDED_SUIT)),
-    (FOUR_KONGS, (SINGLE_WAIT,)),
-    (ALL_TERMINALS, (ALL_PUNGS, OUTSIDE_HAND, PUNG_OF_TERMINALS_OR_HONORS, NO_HONORS, DOUBLE_PUNG)),
-    (LITTLE_FOUR_WINDS, (PUNG_OF_TERMINALS_OR_HONORS,)),
-    (LITTLE_THREE_DRAGONS, (DRAGON_PUNG,)),
-    (ALL_HONORS, (ALL_PUNGS, OUTSIDE_HAND, PUNG_OF_TERMINALS_OR_HONORS, ONE_VOIDED_SUIT)),
-    (FOUR_CONCEALED_PUNGS, (ALL_PUNGS, CONCEALED_HAND)),
-    (PURE_TERMINAL_CHOWS, (FULL_FLUSH, ALL_CHOWS, NO_HONORS)),
-    (FOUR_PURE_SHIFTED_PUNGS, (ALL_PUNGS,)),
-    (ALL_TERMINALS_AND_HONORS, (ALL_PUNGS, OUTSIDE_HAND, PUNG_OF_TERMINALS_OR_HONORS)),
-    (ALL_EVEN_PUNGS, (ALL_PUNGS, ALL_SIMPLES, NO_HONORS)),
-    (UPPER_TILES, (NO_HONORS,)),
-    (MIDDLE_TILES, (ALL_SIMPLES, NO_HONORS)),
-    (LOWER_TILES, (NO_HONORS,)),
-    (THREE_SUITED_TERMINAL_CHOWS, (ALL_CHOWS, NO_HONORS)),
-    (ALL_FIVE, (ALL_SIMPLES, NO_HONORS)),
-    (UPPER_FOUR, (NO_HONORS,)),
-    (LOWER_FOUR, (NO_HONORS,)),
-)
-_EXCLUSIONS_LATE: tuple[tuple[int, tuple[int, ...]], ...] = (
-    (REVERSIBLE, (ONE_VOIDED_SUIT,)),
-    (LAST_TILE_DRAW, (SELF_DRAWN,)),
-    (OUT_WITH_REPLACEMENT_TILE, (SELF_DRAWN,)),
-    (MELDED_HAND, (SINGLE_WAIT,)),
-    (TWO_DRAGON_PUNGS, (DRAGON_PUNG,)),
-    (FULLY_CONCEALED_HAND, (SELF_DRAWN,)),
-    (ALL_CHOWS, (NO_HONORS,)),
-    (ALL_SIMPLES, (NO_HONORS,)),
-)
-# 1998 text, 不重复 taken literally: these fans necessarily leave a suit void.
-_STRICT_VOIDED = (BIG_THREE_DRAGONS, LITTLE_THREE_DRAGONS, QUADRUPLE_CHOW, FOUR_PURE_SHIFTED_PUNGS,
-                  FOUR_PURE_SHIFTED_CHOWS, BIG_THREE_WINDS)
+# 不计 (exclusions) from the specs (``Fan.excludes``), applied in the order of the table: the
+# hand's main patterns (fans 1-38) first, then the adjustments of ``_exclusions``, then the rest.
+_EXCLUSIONS: tuple[tuple[int, tuple[int, ...]], ...] = tuple(
+    (n, f.excludes) for n, f in FANS.items() if f.excludes and n <= BIG_THREE_WINDS)
+_EXCLUSIONS_LATE: tuple[tuple[int, tuple[int, ...]], ...] = tuple(
+    (n, f.excludes) for n, f in FANS.items() if f.excludes and n > BIG_THREE_WINDS)
+# 1998 text, 不重复 taken literally: more exclusions, and the fans that necessarily leave a suit void.
+_EXCLUSIONS_1998: tuple[tuple[int, tuple[int, ...]], ...] = tuple(
+    (n, f.excludes_1998) for n, f in FANS.items() if f.excludes_1998)
+_STRICT_VOIDED = tuple(n for n, f in FANS.items() if f.voids_a_suit)
 
 
 def _exclusions(ft: list[int], rules: RuleProfile) -> None:
@@ -522,8 +495,11 @@ def _exclusions(ft: list[int], rules: RuleProfile) -> None:
         if ft[f]:
             for g in gone:
                 ft[g] = 0
-            if f == ALL_TERMINALS and rules.strict_no_repetition:
-                ft[TRIPLE_PUNG] = 0
+    if rules.strict_no_repetition:
+        for f, gone in _EXCLUSIONS_1998:
+            if ft[f]:
+                for g in gone:
+                    ft[g] = 0
     if ft[FOUR_CONCEALED_PUNGS] and ft[FULLY_CONCEALED_HAND]:
         # 四暗刻 implies concealed: 不求人 becomes a plain 自摸
         ft[FULLY_CONCEALED_HAND] = 0
