@@ -193,23 +193,13 @@ def _parser() -> argparse.ArgumentParser:
     _win_options(s, single_win=True)
     s.add_argument("--json", action="store_true", help="print the result as JSON")
 
-    w = sub.add_parser("waits", help="the tiles a 13-tile hand waits on (听牌), each scored",
-                       description="Every tile that completes a 13-tile hand (a kong counting 3), with its score on a "
-                       "discard and self-drawn, whether it reaches the 8-point minimum, and how many copies are unseen. "
-                       "和绝张 is applied by itself where the other three copies are visible.")
-    w.add_argument("hand", nargs="?", help="the hand, melds first, e.g. '[123m,1]456m789m234p5s'; omit with --batch")
-    w.add_argument("--batch", metavar="FILE", help="JSON lines from FILE ('-' for standard input)")
-    w.add_argument("--seen", metavar="TILES", help="tiles visible elsewhere (discards, others' melds), e.g. 5s5s1pE")
-    _win_options(w, single_win=False)
-    w.add_argument("--json", action="store_true", help="print the result as JSON")
-
-    sh = sub.add_parser("shanten", help="how far a 13- or 14-tile hand is from ready (向听), and its useful tiles",
-                        description="The shanten of each shape and overall; for 13 tiles the useful tiles (有效牌), "
-                        "for 14 tiles each discard with the useful tiles after it, best first.")
-    sh.add_argument("hand", nargs="?", help="the hand, melds first; omit with --batch")
-    sh.add_argument("--batch", metavar="FILE", help="JSON lines from FILE ('-' for standard input)")
-    sh.add_argument("--seen", metavar="TILES", help="tiles visible elsewhere, for the unseen counts")
-    sh.add_argument("--json", action="store_true", help="print the result as JSON")
+    _analysis_parser(sub, "waits", "the tiles a 13-tile hand waits on (听牌), each scored",
+                     "Every tile that completes a 13-tile hand (a kong counting 3), with its score on a discard and "
+                     "self-drawn, whether it reaches the 8-point minimum, and how many copies are unseen. 和绝张 is "
+                     "applied by itself where the other three copies are visible.", win_options=True)
+    _analysis_parser(sub, "shanten", "how far a 13- or 14-tile hand is from ready (向听), and its useful tiles",
+                     "The shanten of each shape and overall; for 13 tiles the useful tiles (有效牌), for 14 tiles each "
+                     "discard with the useful tiles after it, best first.", win_options=False)
 
     f = sub.add_parser("fans", help="list the 81 fans of the MCR table")
     f.add_argument("--json", action="store_true", help="print as JSON")
@@ -221,6 +211,17 @@ def _parser() -> argparse.ArgumentParser:
     dm.add_argument("--speed", type=float, default=8.0,
                     help="simulated machine seconds per wall second (default 8: a cycle takes a few seconds; 0: instant)")
     return p
+
+
+def _analysis_parser(sub, name: str, help: str, description: str, win_options: bool) -> None:
+    """The parser of ``waits`` or ``shanten``: a hand or ``--batch``, ``--seen``, ``--json``."""
+    p = sub.add_parser(name, help=help, description=description)
+    p.add_argument("hand", nargs="?", help="the hand, melds first, e.g. '[123m,1]456m789m234p5s'; omit with --batch")
+    p.add_argument("--batch", metavar="FILE", help="JSON lines from FILE ('-' for standard input)")
+    p.add_argument("--seen", metavar="TILES", help="tiles visible elsewhere (discards, others' melds), e.g. 5s5s1pE")
+    if win_options:
+        _win_options(p, single_win=False)
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
 
 
 def _win_options(p: argparse.ArgumentParser, single_win: bool) -> None:

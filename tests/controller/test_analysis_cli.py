@@ -5,21 +5,14 @@ from __future__ import annotations
 
 import io
 import json
-import sys
 
 import pytest
 
-from controller.cli import SHANTEN_KEYS, WAITS_KEYS, _shanten_line, _waits_line, main, run_batch
+from controller.cli import SHANTEN_KEYS, WAITS_KEYS, _shanten_line, _waits_line, run_batch
+from test_mjtable_cli import run
 
 READY = "123m456m789m234p5s"        # waits on 5s alone (single wait)
 NINE_GATES = "1112345678999m"
-
-
-def run(argv: list[str], capsys) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as e:
-        sys.exit(main(argv))
-    out, err = capsys.readouterr()
-    return e.value.code, out, err
 
 
 def test_waits_json_shape_unseen_and_fourth_tile(capsys) -> None:
