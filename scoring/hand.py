@@ -26,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import re
+from functools import lru_cache
 from typing import Iterable, Sequence
 
 from .errors import ScoringError
@@ -74,12 +75,15 @@ class Meld:
 
     def notation(self) -> str:
         """The bracketed notation of the meld, e.g. ``'[123m,1]'``, ``'[EEEE]'``, ``'[5555p,6]'``."""
-        body = tiles_to_string(self.tiles)
-        if self.concealed:
-            return f"[{body}]"
-        if self.offer is None:
-            return f"[{body}]"
-        return f"[{body},{self.offer + (4 if self.promoted else 0)}]"
+        return _meld_notation(self)
+
+
+@lru_cache(maxsize=4096)  # there are a few thousand distinct melds
+def _meld_notation(m: Meld) -> str:
+    body = tiles_to_string(m.tiles)
+    if m.concealed or m.offer is None:
+        return f"[{body}]"
+    return f"[{body},{m.offer + (4 if m.promoted else 0)}]"
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

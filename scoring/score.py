@@ -13,9 +13,10 @@ the two others 8 each).
 from __future__ import annotations
 
 import dataclasses
-from functools import lru_cache
+from functools import lru_cache, partial
 from itertools import combinations
-from typing import Sequence
+from operator import add
+from typing import Callable, Sequence
 
 from . import calculator as C
 from .calculator import Reading, RuleProfile, best_reading, rule_profile
@@ -32,7 +33,7 @@ MINIMUM_POINTS = 8
 BASE_POINTS = 8
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+@dataclasses.dataclass(frozen=True, slots=True, eq=False, repr=False)
 class FanResult:
     """One fan counted in a result.
 
@@ -43,7 +44,9 @@ class FanResult:
         count: how many times it is counted.
         tiles: the sets or tiles that produced it, in notation (``"[123m]"`` for a declared set,
             ``"123m"`` for a concealed one, ``"55p"`` for the pair, a single tile for the winning
-            tile, flower names for flowers).
+            tile, flower names for flowers). Worked out from the chosen reading when first read
+            (``source`` is then a function giving them), so that a caller that needs only the
+            points (the waits of a hand, a legality check) does not pay for it.
     """
 
     number: int | None
@@ -51,7 +54,28 @@ class FanResult:
     name_en: str
     points: int
     count: int
-    tiles: tuple[str, ...]
+    source: "tuple[str, ...] | Callable[[], tuple[str, ...]]" = ()
+
+    @property
+    def tiles(self) -> tuple[str, ...]:
+        src = self.source
+        if callable(src):
+            src = src()
+            object.__setattr__(self, "source", src)
+        return src
+
+    def _key(self) -> tuple:
+        return (self.number, self.name_zh, self.name_en, self.points, self.count, self.tiles)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, FanResult) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return (f"FanResult(number={self.number!r}, name_zh={self.name_zh!r}, name_en={self.name_en!r}, "
+                f"points={self.points!r}, count={self.count!r}, tiles={self.tiles!r})")
 
     def to_dict(self) -> dict:
         return {"number": self.number, "name_zh": self.name_zh, "name_en": self.name_en,
@@ -310,9 +334,8 @@ def score(hand: Hand, ctx: WinContext, rules: str | RuleProfile = "mcr") -> Scor
     for t in hand.concealed:
         standing[t] += 1
     standing[hand.win_tile] += 1
-    for t in set(hand.concealed) | {hand.win_tile} | {m.tile for m in hand.melds}:
-        if standing[t] + fixed_table[t] > 4:
-            check_hand(hand)  # raises the fifth-tile error
+    if max(map(add, standing, fixed_table)) > 4:
+        check_hand(hand)  # raises the fifth-tile error
     fourth_tile = _check_flags(ctx, hand, fixed_table, standing)
     reading = best_reading(tuple(fixed), fixed_table, standing, hand.win_tile, len(hand.concealed), ctx, profile,
                            fourth_tile)
@@ -325,10 +348,10 @@ def score(hand: Hand, ctx: WinContext, rules: str | RuleProfile = "mcr") -> Scor
     counts = reading.fans
     for n in [i for i, c in enumerate(counts) if c]:
         f = _spec(n)
-        fans.append(FanResult(f.number, f.name_zh, f.name_en, f.points, counts[n], evidence.of(n)))
+        fans.append(FanResult(f.number, f.name_zh, f.name_en, f.points, counts[n], partial(evidence.of, n)))
     if ctx.flowers:
         f = FANS[C.FLOWER_TILES]
-        fans.append(FanResult(81, f.name_zh, f.name_en, 1, ctx.flowers, evidence.of(C.FLOWER_TILES)))
+        fans.append(FanResult(81, f.name_zh, f.name_en, 1, ctx.flowers, partial(evidence.of, C.FLOWER_TILES)))
     if reading.fans[C.MIXED_KONGS]:  # otherwise the table order already runs from high points to low
         fans.sort(key=lambda r: (-r.points, r.number if r.number is not None else 999))
     fan_points = reading.total
