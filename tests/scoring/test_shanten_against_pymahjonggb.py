@@ -12,7 +12,7 @@ and waits (``scoring.analysis.waits_of``) against brute force through the scorer
   left); each shape's shanten is the best over the discards, -1 when a discard is ready and
   useful (the reference's ``enum_discard_tile``); overall -1 exactly when the scorer accepts
   the 14 tiles as a winning hand.
-* Waits: of the first 7,000 13-tile hands, every ready one and every 16th that is not, against
+* Waits: of the first 5,000 13-tile hands, every ready one and every 16th that is not, against
   all 34 tiles
   tried through ``scoring.score`` on a discard and self-drawn: the same tiles, the same totals,
   和绝张 where the other three copies are visible, unseen counts.
@@ -37,7 +37,7 @@ N_HANDS = 20_000
 SEED = 19
 MAX_REPORTED = 15
 #: 13-tile hands whose waits are checked by brute force (34 tiles through the scorer each)
-N_WAITS = 7_000
+N_WAITS = 5_000
 
 _REF_NAME = {t: (("W", "T", "B")[t // 10] + str(t % 10)) if t < 30 else ("F1", "F2", "F3", "F4", "J1", "J2", "J3")[t - 31]
              for t in ALL_TILES}
@@ -177,7 +177,7 @@ def test_waits_match_brute_force_through_the_scorer() -> None:
             if len(reports) < MAX_REPORTED:
                 reports.append(f"  {h.notation()} seen {seen}: ours {got}, brute force {expected}, "
                                f"unseen wrong for {bad_unseen}, legal wrong for {bad_legal}")
-    assert n_ready > 2000 and n_checked > n_ready
+    assert n_ready > 1500 and n_checked > n_ready
     assert not n_bad, f"{n_bad} of {n_checked} hands' waits differ from brute force:\n" + "\n".join(reports)
 
 
