@@ -729,9 +729,13 @@ def _thirteen_orphans_reading(s: _Situation) -> Reading | None:
 def _nine_gates_reading(s: _Situation) -> Reading | None:
     """Nine Gates (4): 1112345678999 of one suit concealed plus any tile of that suit.
 
-    The fans its shape necessarily carries are counted with it, by the winning tile's rank:
-    1 or 9: Pure Straight and Tile Hog; 2 or 8: Two Concealed Pungs, Short Straight, Pung of
-    Terminals; 5: Two Concealed Pungs, Pung of Terminals; 3, 4, 6, 7: Short Straight.
+    The hand is also a regular hand, and the fans of its best regular reading are counted with
+    Nine Gates, less what Nine Gates excludes (its spec: Full Flush, Concealed Hand), less one Pung
+    of Terminals (the 111 or 999 of the gates), and with Fully Concealed Hand as a plain Self-Drawn
+    (the gates are concealed by definition). No wait fan: the gates wait on nine tiles. So a win
+    on the 1 or 9 also scores Pure Straight and Tile Hog; on the 2 or 8 Two Concealed Pungs, Short
+    Straight, Pung of Terminals; on the 5 Two Concealed Pungs, Pung of Terminals; on 3, 4, 6, 7
+    Short Straight.
     """
     win = s.win
     if win > 30:
@@ -743,21 +747,25 @@ def _nine_gates_reading(s: _Situation) -> Reading | None:
     need[r] += 1
     if any(st[base + i] != need[i] for i in range(1, 10)):
         return None
-    ft = [0] * N_SLOTS
+    best: list[int] = []
+    best_total = -1
+    for sets, pair in regular_divisions(st, 4):
+        ft = _regular_reading(s, sets + ((PAIR, pair, False),), False).fans
+        total = _total(ft)
+        if total > best_total:
+            best, best_total = ft, total
+    ft = list(best)
     ft[NINE_GATES] = 1
-    if r in (1, 9):
-        ft[PURE_STRAIGHT] = 1
-        ft[TILE_HOG] = 1
-    elif r in (2, 8):
-        ft[TWO_CONCEALED_PUNGS] = 1
-        ft[SHORT_STRAIGHT] = 1
-        ft[PUNG_OF_TERMINALS_OR_HONORS] = 1
-    elif r == 5:
-        ft[TWO_CONCEALED_PUNGS] = 1
-        ft[PUNG_OF_TERMINALS_OR_HONORS] = 1
-    else:
-        ft[SHORT_STRAIGHT] = 1
-    _win_flags(s.ctx, s.fourth_tile, ft)
+    for g in FANS[NINE_GATES].excludes:
+        ft[g] = 0
+    ft[PUNG_OF_TERMINALS_OR_HONORS] -= 1
+    if ft[FULLY_CONCEALED_HAND]:
+        ft[FULLY_CONCEALED_HAND] = 0
+        ft[SELF_DRAWN] = 1
+        for f, gone in _EXCLUSIONS_LATE:  # Last Tile Draw, Out with Replacement Tile exclude it again
+            if ft[f]:
+                for g in gone:
+                    ft[g] = 0
     return Reading(ft, (), "nine gates")
 
 

@@ -72,7 +72,7 @@ _SPECS: tuple[Fan, ...] = (
     Fan(3, "绿一色", "All Green", 88, "only 23468 bamboo and green dragon",
         excludes=(49, 75), detector="_tile_traits", evidence="whole-hand"),
     Fan(4, "九莲宝灯", "Nine Gates", 88, "1112345678999 of one suit concealed, winning on any tile of that suit",
-        excludes=(), detector="_nine_gates_reading", evidence="whole-hand"),
+        excludes=(22, 62), detector="_nine_gates_reading", evidence="whole-hand"),
     Fan(5, "四杠", "Four Kongs", 88, "4 kongs",
         excludes=(79,), detector="_count_kongs_and_concealed_pungs", evidence="kongs"),
     Fan(6, "连七对", "Seven Shifted Pairs", 88, "7 consecutive pairs of one suit",
