@@ -7,7 +7,8 @@ gates) and counts the fans of each reading; the reading with the highest total w
 The five counting principles of 第十条 3 are applied where the fans are found:
 
 * 不重复 (no repetition): a fan that another fan implies is not counted; the ``_exclusions``
-  step below lists each fan's 不计 set, from the rules text plus the fans it necessarily contains.
+  step below applies each fan's 不计 set, which its spec (``scoring.fans``) gives, from the rules
+  text plus the fans it necessarily contains.
 * 不拆移 (no splitting): sets that make a fan together are not broken up to make another.
 * 不得相同 (no identical reuse) and 套算一次 (combine once): among chows, a set may pair with an
   already-combined set only once; with four chows at most three pair fans count, with three chows

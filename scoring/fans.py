@@ -13,9 +13,14 @@ Fans whose detection needs the counting principles (不拆移 no splitting, 套�
 不得相同 no identical reuse) are detected by family: every combination of chows by
 ``_two_chows``/``_three_chows``/``_four_chows`` with ``_count_three_chows``/``_count_four_chows``
 applying 套算一次, every combination of pungs by ``_two_pungs``/``_three_pungs`` with
-``_count_three_pungs``/``_count_four_pungs``. Example, fan 28 Pure Straight (清龙): spec below,
-detector ``calculator._three_chows`` (plus the Nine Gates shape, whose fans are fixed by the
-winning tile, ``calculator._nine_gates_reading``), evidence ``"three-chows"`` (the three chows).
+``_count_three_pungs``/``_count_four_pungs``. Evidence is worked out for the chosen reading only
+(when a result's tiles are read), by the same detectors: e.g. the three chows shown for fan 28 are
+the three for which ``_three_chows`` answers 28. Recording it for every reading tried would slow
+every score for a display few callers read.
+
+Example, fan 28 Pure Straight (清龙): the spec below (names, 16 points, no exclusions), detected
+by ``calculator._three_chows`` (also inside Nine Gates, whose fans are those of its best regular
+reading), shown as ``"three-chows"``.
 
 Source: 中国麻将竞赛规则 (../shared/seeds/000_ba052a8ec20fd579.txt), 第九条 番种的分值与计分.
 """
