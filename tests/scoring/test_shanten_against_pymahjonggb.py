@@ -3,12 +3,12 @@ and waits (``scoring.analysis.waits_of``) against brute force through the scorer
 
 20,000 seeded hands in play (``partial_hands``: 13 and 14 tiles, 0-4 melds, every shape):
 
-* 13 tiles (70 %): for each of the five shapes, the shanten and the set of useful tiles must equal the
+* 13 tiles (80 %): for each of the five shapes, the shanten and the set of useful tiles must equal the
   reference's ``RegularShanten``, ``SevenPairsShanten``, ``ThirteenOrphansShanten``,
   ``HonorsAndKnittedTilesShanten``, ``KnittedStraightShanten`` on the standing tiles (a shape the
   reference refuses for that many standing tiles must be ``None``); the overall shanten must equal
   ``MahjongShanten``.
-* 14 tiles (30 %): each discard's shanten and useful tiles as above (the reference on the 13 tiles
+* 14 tiles (20 %): each discard's shanten and useful tiles as above (the reference on the 13 tiles
   left); each shape's shanten is the best over the discards, -1 when a discard is ready and
   useful (the reference's ``enum_discard_tile``); overall -1 exactly when the scorer accepts
   the 14 tiles as a winning hand.
@@ -48,9 +48,9 @@ _REF_FN = {Shape.REGULAR: RegularShanten, Shape.SEVEN_PAIRS: SevenPairsShanten,
 _PACK = {MeldKind.CHOW: "CHI", MeldKind.PUNG: "PENG", MeldKind.KONG: "GANG"}
 
 
-def _ref_shape(shape: Shape, standing: tuple[int, ...]) -> tuple[int, list[int]] | None:
+def _ref_shape(shape: Shape, ref_tiles: tuple[str, ...]) -> tuple[int, list[int]] | None:
     try:
-        st, useful = _REF_FN[shape](tuple(_REF_NAME[t] for t in standing))
+        st, useful = _REF_FN[shape](ref_tiles)
     except TypeError:  # the reference refuses this many standing tiles for the shape
         return None
     return st, sorted(_FROM_REF[u] for u in useful)
@@ -70,10 +70,11 @@ def _without(standing: tuple[int, ...], t: int) -> tuple[int, ...]:
 def _check_shapes(standing: tuple[int, ...], n_melds: int, problems: list[str], where: str) -> dict:
     """Each shape against the reference; returns ``{Shape: reference (shanten, useful) or None}``."""
     table = count_table(standing)
+    ref_tiles = tuple(_REF_NAME[t] for t in standing)
     refs = {}
     for shape in SHAPES:
         ours = shape_shanten(table, n_melds, shape)
-        ref = refs[shape] = _ref_shape(shape, standing)
+        ref = refs[shape] = _ref_shape(shape, ref_tiles)
         if ours != ref:
             problems.append(f"{where} {shape.value}: ours {ours}, reference {ref}")
     return refs
