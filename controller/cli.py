@@ -23,11 +23,13 @@ import json
 import sys
 import unicodedata
 from pathlib import Path
-from typing import IO, Iterable, Sequence
+from typing import IO, Callable, Iterable, Sequence
 
 import scoring
 import scoring.systems
-from scoring import FANS, MELDED_AND_CONCEALED_KONG, ScoreResult, ScoringError, score_hand
+from scoring import FANS, MELDED_AND_CONCEALED_KONG, ScoreResult, ScoringError, score_hand, tile_name
+from scoring.analysis import ShantenReport, WaitsReport, analyse_shanten, find_waits
+from scoring.shanten import Shape
 
 from . import cli_args, doctor_cli, rules_cli, service_cli, table_cli, vision_cli
 
@@ -95,8 +97,19 @@ def _unique_keys(pairs: list) -> dict:
     return dict(pairs)
 
 
-def _batch_line(line: str) -> dict:
-    """Score one batch line; never raises (every problem becomes an error object)."""
+def _score_line(data: dict) -> dict:
+    """Score one batch line's hand with its options (the keys of ``BATCH_KEYS``)."""
+    kwargs = {k: data[k] for k in BATCH_KEYS[2:] if k in data}
+    if "rules" in kwargs and not isinstance(kwargs["rules"], str):
+        raise ScoringError("bad-value", f"rules must be a string, got {kwargs['rules']!r}")
+    result = score_hand(data["hand"], **kwargs)
+    return {"legal": result.legal, "total": result.total, "fans": [f.to_dict() for f in result.fans],
+            "payments": result.payments.to_dict() if result.payments else None}
+
+
+def _batch_line(line: str, keys: Sequence[str] = BATCH_KEYS, compute: Callable[[dict], dict] = _score_line) -> dict:
+    """Read one batch line and ``compute`` its answer; never raises (every problem becomes an
+    error object). ``keys`` are the keys a line may carry (the first two: ``id`` and ``hand``)."""
     try:
         data = json.loads(line, parse_constant=_no_constants, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as e:
@@ -109,34 +122,31 @@ def _batch_line(line: str) -> dict:
     ident = data.get("id")
     if not (ident is None or isinstance(ident, (str, int, float))):
         return _error(None, "bad-value", "id must be a string or a number")
-    unknown = [k for k in data if k not in BATCH_KEYS and k not in BATCH_ANNOTATIONS]
+    unknown = [k for k in data if k not in keys and k not in BATCH_ANNOTATIONS]
     try:
-        if data.get("rules", "mcr") not in scoring.PROFILES or "discarder" in data:
+        if compute is _score_line and (data.get("rules", "mcr") not in scoring.PROFILES or "discarder" in data):
             return rules_cli.batch_line(ident, {"rules": "mcr", **data}, BATCH_ANNOTATIONS)
         if unknown:
             raise ScoringError("bad-value", f"unknown key(s) {', '.join(map(repr, unknown))}; allowed: "
-                               f"{', '.join(BATCH_KEYS)}")
+                               f"{', '.join(keys)}")
         if "hand" not in data:
             raise ScoringError("bad-value", "the key 'hand' is missing")
-        kwargs = {k: data[k] for k in BATCH_KEYS[2:] if k in data}
-        if "rules" in kwargs and not isinstance(kwargs["rules"], str):
-            raise ScoringError("bad-value", f"rules must be a string, got {kwargs['rules']!r}")
-        result = score_hand(data["hand"], **kwargs)
+        answer = compute({k: v for k, v in data.items() if k in keys})
     except ScoringError as e:
         return _error(ident, e.code, e.message)
     except Exception as e:  # noqa: BLE001 - the batch goes on; the line says what failed
         return _error(ident, "internal-error", f"{type(e).__name__}: {e} (please report this hand)")
-    return {"id": ident, "ok": True, "legal": result.legal, "total": result.total,
-            "fans": [f.to_dict() for f in result.fans],
-            "payments": result.payments.to_dict() if result.payments else None}
+    return {"id": ident, "ok": True, **answer}
 
 
 def _error(ident, code: str, message: str) -> dict:
     return {"id": ident, "ok": False, "error": {"code": code, "message": message}}
 
 
-def run_batch(lines: Iterable[bytes | str], out: IO[str]) -> int:
-    """Score JSON lines; write one JSON line per non-blank input line, in order.
+def run_batch(lines: Iterable[bytes | str], out: IO[str], keys: Sequence[str] = BATCH_KEYS,
+              compute: Callable[[dict], dict] = _score_line) -> int:
+    """Score JSON lines (or ``compute`` another answer from each, reading ``keys``); write one
+    JSON line per non-blank input line, in order.
 
     Lines may be bytes (each decoded as UTF-8 on its own, so one bad byte spoils only its line)
     or text. A UTF-8 byte-order mark at the start is ignored.
@@ -160,7 +170,7 @@ def run_batch(lines: Iterable[bytes | str], out: IO[str]) -> int:
             line = line.lstrip("\ufeff")
         if not line.strip():
             continue
-        res = _batch_line(line)
+        res = _batch_line(line, keys, compute)
         failed += not res["ok"]
         out.write(json.dumps(res, ensure_ascii=False) + "\n")
         out.flush()
@@ -185,20 +195,18 @@ def _parser() -> argparse.ArgumentParser:
                        "(melds in brackets, winning tile last).")
     s.add_argument("hand", nargs="?", help="the hand; omit with --batch")
     s.add_argument("--batch", metavar="FILE", help="score JSON lines from FILE ('-' for standard input)")
-    s.add_argument("--self-drawn", action="store_true", help="won on a self-drawn tile (自摸)")
-    s.add_argument("--seat-wind", type=cli_args.wind, default="E", help="seat wind E/S/W/N (门风; default E)")
-    s.add_argument("--prevalent-wind", type=cli_args.wind, default="E", help="prevalent wind E/S/W/N (圈风; default E)")
-    s.add_argument("--flowers", type=cli_args.flowers, default=0, help="number of flower tiles 0-8 (花牌)")
-    s.add_argument("--last-tile", action="store_true", help="last tile of the wall (妙手回春 / 海底捞月)")
-    s.add_argument("--kong-replacement", action="store_true", help="won on a kong replacement tile (杠上开花)")
-    s.add_argument("--robbing-kong", action="store_true", help="robbing the kong (抢杠和)")
-    s.add_argument("--fourth-tile", action="store_true", help="the last tile of its kind (和绝张)")
-    s.add_argument("--rules", choices=list(scoring.systems.SYSTEMS), default="mcr",
-                   help="the rule system: mcr (current practice, default), mcr-1998 (the 1998 text literally), "
-                   "or another (mjtable rules --list); each takes its own options")
+    _win_options(s, single_win=True)
     s.add_argument("--json", action="store_true", help="print the result as JSON")
     rules_cli.add_score_options(s)
     rules_cli.add_parsers(sub)
+
+    _analysis_parser(sub, "waits", "the tiles a 13-tile hand waits on (听牌), each scored",
+                     "Every tile that completes a 13-tile hand (a kong counting 3), with its score on a discard and "
+                     "self-drawn, whether it reaches the 8-point minimum, and how many copies are unseen. 和绝张 is "
+                     "applied by itself where the other three copies are visible.", win_options=True)
+    _analysis_parser(sub, "shanten", "how far a 13- or 14-tile hand is from ready (向听), and its useful tiles",
+                     "The shanten of each shape and overall; for 13 tiles the useful tiles (有效牌), for 14 tiles each "
+                     "discard with the useful tiles after it, best first.", win_options=False)
 
     f = sub.add_parser("fans", help="list the 81 fans of the MCR table")
     f.add_argument("--json", action="store_true", help="print as JSON")
@@ -211,6 +219,41 @@ def _parser() -> argparse.ArgumentParser:
     dm.add_argument("--speed", type=float, default=8.0,
                     help="simulated machine seconds per wall second (default 8: a cycle takes a few seconds; 0: instant)")
     return p
+
+
+def _analysis_parser(sub, name: str, help: str, description: str, win_options: bool) -> None:
+    """The parser of ``waits`` or ``shanten``: a hand or ``--batch``, ``--seen``, ``--json``."""
+    p = sub.add_parser(name, help=help, description=description)
+    p.add_argument("hand", nargs="?", help="the hand, melds first, e.g. '[123m,1]456m789m234p5s'; omit with --batch")
+    p.add_argument("--batch", metavar="FILE", help="JSON lines from FILE ('-' for standard input)")
+    p.add_argument("--seen", metavar="TILES", help="tiles visible elsewhere (discards, others' melds), e.g. 5s5s1pE")
+    if win_options:
+        _win_options(p, single_win=False)
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+
+
+def _win_options(p: argparse.ArgumentParser, single_win: bool) -> None:
+    """The win options of ``score`` (``single_win``) or ``waits`` (which scores both a discard and a
+    self-drawn win and sets 和绝张 by itself, so without ``--self-drawn`` and ``--fourth-tile``)."""
+    if single_win:
+        p.add_argument("--self-drawn", action="store_true", help="won on a self-drawn tile (自摸)")
+    p.add_argument("--seat-wind", type=cli_args.wind, default="E", help="seat wind E/S/W/N (门风; default E)")
+    p.add_argument("--prevalent-wind", type=cli_args.wind, default="E", help="prevalent wind E/S/W/N (圈风; default E)")
+    p.add_argument("--flowers", type=cli_args.flowers, default=0, help="number of flower tiles 0-8 (花牌)")
+    p.add_argument("--last-tile", action="store_true", help="last tile of the wall (妙手回春 / 海底捞月)")
+    p.add_argument("--kong-replacement", action="store_true", help="won on a kong replacement tile (杠上开花)"
+                   + ("" if single_win else "; self-drawn wins only"))
+    p.add_argument("--robbing-kong", action="store_true", help="robbing the kong (抢杠和)"
+                   + ("" if single_win else "; wins on a discard only"))
+    if single_win:
+        p.add_argument("--fourth-tile", action="store_true", help="the last tile of its kind (和绝张)")
+    if single_win:
+        p.add_argument("--rules", choices=list(scoring.systems.SYSTEMS), default="mcr",
+                       help="the rule system: mcr (current practice, default), mcr-1998 (the 1998 text literally), "
+                       "or another (mjtable rules --list); each takes its own options")
+    else:
+        p.add_argument("--rules", choices=sorted(scoring.PROFILES), default="mcr",
+                       help="mcr (current practice, default) or mcr-1998 (the 1998 text literally)")
 
 
 _SCORE_DEFAULTS = {"self_drawn": False, "seat_wind": "E", "prevalent_wind": "E", "flowers": 0, "last_tile": False,
@@ -228,14 +271,7 @@ def _cmd_score(args: argparse.Namespace, out: IO[str]) -> int:
             raise _UsageError(f"score options ({', '.join(given)}) apply only to a single HAND; with --batch give them per line "
                               "(keys self_drawn, seat_wind, prevalent_wind, flowers, last_tile, kong_replacement, "
                               "robbing_kong, fourth_tile, rules)")
-        if args.batch == "-":
-            failed = run_batch(sys.stdin.buffer, out)
-        else:
-            try:
-                with open(args.batch, "rb") as fh:
-                    failed = run_batch(fh, out)
-            except OSError as e:
-                raise _InputError(f"cannot read batch file {args.batch!r}: {e.strerror}") from None
+        failed = _run_batch_file(args.batch, out)
         return 1 if failed else 0
     if args.hand is None:
         raise _UsageError("give a HAND to score (e.g. mjtable score 123m456m789m234p55s) or --batch FILE")
@@ -250,6 +286,107 @@ def _cmd_score(args: argparse.Namespace, out: IO[str]) -> int:
     else:
         out.write(format_result(result) + "\n")
     return 0
+
+
+def _run_batch_file(path: str, out: IO[str], keys: Sequence[str] = BATCH_KEYS,
+                    compute: Callable[[dict], dict] = _score_line) -> int:
+    """``run_batch`` over the file ``path`` (``-``: standard input); the number of failed lines."""
+    if path == "-":
+        return run_batch(sys.stdin.buffer, out, keys, compute)
+    try:
+        with open(path, "rb") as fh:
+            return run_batch(fh, out, keys, compute)
+    except OSError as e:
+        raise _InputError(f"cannot read batch file {path!r}: {e.strerror}") from None
+
+
+#: Keys of a ``waits --batch`` line and of a ``shanten --batch`` line.
+WAITS_KEYS = ("id", "hand", "seen", "seat_wind", "prevalent_wind", "flowers", "last_tile", "kong_replacement",
+              "robbing_kong", "rules")
+SHANTEN_KEYS = ("id", "hand", "seen")
+
+
+def _waits_line(data: dict) -> dict:
+    return find_waits(data["hand"], **{k: v for k, v in data.items() if k not in ("id", "hand")}).to_dict()
+
+
+def _shanten_line(data: dict) -> dict:
+    return analyse_shanten(data["hand"], data.get("seen")).to_dict()
+
+
+def _tiles(codes) -> str:
+    return " ".join(tile_name(t) for t in codes)
+
+
+def _fan_list(fans) -> str:
+    return ", ".join(f"{f.name_zh} {f.name_en} {f.points}" + (f" x{f.count}" if f.count > 1 else "") for f in fans)
+
+
+def format_waits(report: WaitsReport) -> str:
+    """The waits as text: one block per winning tile (unseen copies, both scores, their fans)."""
+    if report.shanten > 0:
+        return (f"Hand   {report.hand}\nNot ready: shanten {report.shanten} (向听), no waits; "
+                "'mjtable shanten' lists the useful tiles.")
+    if not report.waits:
+        return (f"Hand   {report.hand}\nReady in shape, but every winning tile is one the hand already holds "
+                "four of: no tile can win it.")
+    lines = [f"Hand   {report.hand}   ready (听牌), {len(report.waits)} wait(s): {_tiles(w.tile for w in report.waits)}"]
+    for w in report.waits:
+        lines.append(f"  {tile_name(w.tile):<3} {w.unseen} unseen" + ("  (dead: every copy is visible)" if not w.unseen else ""))
+        for label, r in (("discard", w.discard), ("self-drawn", w.self_drawn)):
+            if r is None:
+                lines.append(f"      {label:<11} no such win (a kong of this tile cannot be robbed)")
+                continue
+            verdict = "" if r.legal else f"  under {scoring.MINIMUM_POINTS} points: may not win on it (起和分)"
+            lines.append(f"      {label:<11} {r.total:>3} points{verdict}: {_fan_list(r.fans)}")
+    return "\n".join(lines)
+
+
+_SHAPE_LABELS = {Shape.REGULAR: "regular", Shape.SEVEN_PAIRS: "seven pairs", Shape.THIRTEEN_ORPHANS: "thirteen orphans",
+                 Shape.HONORS_AND_KNITTED: "honors and knitted", Shape.KNITTED_STRAIGHT: "knitted straight"}
+
+
+def format_shanten(report: ShantenReport) -> str:
+    """The shanten analysis as text: overall, by shape, then the useful tiles or the discards."""
+    word = f"{report.shanten}" + {-1: ", complete (和牌)", 0: ", ready (听牌)"}.get(report.shanten, " (向听)")
+    lines = [f"Hand   {report.hand}   shanten {word}",
+             "  by shape: " + ", ".join(f"{_SHAPE_LABELS[s]} {'-' if v is None else v}" for s, v in report.by_shape.items())]
+    if report.useful is not None:
+        lines.append(f"  useful (有效牌): {_tiles(report.useful)}  ({report.unseen} unseen)")
+    for d in report.discards:
+        lines.append(f"  discard {tile_name(d.tile):<3} shanten {d.shanten}  useful {_tiles(d.useful)}  ({d.unseen} unseen)")
+    return "\n".join(lines)
+
+
+def _analysis_command(args: argparse.Namespace, out: IO[str], keys: Sequence[str], compute: Callable[[dict], dict],
+                      single: Callable[[], object], fmt: Callable) -> int:
+    """``waits`` and ``shanten``: one hand, or ``--batch`` lines (options then apply per line)."""
+    if args.batch is not None:
+        if args.hand is not None:
+            raise _UsageError("give either a HAND or --batch FILE, not both")
+        given = [f"--{k.replace('_', '-')}" for k, default in _SCORE_DEFAULTS.items()
+                 if k in keys + ("json",) and getattr(args, k, default) != default] + (["--seen"] if args.seen else [])
+        if given:
+            raise _UsageError(f"options ({', '.join(given)}) apply only to a single HAND; with --batch give them per "
+                              f"line (keys {', '.join(keys[2:])})")
+        return 1 if _run_batch_file(args.batch, out, keys, compute) else 0
+    if args.hand is None:
+        raise _UsageError(f"give a HAND (e.g. mjtable {args.command} 123m456m789m234p5s) or --batch FILE")
+    report = single()
+    out.write((json.dumps(report.to_dict(), ensure_ascii=False, indent=2) if args.json else fmt(report)) + "\n")
+    return 0
+
+
+def _cmd_waits(args: argparse.Namespace, out: IO[str]) -> int:
+    return _analysis_command(args, out, WAITS_KEYS, _waits_line, lambda: find_waits(
+        args.hand, args.seen, seat_wind=args.seat_wind, prevalent_wind=args.prevalent_wind, flowers=args.flowers,
+        last_tile=args.last_tile, kong_replacement=args.kong_replacement, robbing_kong=args.robbing_kong,
+        rules=args.rules), format_waits)
+
+
+def _cmd_shanten(args: argparse.Namespace, out: IO[str]) -> int:
+    return _analysis_command(args, out, SHANTEN_KEYS, _shanten_line, lambda: analyse_shanten(args.hand, args.seen),
+                             format_shanten)
 
 
 def _cmd_fans(args: argparse.Namespace, out: IO[str]) -> int:
@@ -354,6 +491,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_score(args, out)
         if args.command == "rules":
             return rules_cli.cmd_rules(args, out)
+        if args.command == "waits":
+            return _cmd_waits(args, out)
+        if args.command == "shanten":
+            return _cmd_shanten(args, out)
         if args.command == "fans":
             return _cmd_fans(args, out)
         if args.command == "demo":

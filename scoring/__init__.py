@@ -7,9 +7,13 @@ Pure functions, no I/O, stdlib only. Start with ``score_hand``::
     >>> r.total, [f.name_en for f in r.fans][:1]
     (98, ['Big Four Winds'])
 
+Waits and shanten of a hand in play: ``find_waits`` and ``analyse_shanten`` (``scoring.analysis``,
+``scoring.shanten``). One spec per fan: ``scoring.fans``.
+
 Source: ../shared/seeds/000_ba052a8ec20fd579.txt (第八条 winning hands, 第九条 fans, 第十条 payments).
 """
 
+from .analysis import analyse_shanten, find_waits
 from .calculator import MCR, MCR_1998, PROFILES, RuleProfile
 from .errors import ScoringError
 from .fans import FANS, MELDED_AND_CONCEALED_KONG, Fan, fan
@@ -21,5 +25,5 @@ __all__ = [
     "BASE_POINTS", "FANS", "MCR", "MCR_1998", "MELDED_AND_CONCEALED_KONG", "MINIMUM_POINTS", "PROFILES",
     "Fan", "FanResult", "Flower", "Hand", "Meld", "MeldKind", "Payments", "RuleProfile", "ScoreResult",
     "ScoringError", "WinContext", "Wind", "check_hand", "fan", "parse_flower", "parse_hand", "score",
-    "score_hand", "tile_name", "tiles_to_string",
+    "score_hand", "tile_name", "tiles_to_string", "analyse_shanten", "find_waits",
 ]

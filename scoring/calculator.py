@@ -7,7 +7,8 @@ gates) and counts the fans of each reading; the reading with the highest total w
 The five counting principles of 第十条 3 are applied where the fans are found:
 
 * 不重复 (no repetition): a fan that another fan implies is not counted; the ``_exclusions``
-  step below lists each fan's 不计 set, from the rules text plus the fans it necessarily contains.
+  step below applies each fan's 不计 set, which its spec (``scoring.fans``) gives, from the rules
+  text plus the fans it necessarily contains.
 * 不拆移 (no splitting): sets that make a fan together are not broken up to make another.
 * 不得相同 (no identical reuse) and 套算一次 (combine once): among chows, a set may pair with an
   already-combined set only once; with four chows at most three pair fans count, with three chows
@@ -30,6 +31,7 @@ import dataclasses
 from operator import add, mul
 
 from .decompose import CHOW, KONG, PAIR, PUNG, Pack, regular_divisions, waiting_tiles
+from .fans import FANS, MELDED_AND_CONCEALED_KONG
 from .tiles import (DRAGONS, GREEN_TILES, KNITTED_STRAIGHTS, REVERSIBLE_TILES, TERMINALS, TERMINALS_AND_HONORS, THIRTEEN_ORPHANS_TILES, WINDS)
 
 # --- fan numbers (第九条) -------------------------------------------------------------------
@@ -55,13 +57,11 @@ FLOWER_TILES = 81
 MIXED_KONGS = 82  # 明暗杠 (no number in the table)
 N_SLOTS = 83
 
+#: Points by fan number (index 82: 明暗杠), from the specs of ``scoring.fans``.
 POINTS = [0] * N_SLOTS
-for _n, _p in ((range(1, 8), 88), (range(8, 14), 64), (range(14, 16), 48), (range(16, 19), 32),
-               (range(19, 28), 24), (range(28, 34), 16), (range(34, 39), 12), (range(39, 48), 8),
-               (range(48, 55), 6), (range(55, 59), 4), (range(59, 69), 2), (range(69, 82), 1)):
-    for _i in _n:
-        POINTS[_i] = _p
-POINTS[MIXED_KONGS] = 5
+for _n, _fan in FANS.items():
+    POINTS[_n] = _fan.points
+POINTS[MIXED_KONGS] = MELDED_AND_CONCEALED_KONG.points
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -99,6 +99,21 @@ MCR = RuleProfile("mcr", mixed_kongs_fan=True, knitted_straight_all_chows=True, 
 MCR_1998 = RuleProfile("mcr-1998", mixed_kongs_fan=False, knitted_straight_all_chows=False,
                        seven_pairs_set_fans=False, strict_no_repetition=True)
 PROFILES = {p.name: p for p in (MCR, MCR_1998)}
+
+
+def rule_profile(rules: "str | RuleProfile") -> RuleProfile:
+    """The profile named ``rules`` (``"mcr"`` or ``"mcr-1998"``), or ``rules`` itself when it is one.
+
+    Raises:
+        ScoringError: ``bad-value`` for another name or type.
+    """
+    if isinstance(rules, RuleProfile):
+        return rules
+    found = PROFILES.get(rules) if isinstance(rules, str) else None
+    if found is None:
+        from .errors import ScoringError
+        raise ScoringError("bad-value", f"rules {rules!r} unknown: allowed are {', '.join(PROFILES)}")
+    return found
 
 
 @dataclasses.dataclass(slots=True)
@@ -463,42 +478,16 @@ def _wind_pung(tile: int, ctx, ft: list[int]) -> None:
             ft[PUNG_OF_TERMINALS_OR_HONORS] -= 1
 
 
-# 不计 (exclusions), in the order they are applied. Each entry: fan -> fans not counted with it.
-_EXCLUSIONS: tuple[tuple[int, tuple[int, ...]], ...] = (
-    (BIG_FOUR_WINDS, (ALL_PUNGS, PUNG_OF_TERMINALS_OR_HONORS)),
-    (BIG_THREE_DRAGONS, (DRAGON_PUNG,)),
-    (ALL_GREEN, (HALF_FLUSH, ONE_VOIDED_SUIT)),
-    (FOUR_KONGS, (SINGLE_WAIT,)),
-    (ALL_TERMINALS, (ALL_PUNGS, OUTSIDE_HAND, PUNG_OF_TERMINALS_OR_HONORS, NO_HONORS, DOUBLE_PUNG)),
-    (LITTLE_FOUR_WINDS, (PUNG_OF_TERMINALS_OR_HONORS,)),
-    (LITTLE_THREE_DRAGONS, (DRAGON_PUNG,)),
-    (ALL_HONORS, (ALL_PUNGS, OUTSIDE_HAND, PUNG_OF_TERMINALS_OR_HONORS, ONE_VOIDED_SUIT)),
-    (FOUR_CONCEALED_PUNGS, (ALL_PUNGS, CONCEALED_HAND)),
-    (PURE_TERMINAL_CHOWS, (FULL_FLUSH, ALL_CHOWS, NO_HONORS)),
-    (FOUR_PURE_SHIFTED_PUNGS, (ALL_PUNGS,)),
-    (ALL_TERMINALS_AND_HONORS, (ALL_PUNGS, OUTSIDE_HAND, PUNG_OF_TERMINALS_OR_HONORS)),
-    (ALL_EVEN_PUNGS, (ALL_PUNGS, ALL_SIMPLES, NO_HONORS)),
-    (UPPER_TILES, (NO_HONORS,)),
-    (MIDDLE_TILES, (ALL_SIMPLES, NO_HONORS)),
-    (LOWER_TILES, (NO_HONORS,)),
-    (THREE_SUITED_TERMINAL_CHOWS, (ALL_CHOWS, NO_HONORS)),
-    (ALL_FIVE, (ALL_SIMPLES, NO_HONORS)),
-    (UPPER_FOUR, (NO_HONORS,)),
-    (LOWER_FOUR, (NO_HONORS,)),
-)
-_EXCLUSIONS_LATE: tuple[tuple[int, tuple[int, ...]], ...] = (
-    (REVERSIBLE, (ONE_VOIDED_SUIT,)),
-    (LAST_TILE_DRAW, (SELF_DRAWN,)),
-    (OUT_WITH_REPLACEMENT_TILE, (SELF_DRAWN,)),
-    (MELDED_HAND, (SINGLE_WAIT,)),
-    (TWO_DRAGON_PUNGS, (DRAGON_PUNG,)),
-    (FULLY_CONCEALED_HAND, (SELF_DRAWN,)),
-    (ALL_CHOWS, (NO_HONORS,)),
-    (ALL_SIMPLES, (NO_HONORS,)),
-)
-# 1998 text, 不重复 taken literally: these fans necessarily leave a suit void.
-_STRICT_VOIDED = (BIG_THREE_DRAGONS, LITTLE_THREE_DRAGONS, QUADRUPLE_CHOW, FOUR_PURE_SHIFTED_PUNGS,
-                  FOUR_PURE_SHIFTED_CHOWS, BIG_THREE_WINDS)
+# 不计 (exclusions) from the specs (``Fan.excludes``), applied in the order of the table: the
+# hand's main patterns (fans 1-38) first, then the adjustments of ``_exclusions``, then the rest.
+_EXCLUSIONS: tuple[tuple[int, tuple[int, ...]], ...] = tuple(
+    (n, f.excludes) for n, f in FANS.items() if f.excludes and n <= BIG_THREE_WINDS)
+_EXCLUSIONS_LATE: tuple[tuple[int, tuple[int, ...]], ...] = tuple(
+    (n, f.excludes) for n, f in FANS.items() if f.excludes and n > BIG_THREE_WINDS)
+# 1998 text, 不重复 taken literally: more exclusions, and the fans that necessarily leave a suit void.
+_EXCLUSIONS_1998: tuple[tuple[int, tuple[int, ...]], ...] = tuple(
+    (n, f.excludes_1998) for n, f in FANS.items() if f.excludes_1998)
+_STRICT_VOIDED = tuple(n for n, f in FANS.items() if f.voids_a_suit)
 
 
 def _exclusions(ft: list[int], rules: RuleProfile) -> None:
@@ -507,8 +496,11 @@ def _exclusions(ft: list[int], rules: RuleProfile) -> None:
         if ft[f]:
             for g in gone:
                 ft[g] = 0
-            if f == ALL_TERMINALS and rules.strict_no_repetition:
-                ft[TRIPLE_PUNG] = 0
+    if rules.strict_no_repetition:
+        for f, gone in _EXCLUSIONS_1998:
+            if ft[f]:
+                for g in gone:
+                    ft[g] = 0
     if ft[FOUR_CONCEALED_PUNGS] and ft[FULLY_CONCEALED_HAND]:
         # 四暗刻 implies concealed: 不求人 becomes a plain 自摸
         ft[FULLY_CONCEALED_HAND] = 0
@@ -738,9 +730,13 @@ def _thirteen_orphans_reading(s: _Situation) -> Reading | None:
 def _nine_gates_reading(s: _Situation) -> Reading | None:
     """Nine Gates (4): 1112345678999 of one suit concealed plus any tile of that suit.
 
-    The fans its shape necessarily carries are counted with it, by the winning tile's rank:
-    1 or 9: Pure Straight and Tile Hog; 2 or 8: Two Concealed Pungs, Short Straight, Pung of
-    Terminals; 5: Two Concealed Pungs, Pung of Terminals; 3, 4, 6, 7: Short Straight.
+    The hand is also a regular hand, and the fans of its best regular reading are counted with
+    Nine Gates, less what Nine Gates excludes (its spec: Full Flush, Concealed Hand), less one Pung
+    of Terminals (the 111 or 999 of the gates), and with Fully Concealed Hand as a plain Self-Drawn
+    (the gates are concealed by definition). No wait fan: the gates wait on nine tiles. So a win
+    on the 1 or 9 also scores Pure Straight and Tile Hog; on the 2 or 8 Two Concealed Pungs, Short
+    Straight, Pung of Terminals; on the 5 Two Concealed Pungs, Pung of Terminals; on 3, 4, 6, 7
+    Short Straight.
     """
     win = s.win
     if win > 30:
@@ -752,21 +748,25 @@ def _nine_gates_reading(s: _Situation) -> Reading | None:
     need[r] += 1
     if any(st[base + i] != need[i] for i in range(1, 10)):
         return None
-    ft = [0] * N_SLOTS
+    best: list[int] = []
+    best_total = -1
+    for sets, pair in regular_divisions(st, 4):
+        ft = _regular_reading(s, sets + ((PAIR, pair, False),), False).fans
+        total = _total(ft)
+        if total > best_total:
+            best, best_total = ft, total
+    ft = list(best)
     ft[NINE_GATES] = 1
-    if r in (1, 9):
-        ft[PURE_STRAIGHT] = 1
-        ft[TILE_HOG] = 1
-    elif r in (2, 8):
-        ft[TWO_CONCEALED_PUNGS] = 1
-        ft[SHORT_STRAIGHT] = 1
-        ft[PUNG_OF_TERMINALS_OR_HONORS] = 1
-    elif r == 5:
-        ft[TWO_CONCEALED_PUNGS] = 1
-        ft[PUNG_OF_TERMINALS_OR_HONORS] = 1
-    else:
-        ft[SHORT_STRAIGHT] = 1
-    _win_flags(s.ctx, s.fourth_tile, ft)
+    for g in FANS[NINE_GATES].excludes:
+        ft[g] = 0
+    ft[PUNG_OF_TERMINALS_OR_HONORS] -= 1
+    if ft[FULLY_CONCEALED_HAND]:
+        ft[FULLY_CONCEALED_HAND] = 0
+        ft[SELF_DRAWN] = 1
+        for f, gone in _EXCLUSIONS_LATE:  # Last Tile Draw, Out with Replacement Tile exclude it again
+            if ft[f]:
+                for g in gone:
+                    ft[g] = 0
     return Reading(ft, (), "nine gates")
 
 

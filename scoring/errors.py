@@ -26,6 +26,7 @@ class ScoringError(ValueError):
         "not-winning",          # the tiles do not form a winning hand
         "contradictory-flags",  # win conditions that cannot all hold
         "bad-value",            # an option outside its allowed values
+        "already-winning",      # a complete hand given where a hand still waiting is expected
     )
 
     def __init__(self, code: str, message: str, position: int | None = None) -> None:

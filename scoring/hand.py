@@ -26,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import re
+from functools import lru_cache
 from typing import Iterable, Sequence
 
 from .errors import ScoringError
@@ -74,12 +75,15 @@ class Meld:
 
     def notation(self) -> str:
         """The bracketed notation of the meld, e.g. ``'[123m,1]'``, ``'[EEEE]'``, ``'[5555p,6]'``."""
-        body = tiles_to_string(self.tiles)
-        if self.concealed:
-            return f"[{body}]"
-        if self.offer is None:
-            return f"[{body}]"
-        return f"[{body},{self.offer + (4 if self.promoted else 0)}]"
+        return _meld_notation(self)
+
+
+@lru_cache(maxsize=4096)  # there are a few thousand distinct melds
+def _meld_notation(m: Meld) -> str:
+    body = tiles_to_string(m.tiles)
+    if m.concealed or m.offer is None:
+        return f"[{body}]"
+    return f"[{body},{m.offer + (4 if m.promoted else 0)}]"
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -404,6 +408,29 @@ def parse_hand(text: str) -> Hand:
                            "the winning tile must come last, outside the brackets", len(text))
     codes = [t for t, _ in tiles]
     return Hand(tuple(melds), tuple(codes[:-1]), codes[-1])
+
+
+def parse_tiles(text: str, what: str = "tiles") -> list[int]:
+    """Parse a plain list of tiles (no melds, no winning tile), e.g. ``"1m55pEE"`` -> codes.
+
+    Args:
+        text: tiles in the hand notation; an empty or blank string gives no tiles.
+        what: how the tiles are named in an error message (e.g. ``"seen tiles"``).
+
+    Raises:
+        ScoringError: ``syntax`` (with the position) for anything but tiles, ``flower-in-hand``.
+    """
+    if not isinstance(text, str):
+        raise ScoringError("syntax", f"{what} must be a string of tiles such as 1m55pEE, got {type(text).__name__}")
+    codes = _fast_concealed(text)
+    if codes is not None:
+        return codes
+    if "[" in text or "]" in text:
+        pos = min(i for i in (text.find("["), text.find("]")) if i >= 0)
+        raise ScoringError("syntax", f"{what}: brackets at position {pos} are not allowed here; give plain tiles "
+                           "such as 1m55pEE", pos)
+    got, _ = _read_tiles(text, 0, "")
+    return [t for t, _ in got]
 
 
 def check_hand(hand: Hand) -> list[int]:

@@ -13,12 +13,13 @@ the two others 8 each).
 from __future__ import annotations
 
 import dataclasses
-from functools import lru_cache
+from functools import lru_cache, partial
 from itertools import combinations
-from typing import Sequence
+from operator import add
+from typing import Callable, Sequence
 
 from . import calculator as C
-from .calculator import PROFILES, Reading, RuleProfile, best_reading
+from .calculator import Reading, RuleProfile, best_reading, rule_profile
 from .decompose import CHOW, KONG, PAIR, PUNG, Pack
 from .errors import ScoringError
 from .fans import FANS, MELDED_AND_CONCEALED_KONG, Fan
@@ -32,7 +33,7 @@ MINIMUM_POINTS = 8
 BASE_POINTS = 8
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+@dataclasses.dataclass(frozen=True, slots=True, eq=False, repr=False)
 class FanResult:
     """One fan counted in a result.
 
@@ -43,7 +44,9 @@ class FanResult:
         count: how many times it is counted.
         tiles: the sets or tiles that produced it, in notation (``"[123m]"`` for a declared set,
             ``"123m"`` for a concealed one, ``"55p"`` for the pair, a single tile for the winning
-            tile, flower names for flowers).
+            tile, flower names for flowers). Worked out from the chosen reading when first read
+            (``source`` is then a function giving them), so that a caller that needs only the
+            points (the waits of a hand, a legality check) does not pay for it.
     """
 
     number: int | None
@@ -51,7 +54,28 @@ class FanResult:
     name_en: str
     points: int
     count: int
-    tiles: tuple[str, ...]
+    source: "tuple[str, ...] | Callable[[], tuple[str, ...]]" = ()
+
+    @property
+    def tiles(self) -> tuple[str, ...]:
+        src = self.source
+        if callable(src):
+            src = src()
+            object.__setattr__(self, "source", src)
+        return src
+
+    def _key(self) -> tuple:
+        return (self.number, self.name_zh, self.name_en, self.points, self.count, self.tiles)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, FanResult) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return (f"FanResult(number={self.number!r}, name_zh={self.name_zh!r}, name_en={self.name_en!r}, "
+                f"points={self.points!r}, count={self.count!r}, tiles={self.tiles!r})")
 
     def to_dict(self) -> dict:
         return {"number": self.number, "name_zh": self.name_zh, "name_en": self.name_en,
@@ -173,27 +197,13 @@ def _pack_text(p: Pack) -> str:
     return f"[{body}]" if melded or (kind == KONG) else body
 
 
-_POINT_OF_WIN = {C.LAST_TILE_DRAW, C.LAST_TILE_CLAIM, C.OUT_WITH_REPLACEMENT_TILE, C.ROBBING_THE_KONG,
-                 C.LAST_TILE, C.SELF_DRAWN, C.EDGE_WAIT, C.CLOSED_WAIT, C.SINGLE_WAIT}
-_TWO_CHOW_FANS = {C.PURE_DOUBLE_CHOW, C.MIXED_DOUBLE_CHOW, C.SHORT_STRAIGHT, C.TWO_TERMINAL_CHOWS}
-_THREE_CHOW_FANS = {C.PURE_TRIPLE_CHOW, C.PURE_STRAIGHT, C.PURE_SHIFTED_CHOWS, C.MIXED_STRAIGHT,
-                    C.MIXED_TRIPLE_CHOW, C.MIXED_SHIFTED_CHOWS}
-_TWO_PUNG_FANS = {C.DOUBLE_PUNG, C.TWO_DRAGON_PUNGS}
-_THREE_PUNG_FANS = {C.TRIPLE_PUNG, C.PURE_SHIFTED_PUNGS, C.MIXED_SHIFTED_PUNGS, C.BIG_THREE_WINDS,
-                    C.BIG_THREE_DRAGONS}
-_ALL_CHOW_FANS = {C.QUADRUPLE_CHOW, C.FOUR_PURE_SHIFTED_CHOWS, C.PURE_TERMINAL_CHOWS,
-                  C.THREE_SUITED_TERMINAL_CHOWS, C.ALL_CHOWS}
-_KONG_FANS = {C.FOUR_KONGS: (True, False), C.THREE_KONGS: (True, False), C.MIXED_KONGS: (True, False),
-              C.TWO_MELDED_KONGS: (True,), C.MELDED_KONG: (True,), C.TWO_CONCEALED_KONGS: (False,),
-              C.CONCEALED_KONG: (False,)}
+def _spec(n: int) -> Fan:
+    return MELDED_AND_CONCEALED_KONG if n == C.MIXED_KONGS else FANS[n]
 
-# fans whose evidence is a part of the hand; every other fan is a property of the whole hand
-_SPECIFIC = (_POINT_OF_WIN | _TWO_CHOW_FANS | _THREE_CHOW_FANS | _TWO_PUNG_FANS | _THREE_PUNG_FANS | _ALL_CHOW_FANS
-             | set(_KONG_FANS) | {C.FLOWER_TILES, C.KNITTED_STRAIGHT, C.TILE_HOG, C.LITTLE_FOUR_WINDS,
-                                  C.BIG_FOUR_WINDS, C.LITTLE_THREE_DRAGONS, C.FOUR_PURE_SHIFTED_PUNGS, C.ALL_PUNGS,
-                                  C.DRAGON_PUNG, C.PREVALENT_WIND, C.SEAT_WIND, C.PUNG_OF_TERMINALS_OR_HONORS,
-                                  C.FOUR_CONCEALED_PUNGS, C.THREE_CONCEALED_PUNGS, C.TWO_CONCEALED_PUNGS,
-                                  C.MELDED_HAND})
+
+#: The evidence kind of each fan slot (index 82: 明暗杠), from the specs (``Fan.evidence``).
+_EVIDENCE_OF = [_spec(n).evidence if n else "" for n in range(C.N_SLOTS)]
+_KONGS_SHOWN = {"kongs": (True, False), "melded-kongs": (True,), "concealed-kongs": (False,)}
 
 
 class _Evidence:
@@ -227,67 +237,69 @@ class _Evidence:
         return self._all
 
     def of(self, n: int) -> tuple[str, ...]:
+        """The sets or tiles shown for fan ``n``, by the evidence kind of its spec."""
+        kind = _EVIDENCE_OF[n]
         win = self.hand.win_tile
-        if n in _POINT_OF_WIN:
+        if kind == "win-tile":
             return (tile_name(win),)
-        if n not in _SPECIFIC:
+        if kind == "whole-hand":
             return self.whole_hand()
         if not self._split:
             self._split_packs()
         ctx = self.ctx
-        if n == C.FLOWER_TILES:
+        if kind == "flowers":
             return tuple(f.notation for f in ctx.flower_tiles) or (f"{ctx.flowers} flowers",)
-        if n == C.KNITTED_STRAIGHT:
+        if kind == "knitted-straight":
             return (tiles_to_string(next(ks for ks in KNITTED_STRAIGHTS if all(self.standing[t] for t in ks))),)
-        if n == C.TILE_HOG:
+        if kind == "tile-hog":
             kongs = {m.tile for m in self.hand.melds if m.kind is MeldKind.KONG}
             counts = self.hand.counts()
             return tuple(f"{tile_name(t)}x4" for t in range(TABLE_SIZE) if counts[t] == 4 and t not in kongs)
         if not self.reading.packs:
             return self.whole_hand()
         chows, pungs = self.chows, self.pungs   # lists of (index, pack); pack = (kind, tile, melded)
-        if n in _TWO_CHOW_FANS:
+        if kind == "two-chows":
             return self._texts(i for a, b in combinations(chows, 2) if C._two_chows(a[1][1], b[1][1]) == n
                                for i in (a[0], b[0]))
-        if n in _THREE_CHOW_FANS:
+        if kind == "three-chows":
             for trio in combinations(chows, 3):
                 if C._three_chows(*sorted(p[1] for _, p in trio)) == n:
                     return self._texts(i for i, _ in trio)
-        if n in _TWO_PUNG_FANS:
+        if kind == "two-pungs":
             return self._texts(i for a, b in combinations(pungs, 2) if C._two_pungs(a[1][1], b[1][1]) == n
                                for i in (a[0], b[0]))
-        if n in _THREE_PUNG_FANS:
+        if kind == "three-pungs":
             for trio in combinations(pungs, 3):
                 if C._three_pungs(*sorted(p[1] for _, p in trio)) == n:
                     return self._texts(i for i, _ in trio)
-        if n in (C.LITTLE_FOUR_WINDS, C.BIG_FOUR_WINDS):
+        if kind == "winds":
             return self._texts(i for i, p in pungs + self.pair if p[1] in WINDS)
-        if n == C.LITTLE_THREE_DRAGONS:
+        if kind == "dragons":
             return self._texts(i for i, p in pungs + self.pair if p[1] in DRAGONS)
-        if n in (C.FOUR_PURE_SHIFTED_PUNGS, C.ALL_PUNGS):
+        if kind == "pungs":
             return self._texts(i for i, _ in pungs)
-        if n in _ALL_CHOW_FANS:
+        if kind == "chows-and-pair":
             return self._texts(i for i, _ in chows + self.pair)
-        if n == C.DRAGON_PUNG:
+        if kind == "dragon-pungs":
             return self._texts(i for i, p in pungs if p[1] in DRAGONS)
-        if n == C.PREVALENT_WIND:
+        if kind == "prevalent-wind":
             return self._texts(i for i, p in pungs if p[1] == ctx.prevalent_wind.tile)
-        if n == C.SEAT_WIND:
+        if kind == "seat-wind":
             return self._texts(i for i, p in pungs if p[1] == ctx.seat_wind.tile)
-        if n == C.PUNG_OF_TERMINALS_OR_HONORS:
+        if kind == "terminal-pungs":
             scoring_winds = (ctx.prevalent_wind.tile, ctx.seat_wind.tile)
             return self._texts(i for i, p in pungs
                                if p[1] in TERMINALS or (p[1] in WINDS and p[1] not in scoring_winds))
-        if n in _KONG_FANS:
-            want = _KONG_FANS[n]
+        if kind in _KONGS_SHOWN:
+            want = _KONGS_SHOWN[kind]
             return self._texts(i for i, p in pungs if p[0] == KONG and p[2] in want)
-        if n in (C.FOUR_CONCEALED_PUNGS, C.THREE_CONCEALED_PUNGS, C.TWO_CONCEALED_PUNGS):
+        if kind == "concealed-pungs":
             # a pung completed by a discard is exposed, unless the tile may sit in a concealed chow
             exposed_by_discard = not ctx.self_drawn and not any(
                 not p[2] and p[1] - 1 <= win <= p[1] + 1 for _, p in chows)
             return self._texts(i for i, p in pungs
                                if not p[2] and not (exposed_by_discard and p[0] == PUNG and p[1] == win))
-        if n == C.MELDED_HAND:
+        if kind == "melded-hand":
             return self._texts(i for i, _ in self.sets) + (tile_name(win),)
         return self.whole_hand()
 
@@ -309,9 +321,7 @@ def score(hand: Hand, ctx: WinContext, rules: str | RuleProfile = "mcr") -> Scor
         ScoringError: ``tile-count``, ``fifth-tile``, ``not-winning``, ``contradictory-flags``,
             ``bad-value`` (unknown rules).
     """
-    profile = rules if isinstance(rules, RuleProfile) else PROFILES.get(rules)
-    if profile is None:
-        raise ScoringError("bad-value", f"rules {rules!r} unknown: allowed are {', '.join(PROFILES)}")
+    profile = rule_profile(rules)
     if len(hand.melds) > 4 or len(hand.concealed) != 13 - 3 * len(hand.melds):
         check_hand(hand)  # raises the tile-count error
     fixed_table = [0] * TABLE_SIZE
@@ -324,9 +334,8 @@ def score(hand: Hand, ctx: WinContext, rules: str | RuleProfile = "mcr") -> Scor
     for t in hand.concealed:
         standing[t] += 1
     standing[hand.win_tile] += 1
-    for t in set(hand.concealed) | {hand.win_tile} | {m.tile for m in hand.melds}:
-        if standing[t] + fixed_table[t] > 4:
-            check_hand(hand)  # raises the fifth-tile error
+    if max(map(add, standing, fixed_table)) > 4:
+        check_hand(hand)  # raises the fifth-tile error
     fourth_tile = _check_flags(ctx, hand, fixed_table, standing)
     reading = best_reading(tuple(fixed), fixed_table, standing, hand.win_tile, len(hand.concealed), ctx, profile,
                            fourth_tile)
@@ -338,11 +347,11 @@ def score(hand: Hand, ctx: WinContext, rules: str | RuleProfile = "mcr") -> Scor
     evidence = _Evidence(reading, hand, ctx, standing)
     counts = reading.fans
     for n in [i for i, c in enumerate(counts) if c]:
-        f: Fan = MELDED_AND_CONCEALED_KONG if n == C.MIXED_KONGS else FANS[n]
-        fans.append(FanResult(f.number, f.name_zh, f.name_en, f.points, counts[n], evidence.of(n)))
+        f = _spec(n)
+        fans.append(FanResult(f.number, f.name_zh, f.name_en, f.points, counts[n], partial(evidence.of, n)))
     if ctx.flowers:
         f = FANS[C.FLOWER_TILES]
-        fans.append(FanResult(81, f.name_zh, f.name_en, 1, ctx.flowers, evidence.of(C.FLOWER_TILES)))
+        fans.append(FanResult(81, f.name_zh, f.name_en, 1, ctx.flowers, partial(evidence.of, C.FLOWER_TILES)))
     if reading.fans[C.MIXED_KONGS]:  # otherwise the table order already runs from high points to low
         fans.sort(key=lambda r: (-r.points, r.number if r.number is not None else 999))
     fan_points = reading.total

@@ -33,7 +33,7 @@ from .control import Control
 from .errors import ServiceError
 from .eventlog import EventLog
 from .photos import Busy
-from .scorer import Scorer, score, score_system
+from .scorer import Scorer, analyse, score, score_system
 
 STATIC = Path(__file__).parent / "static"
 Seat = Literal["E", "S", "W", "N"]
@@ -88,6 +88,25 @@ class ScoreOptions(_Strict):
 
 class ScoreBody(ScoreOptions):
     hand: str = Field(min_length=2, max_length=120)
+
+
+class WaitsBody(_Strict):
+    """``POST /api/waits``: a 13-tile hand, the tiles seen elsewhere and the win options of a score."""
+    hand: str = Field(min_length=2, max_length=120)
+    seen: str = Field("", max_length=400, description="tiles visible elsewhere, e.g. 5s5s1pE")
+    seat_wind: Seat = "E"
+    prevalent_wind: Seat = "E"
+    flowers: int = Field(0, ge=0, le=8)
+    last_tile: bool = False
+    kong_replacement: bool = False
+    robbing_kong: bool = False
+    rules: Literal["mcr", "mcr-1998"] = "mcr"
+
+
+class ShantenBody(_Strict):
+    """``POST /api/shanten``: a 13- or 14-tile hand and the tiles seen elsewhere."""
+    hand: str = Field(min_length=2, max_length=120)
+    seen: str = Field("", max_length=400, description="tiles visible elsewhere, e.g. 5s5s1pE")
 
 
 class DrawBody(_Strict):
@@ -401,6 +420,17 @@ def create_app(control: Control, log: EventLog, token: str, scorer: Scorer, *,
             return {"score": result.to_dict(), "recorded": None}
         result = await asyncio.to_thread(score, body.hand, _opts(body))
         return await asyncio.to_thread(_finish, result, body, body.hand, "hand")
+
+    # ---- waits and shanten (听牌, 向听): analysis only, nothing recorded, so no token needed ----
+    @app.post("/api/waits")
+    async def waits(body: WaitsBody) -> dict:
+        """The tiles a 13-tile hand waits on, each scored on a discard and self-drawn (as ``mjtable waits --json``)."""
+        return await asyncio.to_thread(analyse, "waits", body.model_dump())
+
+    @app.post("/api/shanten")
+    async def shanten(body: ShantenBody) -> dict:
+        """Shanten by shape; useful tiles, or each discard of a 14-tile hand (as ``mjtable shanten --json``)."""
+        return await asyncio.to_thread(analyse, "shanten", body.model_dump())
 
     def _photo(read, o: ScoreOptions, source: str) -> dict:
         r = read()

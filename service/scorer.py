@@ -106,9 +106,22 @@ class Scorer:
 
 def score(hand: str, opts: dict[str, Any]) -> Any:
     """``scoring.score_hand`` with the request's options. Raises ServiceError 422 on a bad hand."""
-    from scoring import ScoringError, score_hand
+    from scoring import score_hand
+    return _scoring(score_hand, hand, **opts)
+
+
+def analyse(kind: str, body: dict[str, Any]) -> dict[str, Any]:
+    """``"waits"`` (``scoring.analysis.find_waits``) or ``"shanten"`` (``analyse_shanten``) of a request
+    body ``{"hand", "seen", options...}``, as JSON data. Raises ServiceError 422 on a bad hand."""
+    from scoring.analysis import analyse_shanten, find_waits
+    fn = find_waits if kind == "waits" else analyse_shanten
+    return _scoring(fn, **body).to_dict()
+
+
+def _scoring(fn, *args, **kwargs) -> Any:
+    from scoring import ScoringError
     try:
-        return score_hand(hand, **opts)
+        return fn(*args, **kwargs)
     except ScoringError as e:
         raise ServiceError(f"{e.code}: {e.message}", 422, e.code) from None
 
