@@ -234,9 +234,9 @@ class HostProtocol:
 
     def hello_period(self) -> float:
         """HELLO period (s) during the handshake: ``hello_interval`` on a clean line,
-        shorter (down to 20 ms) when a HELLO and its answer are likely to be lost."""
+        shorter (down to 10 ms) when a HELLO and its answer are likely to be lost."""
         ok = 1.0 - self.line.loss(_HELLO_RTT_BYTES)
-        return max(0.02, min(self.hello_interval, self.hello_interval * ok))
+        return max(0.01, min(self.hello_interval, self.hello_interval * ok))
 
     # ---------------------------------------------------------------- control
     def connect(self, now: float) -> None:

@@ -17,12 +17,14 @@ neither acknowledged nor SACKed are ever retransmitted:
   retransmits it (if it was sent at least SRTT/2 ago).
 * timeout: a frame that has waited RTO since its last transmission is sent again.
   RTO = SRTT + 4 * RTTVAR (RFC 6298, Karn's rule: no sample from a retransmitted frame),
-  clamped to [min_rto_ms, max_rto_ms]; doubled when an already retransmitted frame times
-  out again *and nothing at all has been heard from the peer since it was last sent* (the
-  peer seems away). A serial line has no congestion: while the peer's frames keep
-  arriving, repeated losses are noise, and backing off would only stretch every recovery
-  (at 3 % byte noise the doubling had driven the RTO to 800 ms and the throughput to a
-  quarter).
+  clamped to [min_rto_ms, max_rto_ms], each sample clipped to twice the floor (smallest)
+  of the recent samples plus a slack, and the RTO to four times that floor plus the
+  slack (a sample delayed by a lost acknowledgement measures the loss, not the line);
+  doubled when an already retransmitted frame times out again *and
+  nothing at all has been heard from the peer for* ``silence_ms`` (the peer seems away).
+  A serial line has no congestion: while the peer's frames keep arriving, repeated
+  losses are noise, and backing off would only stretch every recovery (at 3 % byte noise
+  the doubling had driven the RTO to 800 ms and the throughput to a quarter).
 
 After ``max_retries`` retransmissions of the same frame the endpoint fails (``failed``
 holds the reason); ``max_retries=None`` never gives up (the device side uses that, so
@@ -41,7 +43,11 @@ held out of order, with an ACK frame carrying the SACK bitmap (:meth:`sack_paylo
 """
 
 WINDOW_DEFAULT = 16
-RX_WINDOW_DEFAULT = 16     # reorder buffer, frames; the SACK bitmap has 16 bits
+RTT_WINDOW = 16            # samples over which the RTT floor is taken
+RTT_SLACK_MS = 5           # a sample counts up to 2 * floor + this
+RX_WINDOW_DEFAULT = 16
+RTT_WINDOW = 16            # samples over which the RTT floor is taken
+RTT_SLACK_MS = 5           # a sample counts up to 2 * floor + this     # reorder buffer, frames; the SACK bitmap has 16 bits
 
 # in-flight entry fields (lists, not objects: cheap on MicroPython)
 _SEQ = 0
@@ -65,11 +71,13 @@ class ReliableEndpoint:
         nak_holdoff_ms: minimum time between two NAKs for the same gap.
         rx_window: reorder buffer size in frames (1..16; 1 = in-order only, no SACK).
         send_sack: put the SACK bitmap in ACK frames (False towards a version-1 peer).
+        silence_ms: the RTO doubles on a repeated timeout only when nothing has been
+            heard from the peer for this long (ms).
     """
 
     def __init__(self, window=WINDOW_DEFAULT, queue_max=64, initial_rto_ms=100.0,
                  min_rto_ms=15.0, max_rto_ms=1000.0, max_retries=12, nak_holdoff_ms=50.0,
-                 rx_window=RX_WINDOW_DEFAULT, send_sack=True):
+                 rx_window=RX_WINDOW_DEFAULT, send_sack=True, silence_ms=250.0):
         if not 1 <= window <= 127:
             raise ValueError("window must be 1..127, got %r" % (window,))
         if not 1 <= rx_window <= 16:
@@ -83,6 +91,7 @@ class ReliableEndpoint:
         self.nak_holdoff_ms = nak_holdoff_ms
         self.rx_window = rx_window
         self.send_sack = send_sack
+        self.silence_ms = silence_ms
         # statistics survive reset()
         self.sent_new = 0
         self.retransmitted = 0
@@ -113,6 +122,7 @@ class ReliableEndpoint:
         self._nak_at = -1e18
         self.srtt = None
         self.rttvar = 0.0
+        self._rtt_recent = []      # the last RTT_WINDOW samples (ms)
         self.rto = self.initial_rto_ms
         self.failed = None
         self.last_heard = None     # time (ms) of the last valid frame from the peer
@@ -295,6 +305,17 @@ class ReliableEndpoint:
     def _sample_rtt(self, rtt):
         if rtt < 0:
             return
+        # A sample is taken when the acknowledgement arrives; when the frame that carried
+        # it was lost, it arrives one of the peer's retransmissions later, and the sample
+        # measures the loss, not the line. Clip each sample to twice the smallest of the
+        # last RTT_WINDOW samples plus RTT_SLACK_MS: a real rise of the round trip lifts
+        # that floor within RTT_WINDOW samples, a lost acknowledgement does not inflate
+        # the RTO (it did to 100 ms at 5 % noise, 350 ms at 10 %).
+        recent = self._rtt_recent
+        recent.append(rtt)
+        if len(recent) > RTT_WINDOW:
+            recent.pop(0)
+        rtt = min(rtt, 2 * min(recent) + RTT_SLACK_MS)
         if self.srtt is None:
             self.srtt = rtt
             self.rttvar = rtt / 2
@@ -302,7 +323,9 @@ class ReliableEndpoint:
             err = rtt - self.srtt
             self.srtt += err / 8
             self.rttvar += (abs(err) - self.rttvar) / 4
-        rto = self.srtt + 4 * self.rttvar
+        # ... and the RTO itself to four times that floor plus the slack: on a bad line
+        # few samples are clean, and the first ones set SRTT and RTTVAR high
+        rto = min(self.srtt + 4 * self.rttvar, 4 * min(recent) + RTT_SLACK_MS)
         self.rto = min(self.max_rto_ms, max(self.min_rto_ms, rto))
 
     # ------------------------------------------------------------------- output
@@ -323,7 +346,7 @@ class ReliableEndpoint:
             f[_LOST] = True
             self._nlost += 1
             fired = True
-            if f[_RETRIES] and (self.last_heard is None or self.last_heard < f[_SENT_AT]):
+            if f[_RETRIES] and now - self.last_heard >= self.silence_ms:
                 backoff = True
         if fired:
             self.timeouts += 1
@@ -345,6 +368,8 @@ class ReliableEndpoint:
         out = []
         if self.failed is not None:
             return out
+        if self.last_heard is None:
+            self.last_heard = now  # the peer's silence counts from our first frame
         inflight = self._inflight
         if self._nlost:
             for f in inflight:
