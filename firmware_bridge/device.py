@@ -63,11 +63,13 @@ class DeviceEngine:
         tx_queue_max: reliable frames queued towards the host (bounded memory).
         on_execute: optional callable ``(cmd_id, type)`` called once per executed
             command (tests and benchmarks count executions with it).
+        baudrate: the UART's rate (bits/s): retransmission timers start when a frame
+            has left the line (None: when it is handed to the UART).
     """
 
     def __init__(self, machine, boot_counter, now_ms=0, firmware=(1, 0, 0), profile_id=1,
                  gear_tiles=136, heartbeat_window_ms=500, heartbeat_interval_ms=100,
-                 tx_queue_max=40, on_execute=None):
+                 tx_queue_max=40, on_execute=None, baudrate=115200):
         self.machine = machine
         self.boot_counter = boot_counter & _U32
         self.firmware = firmware
@@ -77,7 +79,8 @@ class DeviceEngine:
         self.on_execute = on_execute
         self.decoder = FrameDecoder()
         self.link = ReliableEndpoint(queue_max=tx_queue_max, max_retries=None,
-                                     initial_rto_ms=100, min_rto_ms=15, max_rto_ms=1000)
+                                     initial_rto_ms=100, min_rto_ms=15, max_rto_ms=1000,
+                                     byte_ms=10000 / baudrate if baudrate else None)
         self.now = now_ms
         self.boot_ms = now_ms
         self.session = 0
@@ -237,6 +240,7 @@ class DeviceEngine:
                 out.append(encode_frame(flags, seq, ack, mtype, payload,
                                         1 if mtype in (C.T_HELLO_ACK, C.T_NO_SESSION)
                                         else fmt))
+                self.link.wrote(len(out[-1]), self.now)
             self._ctrl = []
         if self.session:
             for f in self.link.outgoing(self.now, max_frames):
@@ -245,6 +249,7 @@ class DeviceEngine:
                 flags, seq, ack = self.link.header_for_unreliable()
                 out.append(encode_frame(flags, seq, ack, C.T_ACK, self.link.sack_payload(),
                                         fmt))
+                self.link.wrote(len(out[-1]), self.now)
         if out:
             self._last_tx = self.now
         return b"".join(out)

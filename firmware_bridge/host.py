@@ -177,16 +177,20 @@ class HostProtocol:
         max_retries: retransmissions of one frame before the link is lost; None (the
             default): never, the link is lost only by silence (a frame that needs many
             retransmissions on a noisy line is not a dead device).
+        baudrate: the line's rate (bits/s), to start retransmission timers when a frame
+            has left (None: when it is written).
         rng: random source for session nonces (seed it in tests).
     """
 
     def __init__(self, *, window: int = 16, heartbeat_interval: float = 0.1,
                  peer_timeout: float = 0.5, hello_interval: float = 0.1,
                  max_retries: int | None = None, min_rto: float = 0.015,
+                 baudrate: int | None = 115200,
                  rng: random.Random | None = None) -> None:
         self.link = ReliableEndpoint(window=window, queue_max=4 * window,
                                      initial_rto_ms=100.0, min_rto_ms=min_rto * 1000,
-                                     max_rto_ms=1000.0, max_retries=max_retries)
+                                     max_rto_ms=1000.0, max_retries=max_retries,
+                                     byte_ms=10000.0 / baudrate if baudrate else None)
         self.decoder = FrameDecoder()
         self.line = LineEstimate()
         self.heartbeat_interval = heartbeat_interval
@@ -440,19 +444,22 @@ class HostProtocol:
         lost: the device's own window then stops the motors."""
         out = []
         fmt = self._tx_format()
+        now_ms = now * 1000.0
+        link = self.link
         for mtype, payload in self._ctrl:
-            flags, seq, ack = self.link.header_for_unreliable()
+            flags, seq, ack = link.header_for_unreliable()
             out.append(encode_frame(flags, seq, ack, mtype, payload,
                                     1 if mtype == C.T_HELLO else fmt))
+            link.wrote(len(out[-1]), now_ms)
         self._ctrl = []
         if self.state == "connected":
             self._pump()
-            for f in self.link.outgoing(now * 1000.0):
+            for f in link.outgoing(now_ms):
                 out.append(encode_frame(*f, fmt))
-            if self.link.ack_needed():
-                flags, seq, ack = self.link.header_for_unreliable()
-                out.append(encode_frame(flags, seq, ack, C.T_ACK, self.link.sack_payload(),
-                                        fmt))
+            if link.ack_needed():
+                flags, seq, ack = link.header_for_unreliable()
+                out.append(encode_frame(flags, seq, ack, C.T_ACK, link.sack_payload(), fmt))
+                link.wrote(len(out[-1]), now_ms)
         if out:
             self._last_tx = now
         return b"".join(out)

@@ -73,11 +73,16 @@ class ReliableEndpoint:
         send_sack: put the SACK bitmap in ACK frames (False towards a version-1 peer).
         silence_ms: the RTO doubles on a repeated timeout only when nothing has been
             heard from the peer for this long (ms).
+        byte_ms: time of one byte on the line (ms; 10 / baud * 1000), or None. When
+            given, a frame's timer starts when its last byte has left (the bytes written
+            before it counted, see :meth:`wrote`), so that waiting behind a window of
+            frames on the line is neither taken for a loss nor put in the RTT.
     """
 
     def __init__(self, window=WINDOW_DEFAULT, queue_max=64, initial_rto_ms=100.0,
                  min_rto_ms=15.0, max_rto_ms=1000.0, max_retries=12, nak_holdoff_ms=50.0,
-                 rx_window=RX_WINDOW_DEFAULT, send_sack=True, silence_ms=250.0):
+                 rx_window=RX_WINDOW_DEFAULT, send_sack=True, silence_ms=250.0,
+                 byte_ms=None):
         if not 1 <= window <= 127:
             raise ValueError("window must be 1..127, got %r" % (window,))
         if not 1 <= rx_window <= 16:
@@ -92,6 +97,8 @@ class ReliableEndpoint:
         self.rx_window = rx_window
         self.send_sack = send_sack
         self.silence_ms = silence_ms
+        self.byte_ms = byte_ms
+        self._wire_free = -1e18     # when the line will have sent what was written
         # statistics survive reset()
         self.sent_new = 0
         self.retransmitted = 0
@@ -142,6 +149,15 @@ class ReliableEndpoint:
             return False
         self._queue.append([mtype, bytes(payload)])
         return True
+
+    def wrote(self, nbytes, now):
+        """``nbytes`` other bytes (control and ACK frames) were written to the line at
+        ``now`` (ms); only counted when ``byte_ms`` is set. Returns when they will
+        have left (ms)."""
+        if self.byte_ms is None:
+            return now
+        self._wire_free = max(self._wire_free, now) + nbytes * self.byte_ms
+        return self._wire_free
 
     def unacknowledged(self):
         """``(in_flight, queued)``: the ``(mtype, payload)`` of the reliable frames sent
@@ -381,7 +397,7 @@ class ReliableEndpoint:
                 self._nlost -= 1
                 self._txno += 1
                 f[_TXNO] = self._txno
-                f[_SENT_AT] = now
+                f[_SENT_AT] = self.wrote(len(f[_PAYLOAD]) + 10, now)
                 f[_RETRIES] += 1
                 self.retransmitted += 1
                 out.append((0x01 | self._take_nak(), f[_SEQ], self.expected, f[_TYPE],
@@ -392,7 +408,8 @@ class ReliableEndpoint:
             seq = self.next_seq
             self.next_seq = (seq + 1) & 0xFF
             self._txno += 1
-            inflight.append([seq, mtype, payload, now, 0, False, self._txno, False])
+            inflight.append([seq, mtype, payload, self.wrote(len(payload) + 10, now), 0,
+                             False, self._txno, False])
             self.sent_new += 1
             out.append((0x01 | self._take_nak(), seq, self.expected, mtype, payload))
         if out:

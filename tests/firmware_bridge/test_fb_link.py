@@ -152,6 +152,7 @@ def test_peer_silent_reports_link_lost_and_the_command_completes_when_it_returns
     rig.run_until(lambda: not rig.host.pending)
     assert [r.code for r in rig.of(Reply) if r.cmd_id == cmd] == [ReplyCode.OK]
     assert rig.executed.count(cmd) == 1 and not rig.of(CommandFailed)
+    rig.run_until(lambda: rig.of(Fault))  # queued after the reply, delivered after it
     faults = [f.code for f in rig.of(Fault)]
     assert faults == [FaultCode.HOST_TIMEOUT]  # the host learns what happened meanwhile
 
