@@ -171,6 +171,8 @@ def run_level(args: argparse.Namespace, noise: float) -> dict:
         fps = received[0] / args.telemetry_seconds
         limit = (args.baud / 10) / encoded_size(7)
         st = link.stats()
+        dev = runner.engine.link
+        dev_stats = (dev.retransmitted, dev.fast_retransmits, dev.timeouts, dev.rto)
         return {
             "noise": noise,
             "sent": args.commands,
@@ -186,6 +188,7 @@ def run_level(args: argparse.Namespace, noise: float) -> dict:
             "line_rate_fraction": round(fps / limit, 3),
             "_stats": st,
             "_noise": (noise_h, noise_d),
+            "_dev": dev_stats,
         }
     finally:
         link.close()
@@ -271,14 +274,15 @@ def main(argv: list[str] | None = None) -> int:
         except LinkError as exc:
             print(f"link_bench: noise {noise}: {exc}", file=sys.stderr)
             return 2
-        st, (nh, nd) = r.pop("_stats"), r.pop("_noise")
+        st, (nh, nd), dev = r.pop("_stats"), r.pop("_noise"), r.pop("_dev")
         print(f"noise {noise:g}: {r} ({time.monotonic() - t:.0f} s)", flush=True)
         print(f"  host link: frames {st.frames_received} received, {st.frames_rejected} "
               f"rejected, {st.retransmitted} retransmitted, srtt {st.srtt_ms} ms; noise "
               f"h->d {nh.corrupted}/{nh.dropped}/{nh.inserted} d->h {nd.corrupted}/"
               f"{nd.dropped}/{nd.inserted} (corrupted/dropped/inserted bytes), bursts "
-              f"{nh.bursts + nd.bursts}, frames dropped {nh.frames_dropped + nd.frames_dropped}",
-              flush=True)
+              f"{nh.bursts + nd.bursts}, frames dropped {nh.frames_dropped + nd.frames_dropped}; "
+              f"device: {dev[0]} retransmitted ({dev[1]} fast, {dev[2]} timeouts), "
+              f"RTO {dev[3]:.1f} ms", flush=True)
         results.append(r)
     print()
     print("| noise | sent | lost | duplicated | wrong outcomes | unknown | resent | link lost "

@@ -69,7 +69,7 @@ class DeviceEngine:
 
     def __init__(self, machine, boot_counter, now_ms=0, firmware=(1, 0, 0), profile_id=1,
                  gear_tiles=136, heartbeat_window_ms=500, heartbeat_interval_ms=100,
-                 tx_queue_max=40, on_execute=None, baudrate=115200):
+                 tx_queue_max=56, on_execute=None, baudrate=115200):
         self.machine = machine
         self.boot_counter = boot_counter & _U32
         self.firmware = firmware
@@ -143,8 +143,8 @@ class DeviceEngine:
             link = self.link
             accept = link.space() >= _ACCEPT_MIN_SPACE
             sack = None
-            if mtype == C.T_ACK and len(payload) == 2:
-                sack = payload[0] | (payload[1] << 8)
+            if mtype == C.T_ACK and len(payload) in (2, 4):
+                sack = int.from_bytes(payload, "little")
             if (link.on_frame(flags, seq, ack, now_ms, accept, (mtype, payload), sack)
                     and flags & FLAG_RELIABLE):
                 self._execute(mtype, payload)
@@ -179,6 +179,10 @@ class DeviceEngine:
         self.version = version
         self.decoder.formats = frame_formats(version)
         self.link.send_sack = version >= 2
+        # version 3: the host holds 32 frames out of order (32-bit SACK bitmap), so up to
+        # 32 may be in flight; the device's own reorder buffer stays 16 frames
+        self.link.sack_bytes = 4 if version >= 3 else 2
+        self.link.window = 32 if version >= 3 else 16
         fw = self.firmware
         self._control(C.T_HELLO_ACK, struct.pack(
             C.FORMATS[C.T_HELLO_ACK], version, nonce, fw[0], fw[1], fw[2],

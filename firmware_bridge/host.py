@@ -109,7 +109,7 @@ _REPLY_TEXT = {
 
 
 _FALSE_ALARM = 1e-6       # accepted chance that noise alone starves a timeout window
-_HOST_HB_BYTES = 14       # HOST_HEARTBEAT on the wire (4-byte payload + 10)
+_HOST_HB_BYTES = 16       # HOST_HEARTBEAT on the wire (6-byte payload + 10)
 _KEEPALIVE_BYTES = 10     # an empty ACK frame, the device's keepalive
 _HELLO_RTT_BYTES = 15 + 33  # HELLO and HELLO_ACK on the wire
 
@@ -310,8 +310,8 @@ class HostProtocol:
             if self.state != "connected":
                 continue
             sack = None
-            if mtype == C.T_ACK and len(payload) == 2:
-                sack = payload[0] | (payload[1] << 8)
+            if mtype == C.T_ACK and len(payload) in (2, 4):
+                sack = int.from_bytes(payload, "little")
             link = self.link
             if (link.on_frame(flags, seq, ack, now_ms, True, (mtype, payload), sack)
                     and flags & FLAG_RELIABLE):
@@ -354,6 +354,9 @@ class HostProtocol:
         self.info = info
         self.link.reset()
         self.link.send_sack = f[0] >= 2   # a version-1 device ignores it anyway
+        # version 3: a 32-frame reorder buffer, named by a 32-bit SACK bitmap
+        self.link.sack_bytes = 4 if f[0] >= 3 else 2
+        self.link.rx_window = 32 if f[0] >= 3 else 16
         self.decoder.formats = frame_formats(f[0])
         self.state = "connected"
         events.append(Connected(info))
@@ -433,7 +436,8 @@ class HostProtocol:
             elif now - max(self._last_hb_tx, self._last_tx) >= self.heartbeat_period():
                 self._last_hb_tx = now
                 self._ctrl.append((C.T_HOST_HEARTBEAT, struct.pack(
-                    "<IH", int(now * 1000) & 0xFFFFFFFF, self.device_keepalive_ms())))
+                    C.FORMATS[C.T_HOST_HEARTBEAT], int(now * 1000) & 0xFFFFFFFF,
+                    self.device_keepalive_ms())))
         if self.state == "handshake" and now - self._last_hello >= self.hello_period():
             self._last_hello = now
             self._ctrl.append((C.T_HELLO, struct.pack("<BI", PROTOCOL_VERSION, self.nonce)))

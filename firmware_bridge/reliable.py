@@ -45,9 +45,8 @@ held out of order, with an ACK frame carrying the SACK bitmap (:meth:`sack_paylo
 WINDOW_DEFAULT = 16
 RTT_WINDOW = 16            # samples over which the RTT floor is taken
 RTT_SLACK_MS = 5           # a sample counts up to 2 * floor + this
+RTO_FLOOR_FACTOR = 4       # the RTO is at most this * floor + RTT_SLACK_MS
 RX_WINDOW_DEFAULT = 16
-RTT_WINDOW = 16            # samples over which the RTT floor is taken
-RTT_SLACK_MS = 5           # a sample counts up to 2 * floor + this     # reorder buffer, frames; the SACK bitmap has 16 bits
 
 # in-flight entry fields (lists, not objects: cheap on MicroPython)
 _SEQ = 0
@@ -69,7 +68,8 @@ class ReliableEndpoint:
         initial_rto_ms, min_rto_ms, max_rto_ms: retransmission timeout bounds (ms).
         max_retries: retransmissions of one frame before failing, or None for never.
         nak_holdoff_ms: minimum time between two NAKs for the same gap.
-        rx_window: reorder buffer size in frames (1..16; 1 = in-order only, no SACK).
+        rx_window: reorder buffer size in frames (1..32; 1 = in-order only, no SACK;
+            above 16 only with ``sack_bytes`` 4).
         send_sack: put the SACK bitmap in ACK frames (False towards a version-1 peer).
         silence_ms: the RTO doubles on a repeated timeout only when nothing has been
             heard from the peer for this long (ms).
@@ -85,8 +85,8 @@ class ReliableEndpoint:
                  byte_ms=None):
         if not 1 <= window <= 127:
             raise ValueError("window must be 1..127, got %r" % (window,))
-        if not 1 <= rx_window <= 16:
-            raise ValueError("rx_window must be 1..16, got %r" % (rx_window,))
+        if not 1 <= rx_window <= 32:
+            raise ValueError("rx_window must be 1..32, got %r" % (rx_window,))
         self.window = window
         self.queue_max = queue_max
         self.initial_rto_ms = initial_rto_ms
@@ -96,6 +96,7 @@ class ReliableEndpoint:
         self.nak_holdoff_ms = nak_holdoff_ms
         self.rx_window = rx_window
         self.send_sack = send_sack
+        self.sack_bytes = 2        # SACK bitmap width: 2 (16 frames) or 4 (version 3)
         self.silence_ms = silence_ms
         self.byte_ms = byte_ms
         self._wire_free = -1e18     # when the line will have sent what was written
@@ -253,18 +254,21 @@ class ReliableEndpoint:
         exp = self.expected
         for seq in self._rx:
             i = ((seq - exp) & 0xFF) - 1
-            if 0 <= i < 16:
+            if 0 <= i < 8 * self.sack_bytes:
                 bits |= 1 << i
         return bits
 
     def sack_payload(self):
-        """Payload for an ACK frame sent now: b"" or the 2-byte SACK bitmap (u16 LE)."""
+        """Payload for an ACK frame sent now: b"" or the SACK bitmap, u16 LE (or u32 LE
+        when ``sack_bytes`` is 4 and a frame beyond the first 16 is held)."""
         self._sack_due = False
         if not self.send_sack or not self._rx:
             return b""
         bits = self.sack_bitmap()
         if not bits:
             return b""
+        if bits >> 16:
+            return bytes((bits & 0xFF, (bits >> 8) & 0xFF, (bits >> 16) & 0xFF, bits >> 24))
         return bytes((bits & 0xFF, bits >> 8))
 
     def _process_ack(self, ack, now, nak, sack):
@@ -288,7 +292,7 @@ class ReliableEndpoint:
             # bit i: the peer holds seq ack + 1 + i
             for f in inflight:
                 i = ((f[_SEQ] - ack) & 0xFF) - 1
-                if 0 <= i < 16 and (sack >> i) & 1 and not f[_SACKED]:
+                if 0 <= i < 32 and (sack >> i) & 1 and not f[_SACKED]:
                     f[_SACKED] = True
                     if f[_LOST]:
                         f[_LOST] = False
@@ -341,7 +345,7 @@ class ReliableEndpoint:
             self.rttvar += (abs(err) - self.rttvar) / 4
         # ... and the RTO itself to four times that floor plus the slack: on a bad line
         # few samples are clean, and the first ones set SRTT and RTTVAR high
-        rto = min(self.srtt + 4 * self.rttvar, 4 * min(recent) + RTT_SLACK_MS)
+        rto = min(self.srtt + 4 * self.rttvar, RTO_FLOOR_FACTOR * min(recent) + RTT_SLACK_MS)
         self.rto = min(self.max_rto_ms, max(self.min_rto_ms, rto))
 
     # ------------------------------------------------------------------- output
@@ -351,6 +355,13 @@ class ReliableEndpoint:
         if self.failed is not None:
             return self.failed
         rto = self.rto
+        if (self._queue and len(self._inflight) >= self.window and self._rtt_recent
+                and now - self.last_heard < self.silence_ms):
+            # Blocked: the window is full (of frames the peer holds, mostly, behind a
+            # hole) and new frames wait. Nothing else will go on the line, so nothing
+            # will reveal a lost retransmission: probe sooner, at twice the RTT floor
+            # plus the slack (a spurious probe costs only idle line time).
+            rto = min(rto, 2 * min(self._rtt_recent) + RTT_SLACK_MS)
         fired = backoff = False
         for f in self._inflight:
             if f[_SACKED] or f[_LOST] or now - f[_SENT_AT] < rto:
