@@ -44,7 +44,7 @@ held out of order, with an ACK frame carrying the SACK bitmap (:meth:`sack_paylo
 
 WINDOW_DEFAULT = 16
 RTT_WINDOW = 16            # samples over which the RTT floor is taken
-RTT_SLACK_MS = 5           # a sample counts up to 2 * floor + this
+RTT_SLACK_MS = 15          # a sample counts up to 2 * floor + this (ms): round-trip jitter
 RTO_FLOOR_FACTOR = 4       # the RTO is at most this * floor + RTT_SLACK_MS
 RX_WINDOW_DEFAULT = 16
 
