@@ -90,6 +90,9 @@ def _make_crc32_table():
 
 def crc32_py(data, crc=0):
     """CRC-32/ISO-HDLC (zlib's) in pure Python, for builds without ``binascii.crc32``."""
+    global _CRC32_TABLE
+    if _CRC32_TABLE is None:
+        _CRC32_TABLE = _make_crc32_table()
     table = _CRC32_TABLE
     crc ^= 0xFFFFFFFF
     for b in data:
@@ -97,11 +100,9 @@ def crc32_py(data, crc=0):
     return crc ^ 0xFFFFFFFF
 
 
+_CRC32_TABLE = None           # built at the first use of crc32_py
 if _crc32 is None:  # pragma: no cover
-    _CRC32_TABLE = _make_crc32_table()
     _crc32 = crc32_py
-else:
-    _CRC32_TABLE = None
 
 
 def crc32(data):
