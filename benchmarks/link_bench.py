@@ -1,4 +1,4 @@
-"""Benchmark of the Pi <-> microcontroller link (firmware_bridge).
+"""Benchmark of the Pi <-> microcontroller link (firmware_bridge) on a clean or bad line.
 
 Runs the host side (HostLink) against the device side (DeviceEngine in a DeviceRunner
 thread) over a pseudo-terminal pair, at 115200 baud.
@@ -7,23 +7,40 @@ Pacing: a pty does not throttle, so both ends write through ``PacedPort``: every
 at most 16 bytes is handed to the pty only when a real 115200-baud UART (10 bits per
 byte: start, 8 data, stop = 11,520 bytes/s) would have finished sending it, counted from
 when the line became free. Nothing arrives earlier than on the real line and neither
-direction can exceed 11,520 bytes/s. With ``--noise p`` each byte written in either
-direction is, with probability p, corrupted, dropped, or preceded by an inserted random
-byte (a third each), before pacing.
+direction can exceed 11,520 bytes/s.
 
-Measured:
-* commands: ``--commands`` SetGear commands sent one after another (each waits for its
-  reply); the device counts executions per command id: ``lost`` = sent but never
-  executed, ``duplicated`` = executed more than once. Round trip = submit to reply, ms.
+The line (both directions, before pacing):
+* ``--noise p``: each byte is, with probability p, corrupted, dropped, or preceded by an
+  inserted random byte (a third each);
+* ``--burst L``: bursts of L random bytes replace the line's bytes, starting at any byte
+  with probability ``--burst-rate`` (default 0.001);
+* ``--drop q``: each frame is lost whole with probability q;
+* ``--reset-every N``: the device restarts (a fresh engine, boot counter + 1) a few ms
+  after every N-th command is sent.
+
+Measured, per noise level:
+* commands: ``--commands`` SetGear commands, one after another (each waits for its
+  outcome). The device counts executions per command id (truth). The host's outcome of
+  an attempt is "ran" (a reply, or CommandFailed.executed True), "not run" (executed
+  False: the bench sends the command again, as a new attempt) or "unknown" (executed
+  None: the device reset after the command was sent and before acknowledging it).
+  ``lost`` = commands never executed whose outcome was not "unknown"; ``duplicated`` =
+  attempts executed more than once; ``wrong_outcomes`` = attempts whose outcome
+  contradicts the truth ("ran" and not executed, "not run" and executed). Round trip =
+  submit to reply, ms (attempts with a reply).
 * telemetry: for ``--telemetry-seconds`` the device queues sensor-change events (7-byte
   payload, 17 bytes on the wire including COBS overhead and the delimiter) whenever its
-  reliable queue has room; ``telemetry_fps`` = events received by the host per second;
-  the line-rate limit is 11,520 / 17 = 677.6 frames/s; ``line_rate_fraction`` =
-  fps / limit.
+  reliable queue has room; ``line_rate_fraction`` = events received per second / the
+  line-rate limit 11,520 / 17 = 677.6 frames/s.
 
-The last line of output is one JSON object with the figures.
+``--table`` runs the levels 0, 1, 3, 5 and 10 % noise in one run and prints a table.
+The last line of output is a JSON list with one object per level: ``noise``, ``sent``,
+``lost``, ``duplicated``, ``wrong_outcomes``, ``unknown_outcomes``, ``resent``,
+``link_lost``, ``rtt_ms_p50``, ``rtt_ms_p99``, ``telemetry_fps``, ``line_rate_fraction``.
+Exit status 0 when nothing was lost, duplicated or wrong at every level.
 
-Usage: python benchmarks/link_bench.py [--noise 0.01] [--commands 2000]
+Usage: python benchmarks/link_bench.py [--noise 0.01] [--commands 1000] [--table]
+       [--burst 16 [--burst-rate 0.001]] [--drop 0.01] [--reset-every 100]
 """
 
 from __future__ import annotations
@@ -40,27 +57,27 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from firmware_bridge import catalogue as C  # noqa: E402
 from firmware_bridge.device import DeviceEngine  # noqa: E402
-from firmware_bridge.errors import LinkError  # noqa: E402
-from firmware_bridge.host import HostLink  # noqa: E402
+from firmware_bridge.errors import CommandRejected, LinkDown, LinkError, LinkTimeout  # noqa: E402
+from firmware_bridge.host import HostLink, LinkLost  # noqa: E402
 from firmware_bridge.machine import FakeMachine  # noqa: E402
 from firmware_bridge.messages import ClearSafeStop, SensorChanged, SetGear  # noqa: E402
 from firmware_bridge.noise import ByteNoise  # noqa: E402
 from firmware_bridge.transport import DeviceRunner, PacedPort, pty_pair  # noqa: E402
 from firmware_bridge.wire import encoded_size  # noqa: E402
 
+TABLE_LEVELS = (0.0, 0.01, 0.03, 0.05, 0.10)
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--noise", type=float, default=0.0,
-                    help="probability per byte of corruption/drop/insertion (default 0)")
-    ap.add_argument("--commands", type=int, default=2000, help="commands to send")
-    ap.add_argument("--telemetry-seconds", type=float, default=3.0)
-    ap.add_argument("--baud", type=int, default=115200)
-    ap.add_argument("--seed", type=int, default=1)
-    args = ap.parse_args(argv)
-    if not 0.0 <= args.noise <= 0.2:
-        ap.error(f"--noise must be within 0..0.2, got {args.noise}")
 
+def _percentile(sorted_values: list[float], q: float) -> float:
+    if not sorted_values:
+        return float("nan")
+    return sorted_values[min(len(sorted_values) - 1, int(q * len(sorted_values)))]
+
+
+def run_level(args: argparse.Namespace, noise: float) -> dict:
+    """One run at byte-noise ``noise`` (0..1): commands then telemetry; returns the
+    figures (see the module docstring). Raises LinkError if the device never answers
+    the handshake within 60 s."""
     executed: dict[int, int] = {}
     counting = [False]
 
@@ -78,52 +95,61 @@ def main(argv: list[str] | None = None) -> int:
                 engine.sensor_changed(C.SENSOR_TILE_PRESENT, toggle[0] % 4,
                                       (toggle[0] // 4) & 1, now_ms)
 
+    def line(seed: int) -> ByteNoise:
+        return ByteNoise(noise, seed, burst_len=args.burst, burst_rate=args.burst_rate,
+                         frame_drop=args.drop)
+
+    def engine(boot: int) -> DeviceEngine:
+        return DeviceEngine(FakeMachine(), boot_counter=boot,
+                            now_ms=int(time.monotonic() * 1000), on_execute=on_execute)
+
     host_raw, dev_raw = pty_pair(args.baud)
-    noise_d = ByteNoise(args.noise, args.seed) if args.noise else None
-    noise_h = ByteNoise(args.noise, args.seed + 1) if args.noise else None
+    noise_d, noise_h = line(args.seed), line(args.seed + 1)
     dev_port = PacedPort(dev_raw, args.baud, noise=noise_d)
     host_port = PacedPort(host_raw, args.baud, noise=noise_h)
-    engine = DeviceEngine(FakeMachine(), boot_counter=1, now_ms=int(time.monotonic() * 1000),
-                          on_execute=on_execute)
-    runner = DeviceRunner(engine, dev_port, on_tick=on_tick).start()
+    runner = DeviceRunner(engine(1), dev_port, on_tick=on_tick).start()
     link = HostLink(host_port)
+    lost_events = [0]
+    link.add_listener(lambda ev: isinstance(ev, LinkLost) and lost_events.__setitem__(
+        0, lost_events[0] + 1))
     link.start()
+    boot = 1
     try:
-        info = link.connect(timeout=5.0)
-        link.call(ClearSafeStop(), timeout=5.0)
-        print(f"connected: firmware {info.firmware_version}, boot {info.boot_counter}; "
-              f"noise {args.noise}", flush=True)
-
-        # ---- commands, one at a time
+        link.connect(timeout=60.0)
+        _clear(link)
         counting[0] = True
-        sent: list[int] = []
+        attempts: dict[int, int] = {}     # cmd_id -> logical command
+        outcome: dict[int, str] = {}
         rtts: list[float] = []
-        failures = 0
+        resent = 0
         for i in range(args.commands):
-            cmd = SetGear(C.GEARS[i % 4])
-            t0 = time.perf_counter()
-            try:
-                pending = link.submit(cmd)
-                sent.append(pending.cmd_id)
-                pending.result(timeout=5.0)
-                rtts.append((time.perf_counter() - t0) * 1000)
-            except LinkError as exc:
-                failures += 1
-                print(f"command {i}: {exc}", file=sys.stderr)
-                if not link.connected:
-                    link.connect(timeout=5.0)
-                    link.call(ClearSafeStop(), timeout=5.0)
+            while True:
+                pending, t0 = _submit(link, SetGear(C.GEARS[i % 4])), time.perf_counter()
+                attempts[pending.cmd_id] = i
+                if args.reset_every and len(attempts) % args.reset_every == 0:
+                    time.sleep((pending.cmd_id % 5) / 1000)   # somewhere in the exchange
+                    boot += 1
+                    with runner.lock:
+                        runner.engine = engine(boot)
+                what = _wait(pending)
+                outcome[pending.cmd_id] = what
+                if what == "ran" and pending.executed is True and pending._error is None:
+                    rtts.append((time.perf_counter() - t0) * 1000)
+                if what != "not run":
+                    break
+                resent += 1
         time.sleep(0.3)
         counting[0] = False
-        lost = sum(1 for c in sent if executed.get(c, 0) == 0)
-        duplicated = sum(1 for c in sent if executed.get(c, 0) > 1)
+        wrong = sum(1 for c, w in outcome.items()
+                    if (w == "ran" and executed.get(c, 0) == 0)
+                    or (w == "not run" and executed.get(c, 0) > 0))
+        unknown = sum(1 for w in outcome.values() if w == "unknown")
+        ran_logical = {attempts[c] for c in attempts if executed.get(c, 0)}
+        unknown_logical = {attempts[c] for c, w in outcome.items() if w == "unknown"}
+        lost = sum(1 for i in range(args.commands)
+                   if i not in ran_logical and i not in unknown_logical)
+        duplicated = sum(1 for c in attempts if executed.get(c, 0) > 1)
         rtts.sort()
-        median = statistics.median(rtts) if rtts else float("nan")
-        p99 = rtts[min(len(rtts) - 1, int(0.99 * len(rtts)))] if rtts else float("nan")
-        floor = (encoded_size(4) * 2) * 10 / args.baud * 1000
-        print(f"commands: {len(sent)} sent, {lost} lost, {duplicated} duplicated, "
-              f"{failures} errors; rtt median {median:.2f} ms, p99 {p99:.2f} ms "
-              f"(line time of command + reply alone: {floor:.2f} ms)", flush=True)
 
         # ---- telemetry
         received = [0]
@@ -144,33 +170,132 @@ def main(argv: list[str] | None = None) -> int:
         telemetry_on.clear()
         fps = received[0] / args.telemetry_seconds
         limit = (args.baud / 10) / encoded_size(7)
-        print(f"telemetry: {fps:.1f} frames/s of a line-rate limit of {limit:.1f} "
-              f"({encoded_size(7)} bytes per frame, {args.baud // 10} bytes/s)", flush=True)
         st = link.stats()
-        print(f"host link: {st}", flush=True)
-        if noise_d and noise_h:
-            print(f"noise injected: host->device {noise_h.corrupted}/{noise_h.dropped}/"
-                  f"{noise_h.inserted}, device->host {noise_d.corrupted}/{noise_d.dropped}/"
-                  f"{noise_d.inserted} (corrupted/dropped/inserted bytes)", flush=True)
-        result = {
-            "noise": args.noise,
-            "sent": len(sent),
+        dev = runner.engine.link
+        dev_stats = (dev.retransmitted, dev.fast_retransmits, dev.timeouts, dev.rto)
+        return {
+            "noise": noise,
+            "sent": args.commands,
             "lost": lost,
             "duplicated": duplicated,
-            "rtt_ms_median": round(median, 3),
-            "rtt_ms_p99": round(p99, 3),
+            "wrong_outcomes": wrong,
+            "unknown_outcomes": unknown,
+            "resent": resent,
+            "link_lost": lost_events[0],
+            "rtt_ms_p50": round(statistics.median(rtts), 3) if rtts else None,
+            "rtt_ms_p99": round(_percentile(rtts, 0.99), 3) if rtts else None,
             "telemetry_fps": round(fps, 1),
             "line_rate_fraction": round(fps / limit, 3),
+            "_stats": st,
+            "_noise": (noise_h, noise_d),
+            "_dev": dev_stats,
         }
-        print(json.dumps(result))
-        return 0 if lost == 0 and duplicated == 0 else 1
-    except LinkError as exc:
-        print(f"link_bench: {exc}", file=sys.stderr)
-        return 2
     finally:
         link.close()
         runner.stop()
         dev_port.close()
+
+
+def _clear(link: HostLink) -> None:
+    """ClearSafeStop (power-on latch), retried until the device has run it."""
+    while True:
+        try:
+            link.call(ClearSafeStop(), timeout=120.0)
+            return
+        except CommandRejected:
+            return
+        except LinkError:
+            time.sleep(0.01)
+
+
+def _submit(link: HostLink, command):
+    """Submit, waiting while the link is lost or handshaking (LinkDown)."""
+    end = time.monotonic() + 120.0
+    while True:
+        try:
+            return link.submit(command)
+        except LinkDown:
+            if time.monotonic() > end:
+                raise
+            time.sleep(0.005)
+
+
+def _wait(pending) -> str:
+    """The host's outcome of a command: "ran", "not run" or "unknown"."""
+    while True:
+        try:
+            pending.result(timeout=120.0)
+            return "ran"
+        except CommandRejected:
+            return "ran"          # the device ran it and refused it
+        except LinkTimeout:
+            continue              # still pending: its outcome comes with the link
+        except LinkError:
+            return {True: "ran", False: "not run", None: "unknown"}[pending.executed]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--noise", type=float, default=0.0,
+                    help="probability per byte of corruption/drop/insertion (default 0)")
+    ap.add_argument("--table", action="store_true",
+                    help="run the noise levels 0, 1, 3, 5 and 10 %% in one run")
+    ap.add_argument("--burst", type=int, default=0, help="length of garbage bursts (bytes)")
+    ap.add_argument("--burst-rate", type=float, default=0.001,
+                    help="probability per byte that a burst starts (default 0.001)")
+    ap.add_argument("--drop", type=float, default=0.0,
+                    help="probability that a whole frame is lost (default 0)")
+    ap.add_argument("--reset-every", type=int, default=0,
+                    help="restart the device during every N-th command (0: never)")
+    ap.add_argument("--commands", type=int, default=1000, help="commands per level")
+    ap.add_argument("--telemetry-seconds", type=float, default=3.0)
+    ap.add_argument("--baud", type=int, default=115200)
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args(argv)
+    for name, v in (("--noise", args.noise), ("--drop", args.drop),
+                    ("--burst-rate", args.burst_rate)):
+        if not 0.0 <= v <= 0.2:
+            ap.error(f"{name} must be within 0..0.2, got {v}")
+    if args.burst < 0 or args.reset_every < 0 or args.commands < 1:
+        ap.error("--burst and --reset-every must be >= 0, --commands >= 1")
+
+    levels = TABLE_LEVELS if args.table else (args.noise,)
+    extra = (f"burst {args.burst} bytes at {args.burst_rate}/byte, " if args.burst else "") + \
+        (f"frame drop {args.drop}, " if args.drop else "") + \
+        (f"device reset every {args.reset_every} commands, " if args.reset_every else "")
+    print(f"link_bench: {args.commands} commands and {args.telemetry_seconds} s of telemetry "
+          f"per level, {args.baud} baud; {extra}levels {', '.join(f'{x:g}' for x in levels)}",
+          flush=True)
+    results = []
+    for noise in levels:
+        t = time.monotonic()
+        try:
+            r = run_level(args, noise)
+        except LinkError as exc:
+            print(f"link_bench: noise {noise}: {exc}", file=sys.stderr)
+            return 2
+        st, (nh, nd), dev = r.pop("_stats"), r.pop("_noise"), r.pop("_dev")
+        print(f"noise {noise:g}: {r} ({time.monotonic() - t:.0f} s)", flush=True)
+        print(f"  host link: frames {st.frames_received} received, {st.frames_rejected} "
+              f"rejected, {st.retransmitted} retransmitted, srtt {st.srtt_ms} ms; noise "
+              f"h->d {nh.corrupted}/{nh.dropped}/{nh.inserted} d->h {nd.corrupted}/"
+              f"{nd.dropped}/{nd.inserted} (corrupted/dropped/inserted bytes), bursts "
+              f"{nh.bursts + nd.bursts}, frames dropped {nh.frames_dropped + nd.frames_dropped}; "
+              f"device: {dev[0]} retransmitted ({dev[1]} fast, {dev[2]} timeouts), "
+              f"RTO {dev[3]:.1f} ms", flush=True)
+        results.append(r)
+    print()
+    print("| noise | sent | lost | duplicated | wrong outcomes | unknown | resent | link lost "
+          "| RTT p50 ms | RTT p99 ms | share of line rate |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in results:
+        print(f"| {r['noise'] * 100:g} % | {r['sent']} | {r['lost']} | {r['duplicated']} | "
+              f"{r['wrong_outcomes']} | {r['unknown_outcomes']} | {r['resent']} | "
+              f"{r['link_lost']} | {r['rtt_ms_p50']} | {r['rtt_ms_p99']} | "
+              f"{r['line_rate_fraction']:.3f} |")
+    print(json.dumps(results))
+    bad = any(r["lost"] or r["duplicated"] or r["wrong_outcomes"] for r in results)
+    return 1 if bad else 0
 
 
 if __name__ == "__main__":

@@ -117,7 +117,8 @@ FORMATS = {
                                  # gear tiles, boot counter, heartbeat window ms, stop reason
     T_ACK: "",
     T_NO_SESSION: "<I",          # boot counter
-    T_HOST_HEARTBEAT: "<I",      # host time ms (low 32 bits), diagnostic only
+    T_HOST_HEARTBEAT: "<IH",     # host time ms (low 32 bits, diagnostic), keepalive
+                                 # period asked of the device, ms (version 3; 0 = 100)
     T_DEV_HEARTBEAT: "<IIBBBHI", # uptime ms, boot counter, state, stop reason,
                                  # active motions, rx errors (saturating), session nonce
     T_SHUFFLE_START: "<HI",      # cmd id, deadline ms

@@ -36,13 +36,15 @@ import struct
 from . import catalogue as C
 from .executor import CommandCore
 from .reliable import ReliableEndpoint
-from .wire import PROTOCOL_VERSION, FLAG_RELIABLE, FrameDecoder, encode_frame
+from .wire import (PROTOCOL_VERSION, FLAG_RELIABLE, FrameDecoder, encode_frame, frame_format,
+                   frame_formats)
 
 _U32 = 0xFFFFFFFF
 _EVENT_RESERVE = 16     # queue slots kept free for replies, motion-done and faults: all
                         # 12 motions ending at once, their faults and a reply
 _ACCEPT_MIN_SPACE = 4   # below this, new commands are not acknowledged (flow control)
 _CTRL_MAX = 4           # pending control frames kept (bounded)
+_KEEPALIVE_MIN_MS = 10  # shortest keepalive period a host may ask for (HOST_HEARTBEAT)
 
 
 class DeviceEngine:
@@ -61,11 +63,13 @@ class DeviceEngine:
         tx_queue_max: reliable frames queued towards the host (bounded memory).
         on_execute: optional callable ``(cmd_id, type)`` called once per executed
             command (tests and benchmarks count executions with it).
+        baudrate: the UART's rate (bits/s): retransmission timers start when a frame
+            has left the line (None: when it is handed to the UART).
     """
 
     def __init__(self, machine, boot_counter, now_ms=0, firmware=(1, 0, 0), profile_id=1,
                  gear_tiles=136, heartbeat_window_ms=500, heartbeat_interval_ms=100,
-                 tx_queue_max=40, on_execute=None):
+                 tx_queue_max=56, on_execute=None, baudrate=115200):
         self.machine = machine
         self.boot_counter = boot_counter & _U32
         self.firmware = firmware
@@ -75,10 +79,14 @@ class DeviceEngine:
         self.on_execute = on_execute
         self.decoder = FrameDecoder()
         self.link = ReliableEndpoint(queue_max=tx_queue_max, max_retries=None,
-                                     initial_rto_ms=100, min_rto_ms=15, max_rto_ms=1000)
+                                     initial_rto_ms=100, min_rto_ms=15, max_rto_ms=1000,
+                                     byte_ms=10000 / baudrate if baudrate else None)
         self.now = now_ms
         self.boot_ms = now_ms
         self.session = 0
+        self.version = 0           # protocol version of the session
+        self.keepalive_ms = heartbeat_interval_ms  # asked by the host (HOST_HEARTBEAT)
+        self._last_tx = now_ms
         self.last_rx = None        # time of the last valid frame from the host
         self.host_silent = False
         self._last_hb = None
@@ -112,7 +120,7 @@ class DeviceEngine:
         self.now = now_ms
         if not data:
             return
-        for flags, seq, ack, mtype, payload in self.decoder.feed(data):
+        for fmt, flags, seq, ack, mtype, payload in self.decoder.feed_frames(data):
             self.last_rx = now_ms
             self.host_silent = False
             if mtype == C.T_HELLO:
@@ -124,11 +132,19 @@ class DeviceEngine:
                     self._last_no_session = now_ms
                     self._control(C.T_NO_SESSION, struct.pack("<I", self.boot_counter))
                 continue
+            if fmt != frame_format(self.version):
+                continue  # a control frame of the old format within a session
+            if mtype == C.T_HOST_HEARTBEAT and len(payload) >= 6:
+                # version 3: the keepalive period the host asks for (0 = the default)
+                ask = payload[4] | (payload[5] << 8)
+                self.keepalive_ms = (self.heartbeat_interval_ms if ask == 0 else
+                                     max(_KEEPALIVE_MIN_MS,
+                                         min(self.heartbeat_interval_ms, ask)))
             link = self.link
             accept = link.space() >= _ACCEPT_MIN_SPACE
             sack = None
-            if mtype == C.T_ACK and len(payload) == 2:
-                sack = payload[0] | (payload[1] << 8)
+            if mtype == C.T_ACK and len(payload) in (2, 4):
+                sack = int.from_bytes(payload, "little")
             if (link.on_frame(flags, seq, ack, now_ms, accept, (mtype, payload), sack)
                     and flags & FLAG_RELIABLE):
                 self._execute(mtype, payload)
@@ -159,7 +175,14 @@ class DeviceEngine:
                 self.table.forget()
             self.session = nonce
             self.link.reset()
+            self.keepalive_ms = self.heartbeat_interval_ms
+        self.version = version
+        self.decoder.formats = frame_formats(version)
         self.link.send_sack = version >= 2
+        # version 3: the host holds 32 frames out of order (32-bit SACK bitmap), so up to
+        # 32 may be in flight; the device's own reorder buffer stays 16 frames
+        self.link.sack_bytes = 4 if version >= 3 else 2
+        self.link.window = 32 if version >= 3 else 16
         fw = self.firmware
         self._control(C.T_HELLO_ACK, struct.pack(
             C.FORMATS[C.T_HELLO_ACK], version, nonce, fw[0], fw[1], fw[2],
@@ -190,6 +213,10 @@ class DeviceEngine:
         if self.session:
             self._drain_ready()
         self.link.check_timeout(now_ms)
+        if self.session and now_ms - self._last_tx >= self.keepalive_ms:
+            # keepalive: an empty ACK frame when nothing else was sent for the period the
+            # host asked for (short on a noisy line, so that its peer timeout holds)
+            self.link._ack_due = True
         if self._last_hb is None or now_ms - self._last_hb >= self.heartbeat_interval_ms:
             self._last_hb = now_ms
             self._control(C.T_DEV_HEARTBEAT, struct.pack(
@@ -209,17 +236,26 @@ class DeviceEngine:
         at a time, so that retransmission timers start when a frame really leaves);
         b"" when there is nothing to send."""
         out = []
+        fmt = frame_format(self.version) if self.session else 1
         if self._ctrl:
             for mtype, payload in self._ctrl:
                 flags, seq, ack = self.link.header_for_unreliable()
-                out.append(encode_frame(flags, seq, ack, mtype, payload))
+                # the handshake answer and NO_SESSION stay in format 1: any host reads them
+                out.append(encode_frame(flags, seq, ack, mtype, payload,
+                                        1 if mtype in (C.T_HELLO_ACK, C.T_NO_SESSION)
+                                        else fmt))
+                self.link.wrote(len(out[-1]), self.now)
             self._ctrl = []
         if self.session:
             for f in self.link.outgoing(self.now, max_frames):
-                out.append(encode_frame(*f))
+                out.append(encode_frame(*f, fmt))
             if self.link.ack_needed():
                 flags, seq, ack = self.link.header_for_unreliable()
-                out.append(encode_frame(flags, seq, ack, C.T_ACK, self.link.sack_payload()))
+                out.append(encode_frame(flags, seq, ack, C.T_ACK, self.link.sack_payload(),
+                                        fmt))
+                self.link.wrote(len(out[-1]), self.now)
+        if out:
+            self._last_tx = self.now
         return b"".join(out)
 
     # --------------------------------------------------------------- internals

@@ -12,31 +12,62 @@ import random
 
 
 class ByteNoise:
-    """Per-byte line noise.
+    """Line noise: per-byte hits, bursts of garbage and whole frames lost.
 
     Args:
         rate: probability (0..1) that a byte is hit; a hit is, with equal chance, a
             corruption (XOR with a random non-zero value), a drop, or an inserted random
             byte before it.
         seed: seed of the private random generator (reproducible runs).
-    Counters: ``corrupted``, ``dropped``, ``inserted``, ``bytes``.
+        burst_len: length (bytes) of a burst of random garbage (0: no bursts);
+        burst_rate: probability per byte that a burst replaces the bytes from there on
+            (``burst_len`` of them; a burst may swallow delimiters and join frames).
+        frame_drop: probability (0..1) that a whole frame (the bytes up to and including
+            its 0x00 delimiter, as written) is lost.
+    Counters: ``corrupted``, ``dropped``, ``inserted``, ``bursts``, ``frames_dropped``,
+    ``bytes``.
     """
 
-    def __init__(self, rate: float, seed: int = 0) -> None:
-        if not 0.0 <= rate <= 1.0:
-            raise ValueError(f"noise rate must be within 0..1, got {rate!r}")
+    def __init__(self, rate: float, seed: int = 0, burst_len: int = 0,
+                 burst_rate: float = 0.0, frame_drop: float = 0.0) -> None:
+        for name, v in (("noise rate", rate), ("burst rate", burst_rate),
+                        ("frame drop", frame_drop)):
+            if not 0.0 <= v <= 1.0:
+                raise ValueError(f"{name} must be within 0..1, got {v!r}")
+        if burst_len < 0:
+            raise ValueError(f"burst length must be >= 0, got {burst_len!r}")
         self.rate = rate
+        self.burst_len = burst_len
+        self.burst_rate = burst_rate if burst_len else 0.0
+        self.frame_drop = frame_drop
         self.rng = random.Random(seed)
         self.corrupted = self.dropped = self.inserted = self.bytes = 0
+        self.bursts = self.frames_dropped = 0
+        self._in_burst = 0          # garbage bytes still to write
+        self._dropping = False      # inside a frame that is lost whole
+        self._frame_start = True
 
     def apply(self, data: bytes) -> bytes:
         """Return ``data`` as it arrives through the noisy line."""
         self.bytes += len(data)
-        if self.rate <= 0 or not data:
+        if not data or (self.rate <= 0 and not self.burst_rate and not self.frame_drop):
             return data
         rng = self.rng
         out = bytearray()
         for b in data:
+            if self._frame_start and self.frame_drop:
+                self._dropping = rng.random() < self.frame_drop
+                self.frames_dropped += self._dropping
+            self._frame_start = b == 0
+            if self._dropping:
+                continue
+            if self._in_burst or (self.burst_rate and rng.random() < self.burst_rate):
+                if not self._in_burst:
+                    self.bursts += 1
+                    self._in_burst = self.burst_len
+                self._in_burst -= 1
+                out.append(rng.randint(0, 255))
+                continue
             r = rng.random()
             if r >= self.rate:
                 out.append(b)

@@ -214,7 +214,7 @@ class McuBackend:
             if call.done():
                 del self._pending[cmd_id]
                 if call._error is not None:
-                    self._events.append(CommandFailed(cmd_id, call._error))
+                    self._events.append(CommandFailed(cmd_id, call._error, call.executed))
                 else:
                     v = call._value
                     if isinstance(v, Status):

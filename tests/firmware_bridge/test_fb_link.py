@@ -9,7 +9,7 @@ import pytest
 
 from firmware_bridge import catalogue as C
 from firmware_bridge.device import DeviceEngine
-from firmware_bridge.errors import CommandError, LinkTimeout, PeerReset
+from firmware_bridge.errors import CommandError, LinkDown, PeerReset
 from firmware_bridge.host import CommandFailed, Connected, HostProtocol, LinkLost, McuReset
 from firmware_bridge.machine import FakeMachine
 from firmware_bridge.messages import (ClearSafeStop, DeviceHeartbeat, Fault, FaultCode,
@@ -131,18 +131,30 @@ def test_sequence_numbers_wrap():
     assert got == [i & 0xFF for i in range(600)]
 
 
-def test_peer_silent_gives_link_timeout_to_pending_commands():
+def test_peer_silent_reports_link_lost_and_the_command_completes_when_it_returns():
+    """A silent device makes the link lost, not the command failed: the session stays,
+    the host goes quiet (so that the device's window stops the motors), and when the
+    device is heard again the pending command gets its one true reply."""
     rig = Rig()
     rig.connect()
     rig.d2h = VirtualLine(noise=ByteNoise(1.0, 3))  # the device's transmitter dies
-    cmd = rig.host.submit(GetStatus(), rig.now)
+    cmd = rig.host.submit(SetGear(144), rig.now)
     rig.run(1.5)
-    failed = rig.of(CommandFailed)
-    assert [f.cmd_id for f in failed] == [cmd]
-    assert isinstance(failed[0].error, LinkTimeout)
-    assert "device not answering" in str(failed[0].error)
-    assert rig.of(LinkLost)
-    assert rig.host.state == "handshake"  # keeps trying to reconnect by itself
+    assert rig.of(LinkLost) and "no valid frame from the device" in rig.of(LinkLost)[0].reason
+    assert not rig.of(CommandFailed) and cmd in rig.host.pending
+    assert rig.host.state == "lost" and rig.host.poll(rig.now) == b""  # quiet
+    with pytest.raises(LinkDown):
+        rig.host.submit(GetStatus(), rig.now)
+    assert rig.executed.count(cmd) == 1  # it reached the device, only the answers were lost
+    assert rig.dev.stop_reason == C.STOP_HOST_TIMEOUT  # the device stopped by itself
+    rig.d2h = VirtualLine()  # the line is repaired
+    rig.run_until(lambda: rig.host.state == "connected")
+    rig.run_until(lambda: not rig.host.pending)
+    assert [r.code for r in rig.of(Reply) if r.cmd_id == cmd] == [ReplyCode.OK]
+    assert rig.executed.count(cmd) == 1 and not rig.of(CommandFailed)
+    rig.run_until(lambda: rig.of(Fault))  # queued after the reply, delivered after it
+    faults = [f.code for f in rig.of(Fault)]
+    assert faults == [FaultCode.HOST_TIMEOUT]  # the host learns what happened meanwhile
 
 
 # ------------------------------------------------------------------ handshake
@@ -150,7 +162,7 @@ def test_handshake_reports_versions_and_boot_counter():
     rig = Rig(boot=41)
     rig.connect(clear=False)
     info = rig.of(Connected)[0].info
-    assert info.protocol_version == 2 and info.firmware_version == (1, 0, 0)
+    assert info.protocol_version == 3 and info.firmware_version == (1, 0, 0)
     assert info.boot_counter == 41 and info.gear_tiles == 136
     assert info.heartbeat_window_ms == 500 and info.stop_reason == StopReason.POWER_ON
     r = rig.call(FeedStacks(Side.E, 3, 1000))
@@ -311,7 +323,7 @@ def test_device_refuses_malformed_commands_without_crashing():
     for mtype, payload in ((C.T_FEED_STACK, b"\x05\x00\x09"), (0x7E, b"\x06\x00")):
         seq = rig.host.link.next_seq
         rig.host.link.next_seq = (seq + 1) & 0xFF
-        rig.dev.feed(encode_frame(FLAG_RELIABLE, seq, link.expected, mtype, payload),
+        rig.dev.feed(encode_frame(FLAG_RELIABLE, seq, link.expected, mtype, payload, 2),
                      int(rig.now * 1000))
     out = rig.dev.poll()
     frames = [f for f in FrameDecoder().feed(out) if f[3] == C.T_REPLY]

@@ -10,8 +10,10 @@ from firmware_bridge import wire
 from firmware_bridge.wire import FrameDecoder, encode_frame
 
 
-def test_crc16_check_value():
+def test_crc_check_values():
     assert wire.crc16(b"123456789") == 0x29B1
+    assert wire.crc32(b"123456789") == 0xCBF43926
+    assert wire.crc32_py(b"123456789") == 0xCBF43926  # the fallback without binascii
 
 
 @given(st.binary(max_size=253))
@@ -33,9 +35,9 @@ frames_st = st.tuples(
 )
 
 
-@given(st.lists(frames_st, max_size=8))
-def test_round_trip_any_split(frames):
-    stream = b"".join(encode_frame(*f) for f in frames)
+@given(st.lists(frames_st, max_size=8), st.sampled_from([1, 2]))
+def test_round_trip_any_split(frames, fmt):
+    stream = b"".join(encode_frame(*f, fmt) for f in frames)
     dec = FrameDecoder()
     got = []
     rng = random.Random(len(stream))
@@ -46,7 +48,7 @@ def test_round_trip_any_split(frames):
         i += step
     assert got == [(f[0], f[1], f[2], f[3], f[4]) for f in frames]
     assert dec.errors() == 0
-    assert all(len(encode_frame(*f)) == wire.encoded_size(len(f[4])) for f in frames)
+    assert all(len(encode_frame(*f, fmt)) == wire.encoded_size(len(f[4])) for f in frames)
 
 
 # Random bytes never yield a frame. A chunk between two 0x00 bytes is accepted only if it
@@ -64,17 +66,17 @@ def test_random_bytes_never_yield_a_frame_nor_crash(chunks):
         assert dec.feed(c) == []
 
 
-@given(frames_st, st.data())
-def test_single_byte_corruption_is_caught(frame, data):
-    good = encode_frame(*frame)
+@given(frames_st, st.data(), st.sampled_from([1, 2]))
+def test_single_byte_corruption_is_caught(frame, data, fmt):
+    good = encode_frame(*frame, fmt)
     i = data.draw(st.integers(0, len(good) - 2))  # not the delimiter
     x = data.draw(st.integers(1, 255))
     bad = bytearray(good)
     bad[i] ^= x
     dec = FrameDecoder()
-    got = dec.feed(bytes(bad)) + dec.feed(encode_frame(*frame))
-    # the corrupted frame is dropped (CRC-16 catches every error of up to 16 bits in a
-    # burst); the next good frame still comes through: instant resynchronisation
+    got = dec.feed(bytes(bad)) + dec.feed(encode_frame(*frame, fmt))
+    # the corrupted frame is dropped (CRC-16 and CRC-32 catch every error within a burst
+    # of 16 / 32 bits); the next good frame still comes through: instant resynchronisation
     assert got[-1] == frame
     assert len(got) == 1
 
@@ -114,3 +116,18 @@ def test_encode_rejects_bad_fields():
         encode_frame(0, 0, 0, 1, b"x" * 49)
     with pytest.raises(ValueError):
         encode_frame(0, 256, 0, 1)
+
+
+def test_a_session_accepts_only_its_format_and_the_handshake():
+    """In a version-3 session (format 2) a format-1 frame passes only when it is an
+    unreliable handshake, NO_SESSION or DEV_HEARTBEAT frame; in a version-2 session a
+    format-2 frame never passes."""
+    v3 = FrameDecoder(formats=wire.frame_formats(3))
+    assert v3.feed(encode_frame(0, 0, 0, 0x01, b"\x03abcd", 1)) == [(0, 0, 0, 0x01, b"\x03abcd")]
+    assert v3.feed(encode_frame(0, 0, 0, 0x06, b"x" * 17, 1)) != []
+    assert v3.feed(encode_frame(wire.FLAG_RELIABLE, 5, 0, 0x16, b"\x01\x00\x88\x00", 1)) == []
+    assert v3.feed(encode_frame(0, 0, 7, 0x03, b"", 1)) == []  # an ACK would move state
+    assert v3.bad_magic == 2
+    assert v3.feed_frames(encode_frame(1, 5, 0, 0x16, b"ab", 2)) == [(2, 1, 5, 0, 0x16, b"ab")]
+    v2 = FrameDecoder(formats=wire.frame_formats(2))
+    assert v2.feed(encode_frame(1, 5, 0, 0x16, b"ab", 2)) == [] and v2.bad_magic == 1
