@@ -25,7 +25,7 @@ from typing import Any, Callable
 from firmware_bridge import catalogue as C
 from firmware_bridge.errors import LinkError
 from firmware_bridge.host import CommandFailed, Connected, HostLink, LinkLost, PendingCommand
-from firmware_bridge.messages import (Command, Fault, FeedStacks, GetStatus, Lift,
+from firmware_bridge.messages import (Command, Fault, FaultCode, FeedStacks, GetStatus, Lift,
                                       MotionDone, RollDice, SelfTestStep, SensorChanged, StacksCounted, StartShuffle,
                                       SetIndicators, Status, StopAll)
 
@@ -71,6 +71,9 @@ class McuBackend:
         self._retry_at = 0.0
         self._backoff = RETRY_FIRST_S
         self.reconnects = 0
+        #: after a reconnection: the id of the GetStatus that reads the board afresh, "read" once
+        #: its reply came (cleared when the events before it were taken), else None
+        self._resync: int | str | None = None
         self.speed = float(speed)
         self.device = device
         self.model = model
@@ -115,8 +118,10 @@ class McuBackend:
         if link is None or link.io_error is not None:
             state = "no-port"
         else:
-            state = "connected" if link.connected else "handshake"
-        detail = None if state == "connected" else (self._down or "waiting for the board's answer")
+            state = "connected" if link.connected and self._resync is None else "handshake"
+        detail = None if state == "connected" else (
+            self._down or ("reading the board's status" if link is not None and link.connected
+                           else "waiting for the board's answer"))
         return {"connected": state == "connected", "state": state, "detail": detail,
                 "port": self.port_name, "reconnects": self.reconnects}
 
@@ -219,6 +224,8 @@ class McuBackend:
                     v = call._value
                     if isinstance(v, Status):
                         self._load_mask(v.sensors_mask)
+                        if cmd_id == self._resync:
+                            self._resync = "read"
                     self._events.append(v)
         self._supervise()
         while self.link is not None:
@@ -232,11 +239,19 @@ class McuBackend:
                 try:  # read every sensor afresh: they may have changed while the link was down
                     call = self.link.submit(GetStatus())
                     self._pending[call.cmd_id] = call
+                    self._resync = call.cmd_id
                 except LinkError:
                     pass
+            elif (isinstance(ev, Fault) and ev.code is FaultCode.HOST_TIMEOUT and self._resync is not None):
+                # the board's own safe stop during the outage, queued until the link came back: the
+                # lost link (E62) already says that the board stopped every motor by itself, so it is
+                # not a second fault to clear (the device delivers it before the status reply)
+                continue
             elif isinstance(ev, LinkLost):
                 self._down = ev.reason
             self._events.append(self._convert(ev))
+        if self._resync == "read":
+            self._resync = None  # every event the board sent before its status has been taken
 
     def events(self) -> list[Event]:
         self._collect()
