@@ -141,3 +141,52 @@ def test_the_csv_opens_in_a_spreadsheet_with_the_chinese(api) -> None:
     assert rows[2][4] == "荒牌 draw"
     assert rows[-3][0].startswith("局分") and rows[-3][-4:] == ["545", "471", "492", "492"]
     assert rows[-1][0].startswith("标准分")
+
+
+def _upload(c, hand_photo) -> dict:
+    r = c.post("/api/score/photo", headers=AUTH, files={"photo": ("hand.png", hand_photo.read_bytes(), "image/png")})
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def test_a_photo_is_scored_after_its_tiles_are_checked_and_corrected(api, hand_photo) -> None:
+    c, _, log = api
+    _new(c)
+    d = _upload(c, hand_photo)
+    tiles = [t["tile"] for t in d["recognition"]["tiles"]]
+    nine = tiles.index("9m")
+    r = c.post("/api/match/photo", headers=AUTH, json={"photo": d["photo"], "winner": "S",
+                                                      "corrections": [{"index": nine, "tile": "6m"}]})
+    assert r.status_code == 200, r.text
+    want = score_hand("123456678mEEENN", self_drawn=True, seat_wind="S", prevalent_wind="E")
+    assert r.json()["score"]["total"] == want.total and r.json()["score"]["hand"] == want.hand
+    logged = log.events("score", 1)[0]["data"]
+    assert logged["photo"]["id"] == d["photo"] and logged["photo"]["corrections"] == [
+        {"index": nine, "from": "9m", "to": "6m"}] and logged["source"] == "photo"
+    # a correction to something that is no tile, an index outside the photo, an unknown photo
+    for body, status in (({"corrections": [{"index": 0, "tile": "0m"}]}, 422), ({"confirmed": [99]}, 422),
+                         ({"photo": "gone"}, 404)):
+        r = c.post("/api/match/photo", headers=AUTH, json={"photo": d["photo"], "winner": "S", **body})
+        assert r.status_code == status, r.text
+
+
+def test_an_uncertain_tile_must_be_confirmed_and_the_winning_tile_can_be_marked(api, hand_photo) -> None:
+    c, _, _ = api
+    _new(c)
+    d = _upload(c, hand_photo)
+    reading = c.app.state.scorer.photos.reading(d["photo"])
+    tiles = reading["tiles"]
+    reading["uncertain"] = [dict(tiles[0], confidence=0.31)]
+    r = c.post("/api/match/photo", headers=AUTH, json={"photo": d["photo"], "winner": "E", "discarder": "N"})
+    assert r.status_code == 422 and r.json()["error"]["code"] == "uncertain" and "确认" in r.json()["error"]["message_zh"]
+    # the winning tile pushed against the row: not laid apart, so it has to be marked
+    win = len(tiles) - 1
+    before = tiles[win - 1]["box"]
+    w = before[2] - before[0]
+    tiles[win]["box"] = [before[2] + 2, before[1], before[2] + 2 + w, before[3]]
+    body = {"photo": d["photo"], "winner": "E", "discarder": "N", "confirmed": [0]}
+    r = c.post("/api/match/photo", headers=AUTH, json=body)
+    assert r.status_code == 422 and r.json()["error"]["code"] == "not-a-hand"
+    r = c.post("/api/match/photo", headers=AUTH, json={**body, "win": win})
+    assert r.status_code == 200, r.text
+    assert r.json()["score"]["hand"] == score_hand("123456789mEEENN").hand
