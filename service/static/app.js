@@ -22,8 +22,8 @@ const T = {
     maintenance: "维护", liftTrend: "升牌时间（每次洗牌）", eventLog: "事件日志", kind: "类型", all: "全部",
     confirmTile: "确认无误", markWin: "设为和牌张", back: "返回", dealerMark: "庄", matchOver: "本局 16 盘已打完",
     round: (r, w) => `${w}风圈`, handNo: (n, k) => `第 ${k} 盘（全局第 ${n}/16 盘）`, dealerIs: "庄家", roundCol: "圈",
-    editing: (n) => `正在修改第 ${n} 盘`, edit: "修改", del: "删除", drawRow: "荒牌", selfDrawn: "自摸",
-    noHands: "还没有记录", photoHint: "点一张牌可改正；红框的牌识别不确定，须先确认。和牌张没有单放时，点它并设为和牌张。",
+    editing: (n) => `正在修改第 ${n} 盘`, edit: "改", del: "删", drawRow: "荒牌", selfDrawn: "自摸",
+    noHands: "还没有记录", choosePhoto: "选择照片", noFile: "未选照片", photoHint: "点一张牌可改正；红框的牌识别不确定，须先确认。和牌张没有单放时，点它并设为和牌张。",
     toConfirm: (n) => `还有 ${n} 张牌需要确认`, allChecked: "所有牌已确认", corrected: "已改正", winTile: "和牌张",
     readAs: (t, c) => `识别为 ${t}（可信度 ${c}）`, seconds: "秒", cycles: "次洗牌", noTrend: "还没有洗牌记录",
     partsPassed: (k, n) => `${n} 个部件中 ${k} 个通过`, selftestAborted: "自检中止", newRunning: "新的局分",
@@ -55,8 +55,9 @@ const T = {
     confirmTile: "Correct as read", markWin: "Mark as winning tile", back: "Back", dealerMark: "dealer",
     matchOver: "the session's 16 hands are played",
     round: (r, w) => `${w} round`, handNo: (n, k) => `hand ${k} (${n} of 16)`, dealerIs: "dealer", roundCol: "round",
-    editing: (n) => `Editing hand ${n}`, edit: "Edit", del: "Delete", drawRow: "drawn", selfDrawn: "self-drawn",
+    editing: (n) => `Editing hand ${n}`, edit: "Edit", del: "Del", drawRow: "drawn", selfDrawn: "self-drawn",
     noHands: "no hand yet",
+    choosePhoto: "Choose a photo", noFile: "no photo chosen",
     photoHint: "Tap a tile to correct it; tiles in red were read with low confidence and must be confirmed. If the winning tile was not laid apart, tap it and mark it.",
     toConfirm: (n) => `${n} tile(s) still to confirm`, allChecked: "all tiles checked", corrected: "corrected",
     winTile: "winning tile", readAs: (t, c) => `read as ${t} (confidence ${c})`, seconds: "s", cycles: "cycles",
@@ -139,6 +140,7 @@ function applyLang() {
   if (lastSelftest) renderSelftest(lastSelftest);
   if (photo) renderPhoto();
   renderFlowerInputs();
+  showFileName();
   loadMatch();
   loadTrends();
   loadLog();
@@ -320,22 +322,24 @@ function renderMatch() {
 }
 function renderSheet() {
   const names = match.players;
-  $("sheet-head").innerHTML = `<th>#</th><th>${t("roundCol")}</th><th>${t("dealer")}</th><th>${t("winner")}</th><th>${t("points")}</th>` +
+  $("sheet-head").innerHTML = `<th>#</th><th>${t("winner")}</th><th>${t("points")}</th>` +
     names.map((n) => `<th>${esc(n)}</th>`).join("") + "<th></th>";
   const rows = match.hands.map((h) => {
     const d = h.deal;
     const res = h.winner ? `${esc(names[h.winner_player])}${h.discarder ? " ← " + esc(names[h.discarder_player]) : " " + t("selfDrawn")}` : t("drawRow");
-    return `<tr data-id="${h.id}" data-deal="${d.number}" class="${h.kind}"><td>${d.number}</td><td>${sideName(d.prevalent_wind)}${d.hand}</td>` +
-      `<td>${esc(names[d.players[d.dealer]])}</td><td class="res">${res}</td><td class="total">${h.total}</td>` +
-      h.points.map((p, i) => `<td class="pts" data-player="${i}">${p > 0 ? "+" + p : p}<small> (${h.running[i]})</small></td>`).join("") +
+    const dealer = `${t("dealer")}: ${names[d.players[d.dealer]]}`;
+    return `<tr data-id="${h.id}" data-deal="${d.number}" class="${h.kind}"><td class="no" title="${esc(dealer)}">${d.number}` +
+      `<small>${sideName(d.prevalent_wind)}${d.hand}</small></td><td class="res">${res}</td><td class="total">${h.total}</td>` +
+      h.points.map((p, i) => `<td class="pts" data-player="${i}">${p > 0 ? "+" + p : p}<small>${h.running[i]}</small></td>`).join("") +
       `<td class="acts"><button type="button" class="edit" data-id="${h.id}">${t("edit")}</button>` +
       `<button type="button" class="del" data-id="${h.id}">${t("del")}</button></td></tr>`;
   });
-  $("sheet").querySelector("tbody").innerHTML = rows.length ? rows.join("") : `<tr><td colspan="10">${t("noHands")}</td></tr>`;
-  const foot = (id, label, vals) => { $(id).innerHTML = `<td colspan="5">${label}</td>` + vals.map((v) => `<td>${v}</td>`).join("") + "<td></td>"; };
+  $("sheet").querySelector("tbody").innerHTML = rows.length ? rows.join("") : `<tr><td colspan="8">${t("noHands")}</td></tr>`;
+  const foot = (id, label, vals) => { $(id).innerHTML = `<th colspan="3">${label}</th>` + vals.map((v) => `<td>${v}</td>`).join("") + "<td></td>"; };
   foot("sheet-totals", t("totals"), match.totals);
   foot("sheet-match", t("matchPts"), match.match_points);
   foot("sheet-standard", t("standard"), match.standard_points);
+  $("sheet").parentElement.scrollLeft = 0;
   $("sheet").querySelectorAll("button.edit").forEach((b) => { b.onclick = () => startEdit(+b.dataset.id); });
   $("sheet").querySelectorAll("button.del").forEach((b) => { b.onclick = () => {
     if (confirm(t("confirmDelete"))) quiet(api("DELETE", `/api/match/hands/${b.dataset.id}`).then(afterChange));
@@ -386,9 +390,10 @@ function winOptions() {
   if ($("discarder").value) o.discarder = $("discarder").value;
   return o;
 }
+function showFileName() { const f = $("photo").files[0]; $("photo-name").textContent = f ? f.name : t("noFile"); }
 function clearResult() { lastScore = null; $("result").hidden = true; }
 function resetForm() {
-  $("hand").value = ""; $("photo").value = ""; setFlowers(0);
+  $("hand").value = ""; $("photo").value = ""; showFileName(); setFlowers(0);
   for (const id of ["f-last", "f-kong", "f-rob", "f-fourth"]) $(id).checked = false;
   $("discarder").value = "";
 }
@@ -514,7 +519,8 @@ async function loadTrends() {
     `<text class="axis" x="36" y="24" text-anchor="end">${hi.toFixed(2)}</text><text class="axis" x="36" y="130" text-anchor="end">${lo.toFixed(2)}</text>` +
     `<text class="axis" x="310" y="145" text-anchor="end">${n} ${t("cycles")}</text><text class="axis" x="44" y="14">${t("seconds")}</text>`;
   for (const [s, v] of series) if (v.length)
-    out += `<polyline class="trend-line" data-side="${s}" fill="none" stroke="${TREND_COLOURS[s]}" stroke-width="2" points="${v.map((y, i) => `${X(i).toFixed(1)},${Y(y).toFixed(1)}`).join(" ")}"/>`;
+    out += `<polyline class="trend-line" data-side="${s}" fill="none" stroke="${TREND_COLOURS[s]}" stroke-width="2" points="${v.map((y, i) => `${X(i).toFixed(1)},${Y(y).toFixed(1)}`).join(" ")}"/>` +
+      v.map((y, i) => `<circle cx="${X(i).toFixed(1)}" cy="${Y(y).toFixed(1)}" r="2.5" fill="${TREND_COLOURS[s]}"/>`).join("");
   svg.innerHTML = out;
   $("trend-legend").innerHTML = SIDES.map((s) => {
     const m = tr.lift_up_s[s];
@@ -559,6 +565,7 @@ $("lang").onclick = () => { lang = zh() ? "en" : "zh"; localStorage.setItem("mjt
 $("pair-form").onsubmit = (e) => { e.preventDefault(); localStorage.setItem("mjtable.token", $("token-input").value.trim()); $("token-input").value = ""; checkPairing(); };
 $("score-form").onsubmit = submitScore;
 $("btn-draw").onclick = recordDraw;
+$("photo").onchange = showFileName;
 $("btn-cancel-edit").onclick = () => { stopEdit(); resetForm(); };
 $("btn-undo").onclick = () => quiet(api("POST", "/api/match/undo").then(afterChange));
 $("btn-photo-score").onclick = scorePhoto;

@@ -77,17 +77,17 @@ def test_the_page_runs_the_table(server, hand_photo, tmp_path) -> None:
             page.click("#btn-clear")
             expect(page.locator("#fault-none")).to_be_visible(timeout=15000)
 
-            # score a photo: the tiles drawn on it, the fans, the payments
+            # score a photo: the tiles drawn on it, checked, then the fans and the payments
             page.set_input_files("#photo", str(hand_photo))
-            page.check("#self-drawn")
             page.select_option("#winner", "E")
             page.click("#btn-score")
-            expect(page.locator("#fans tbody tr.fan").first).to_be_visible(timeout=30000)
-            expect(page.locator("#fans")).to_contain_text("Pure Straight")
-            expect(page.locator("#annotated")).to_be_visible()
+            expect(page.locator("#annotated")).to_be_visible(timeout=30000)
             # the annotated photo is a JPEG from its own URL (not base64 in the JSON), loaded by the browser
             expect(page.locator("#annotated")).to_have_attribute("src", re.compile(r"^/api/score/photo/[\w-]+\.jpg$"))
             page.wait_for_function("document.getElementById('annotated').naturalWidth > 0")
+            page.click("#btn-photo-score")
+            expect(page.locator("#fans tbody tr.fan").first).to_be_visible(timeout=30000)
+            expect(page.locator("#fans")).to_contain_text("Pure Straight")
             expect(page.locator("#payments")).to_contain_text("winner receives")
             expect(page.locator("#sheet tbody tr")).to_have_count(1)
 
