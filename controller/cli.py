@@ -346,6 +346,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return service_cli.cmd_serve(args, out)
         if args.command == "unit":
             return service_cli.cmd_unit(args, out)
+        if args.command == "token":
+            return service_cli.cmd_token(args, out)
         if args.command in vision_cli.HANDLERS:
             return vision_cli.HANDLERS[args.command](args, out)
         if args.command in table_cli.COMMANDS:

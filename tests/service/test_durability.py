@@ -76,7 +76,7 @@ def test_the_service_survives_sigkill_and_restarts_with_its_data(tmp_path) -> No
         if s.proc.poll() is None:
             s.proc.kill()
     assert s.token in first_out and "Pair a phone" in first_out  # shown at the first start
-    assert "bound to 127.0.0.1" in first_out
+    assert "bound to 127.0.0.1" in first_out and "--host 0.0.0.0" in first_out  # no QR code of an unreachable address
     assert integrity(s.log) == "ok"
 
     s2 = Server(tmp_path, "--no-preload", speed=20.0)
