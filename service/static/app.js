@@ -79,6 +79,8 @@ const KINDS = ["start", "stop", "cycle", "fault", "warning", "fault-cleared", "s
   "settings", "operator", "match"];
 const KIND_ZH = { start: "启动", stop: "停止", cycle: "洗牌", fault: "故障", warning: "警告", "fault-cleared": "故障清除",
   selftest: "自检", score: "计分", draw: "荒牌", session: "旧记分", settings: "设置", operator: "操作", match: "比赛" };
+const ACTION_ZH = { cycle: "开始洗牌", "clear-fault": "清除故障", "lift-up": "升牌", "lift-down": "降牌", refill: "补牌",
+  dice: "掷骰", "stop-all": "全部停止", inject: "模拟故障" };
 let lang = localStorage.getItem("mjtable.lang") || "zh";
 let status = null, lastScore = null, lastSelftest = null, live = false, match = null, settings = null;
 let photo = null, editing = null;
@@ -316,7 +318,7 @@ function renderMatch() {
   for (const [id, blank] of [["winner", null], ["discarder", t("selfDrawnOpt")]]) {
     const sel = $(id), keep = sel.value;
     sel.innerHTML = (blank ? `<option value="">${esc(blank)}</option>` : "") + SIDES.map((s) =>
-      `<option value="${s}">${sideName(s)} ${esc(playerAt(s))}${c ? " · " + t("seatWind") + sideName(c.seat_winds[s]) : ""}</option>`).join("");
+      `<option value="${s}">${sideName(s)} ${esc(playerAt(s))}${c ? " · " + t("seatWind") + (zh() ? "" : " ") + sideName(c.seat_winds[s]) : ""}</option>`).join("");
     sel.value = keep || (blank ? "" : "E");
   }
 }
@@ -540,6 +542,8 @@ function eventSummary(e) {
   if (e.kind === "cycle") return d.dice && (zh() ? d.dice.text_zh : d.dice.text_en) || "";
   if (e.kind === "settings") return Object.entries(d.changes || {}).map(([k, v]) => `${zh() ? { tile_count: "牌数", dice_method: "掷骰方法", dealer: "庄家" }[k] || k : k}=${k === "dealer" ? sideName(v) : v}`).join(" ");
   if (e.kind === "selftest") return d.passed ? t("pass") : t("fail");
+  if (e.kind === "operator") return (zh() ? ACTION_ZH[d.action] || "" : d.action + (d.fault ? " " + d.fault : "")) +
+    (d.source === "button" ? (zh() ? "（按键）" : " (button)") : "") + (d.refused ? (zh() ? " 被拒绝" : " refused") : "");
   return "";
 }
 async function loadLog() {

@@ -91,7 +91,37 @@ def test_the_page_runs_the_table(server, hand_photo, tmp_path) -> None:
             expect(page.locator("#payments")).to_contain_text("winner receives")
             expect(page.locator("#sheet tbody tr")).to_have_count(1)
 
+            # the table from above, play counter-clockwise, this screen's seat at the bottom; no label cut off
+            for me, order in (("E", "ESWN"), ("S", "SWNE")):
+                page.select_option("#my-seat", me)
+                ys = {side: page.locator(f'.lift-label[data-side="{side}"]').bounding_box() for side in "ESWN"}
+                bottom, right, top, left = (ys[x] for x in order)
+                assert bottom["y"] > right["y"] > top["y"] and right["x"] > bottom["x"] > left["x"], (me, ys)
+                svg = page.locator("#table").bounding_box()
+                for side, b in ys.items():
+                    assert svg["x"] <= b["x"] and b["x"] + b["width"] <= svg["x"] + svg["width"], (side, b, svg)
+                    assert svg["y"] <= b["y"] and b["y"] + b["height"] <= svg["y"] + svg["height"], (side, b, svg)
+            page.select_option("#my-seat", "E")
+
+            # the self-test: the summary first, then the failed parts with their checks
+            page.fill("#fault-spec", "feeder-jammed:S")
+            page.click("#btn-inject")
+            page.click("#btn-selftest")
+            expect(page.locator("#selftest-summary")).to_have_text(re.compile(r"^\d+ of \d+ parts passed"), timeout=90000)
+            summary = page.locator("#selftest-summary").inner_text()
+            ok, n = map(int, re.findall(r"\d+", summary)[:2])
+            expect(page.locator("#selftest tr.fail")).to_have_count(n - ok)
+            expect(page.locator("#selftest tr.fail").first).to_contain_text("E32")
+            expect(page.locator("#selftest tr.fail ol li").first).to_be_visible()
+
+            # the event log, filtered by kind
+            page.select_option("#log-kind", "selftest")
+            expect(page.locator("#log tr")).to_have_count(1)
+            page.select_option("#log-kind", "")
+            page.wait_for_function("document.querySelectorAll('#log tr').length > 3")
+
             ARTIFACTS.mkdir(exist_ok=True)
+            page.evaluate("window.scrollTo(0, 0)")  # the sticky header at the top of the full-page picture
             shot = page.screenshot(path=str(ARTIFACTS / "service_page.png"), full_page=True)
             (tmp_path / "service_page.png").write_bytes(shot)
             assert len(shot) > 10_000
