@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect, sync_playwright
 
-from service_support import ROOT, Server
+from service_support import ROOT, Server, serving
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -22,10 +22,8 @@ ARTIFACTS = ROOT / "tests" / "service" / "artifacts"
 
 @pytest.fixture
 def server(tmp_path):
-    s = Server(tmp_path, "--no-preload", speed=10.0)
-    yield s
-    code, _, err = s.stop()
-    assert code == 0, err
+    with serving(tmp_path, "--no-preload", speed=10.0) as s:
+        yield s
 
 
 def test_the_page_runs_the_table(server, hand_photo, tmp_path) -> None:
@@ -119,6 +117,13 @@ def test_the_page_runs_the_table(server, hand_photo, tmp_path) -> None:
             expect(page.locator("#log tr")).to_have_count(1)
             page.select_option("#log-kind", "")
             page.wait_for_function("document.querySelectorAll('#log tr').length > 3")
+
+            # settings: a 144-tile set; the score form then asks which flowers
+            page.select_option("#set-tiles", "144")
+            page.click("#settings-form button[type=submit]")
+            expect(page.locator("#flower-list")).to_be_visible(timeout=15000)
+            expect(page.locator("#flower-list input[type=checkbox]")).to_have_count(8)
+            expect(page.locator("#flower-count-label")).to_be_hidden()
 
             ARTIFACTS.mkdir(exist_ok=True)
             page.evaluate("window.scrollTo(0, 0)")  # the sticky header at the top of the full-page picture

@@ -15,7 +15,7 @@ from playwright.sync_api import expect, sync_playwright
 
 from scoring import score_hand
 from scoring.match import HandRecord, deal, player_points, standard_points
-from service_support import Server
+from service_support import serving
 from test_browser import ARGS, ARTIFACTS, CHROMIUM
 
 PLAYERS = ["张伟", "李娜", "王芳", "陈静"]
@@ -25,10 +25,8 @@ LATIN = re.compile(r"[A-Za-z]{2,}")
 
 @pytest.fixture
 def server(tmp_path):
-    s = Server(tmp_path, "--no-preload", speed=50.0)
-    yield s
-    code, _, err = s.stop()
-    assert code == 0, err
+    with serving(tmp_path, "--no-preload", speed=50.0) as s:
+        yield s
 
 
 def _win(page, winner: str, discarder: str, hand: str, flowers: int = 0, flags: tuple[str, ...] = ()) -> None:

@@ -127,6 +127,18 @@ def test_bad_hands_are_refused_in_both_languages_with_the_cli_checks(api) -> Non
     assert len(log.events(limit=1000)) == n
 
 
+def test_flowers_are_a_count_or_which_ones(api) -> None:
+    c, _, _ = api
+    _new(c)
+    r = c.post("/api/match/hand", headers=AUTH, json={"hand": "123m456m789m234p5s5s", "winner": "E", "discarder": "S",
+                                                     "flowers": ["1f", "5f"]})
+    assert r.status_code == 200 and r.json()["score"]["total"] == 23
+    assert r.json()["sheet"]["hands"][0]["flags"]["flowers"] == ["1f", "5f"]
+    for bad in (["1f", "1f"], ["9f"], "2", True):
+        r = c.post("/api/match/hand", headers=AUTH, json={"hand": "123m456m789m234p5s5s", "winner": "E", "flowers": bad})
+        assert r.status_code == 422, bad
+
+
 def test_the_csv_opens_in_a_spreadsheet_with_the_chinese(api) -> None:
     c, _, _ = api
     _new(c)
