@@ -220,6 +220,7 @@ class Deal:
         return next(s for s, p in self.players.items() if p == player)
 
     def to_dict(self) -> dict:
+        """JSON-ready: the attributes, ``seat_winds`` and ``players`` as plain dicts."""
         return {"number": self.number, "round": self.round, "hand": self.hand,
                 "prevalent_wind": self.prevalent_wind, "dealer": self.dealer,
                 "seat_winds": dict(self.seat_winds), "players": dict(self.players)}

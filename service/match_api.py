@@ -143,6 +143,7 @@ class MatchState:
         return deal(n, self.practice) if n <= HANDS_PER_SESSION else None
 
     def last_hand(self) -> int | None:
+        """The event id of the live hand with the highest deal (what an undo takes back), or None."""
         return max(self.hands, key=lambda k: self.hands[k]["deal"], default=None)
 
 
