@@ -247,6 +247,22 @@ def win_data(st: MatchState, d: Deal, body: WinBody, hand: str, r: Any, source: 
             "fans": [f.to_dict() for f in r.fans]}
 
 
+def keep_photo(log: Any, scorer: Any, key: str) -> str | None:
+    """Save the annotated JPEG of a scored photo beside the event log (``photos/<id>.jpg``, a few
+    hundred kB) so that the logged corrections can be checked against it later. Returns its path,
+    or None when it is no longer in memory or cannot be written (the hand is recorded all the same)."""
+    jpeg = scorer.photos.annotated(key)
+    if jpeg is None:
+        return None
+    path = log.path.parent / "photos" / f"{key}.jpg"
+    try:
+        path.parent.mkdir(exist_ok=True)
+        path.write_bytes(jpeg)
+    except OSError:
+        return None
+    return str(path)
+
+
 def make_router(*, control: Any, log: Any, scorer: Any, auth: Any,
                 run: Callable[[Callable[[], Any]], Awaitable[Any]],
                 apply_settings: Callable[[dict[str, Any], str], dict[str, Any]]) -> APIRouter:
@@ -357,7 +373,8 @@ def make_router(*, control: Any, log: Any, scorer: Any, auth: Any,
             data["photo"] = {"id": body.photo, "tiles": [t["tile"] for t in reading["tiles"]],
                              "corrections": [{"index": i, "from": reading["tiles"][i]["tile"], "to": t}
                                              for i, t in sorted(fixed.items())],
-                             "confirmed": sorted(set(body.confirmed)), "win": body.win}
+                             "confirmed": sorted(set(body.confirmed)), "win": body.win,
+                             "file": await asyncio.to_thread(keep_photo, log, scorer, body.photo)}
             eid = await asyncio.to_thread(log.append, "score", data)
             return await changed({"recorded": eid, "deal": d.to_dict(), "score": r.to_dict(), "assembly": a})
 

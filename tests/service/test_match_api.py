@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+from pathlib import Path
 
 from scoring import score_hand
 from scoring.match import HandRecord, deal, player_points, standard_points
@@ -175,6 +176,7 @@ def test_a_photo_is_scored_after_its_tiles_are_checked_and_corrected(api, hand_p
     logged = log.events("score", 1)[0]["data"]
     assert logged["photo"]["id"] == d["photo"] and logged["photo"]["corrections"] == [
         {"index": nine, "from": "9m", "to": "6m"}] and logged["source"] == "photo"
+    assert Path(logged["photo"]["file"]).read_bytes()[:2] == b"\xff\xd8"  # the annotated JPEG kept with the log
     # a correction to something that is no tile, an index outside the photo, an unknown photo
     for body, status in (({"corrections": [{"index": 0, "tile": "0m"}]}, 422), ({"confirmed": [99]}, 422),
                          ({"photo": "gone"}, 404)):
