@@ -505,6 +505,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return doctor_cli.cmd_doctor(args, out)
         if args.command == "unit":
             return service_cli.cmd_unit(args, out)
+        if args.command == "token":
+            return service_cli.cmd_token(args, out)
         if args.command in vision_cli.HANDLERS:
             return vision_cli.HANDLERS[args.command](args, out)
         if args.command in table_cli.COMMANDS:

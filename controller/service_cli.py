@@ -44,6 +44,19 @@ def add_parsers(sub) -> None:
                    help="simulator: a fault present from the start (repeatable)")
     s.add_argument("--camera-image", default=None, metavar="FILE", help="a picture file used as the table's camera")
     s.add_argument("--no-preload", action="store_true", help="load the camera pipeline at the first photo, not at start")
+    s.add_argument("--public-url", default=None, metavar="URL",
+                   help="the address phones open to pair (QR code), e.g. behind a proxy; default: the LAN address "
+                   "of the default route when bound to 0.0.0.0")
+    tk = sub.add_parser("token", help="show the control token and its pairing QR code again (on the table itself)",
+                        description="Read the token file (this machine only: the token is never sent over the "
+                        "network) and print the token with the QR code of the pairing address.")
+    tsub = tk.add_subparsers(dest="token_command", required=True)
+    show = tsub.add_parser("show", help="print the token and the pairing QR code")
+    show.add_argument("--config", metavar="table.toml", default=None, help="the service's configuration")
+    show.add_argument("--token-file", default=None, metavar="PATH", help="the token file (default: from the config)")
+    show.add_argument("--host", default=None, help="the address the service binds (default: from the config)")
+    show.add_argument("--port", type=int, default=None, help="the service's TCP port (default: from the config)")
+    show.add_argument("--public-url", default=None, metavar="URL", help="the address phones open to pair")
     u = sub.add_parser("unit", help="print the systemd unit of the table service for a configuration",
                        description="Print the whole systemd unit (hardware/pi_safety.render_unit). On the GPIO build "
                        "its ExecStopPost=+ hook drives every motor output off after any exit; the pins come from "
@@ -85,7 +98,7 @@ def _config(args):
     from service import config as C
     from service.errors import ConfigError
     cfg = C.load(args.config)
-    if args.sim:
+    if getattr(args, "sim", False):
         cfg.backend = "sim"
     if args.host is not None:
         cfg.host = args.host
@@ -95,21 +108,45 @@ def _config(args):
         cfg.port = args.port
     if args.token_file is not None:
         cfg.token_file = Path(args.token_file)
-    if args.log is not None:
+    if getattr(args, "log", None) is not None:
         cfg.log = Path(args.log)
-    if args.speed is not None:
+    if getattr(args, "speed", None) is not None:
         if not 0 < args.speed <= 100:
             raise ConfigError(f"--speed must be more than 0 and at most 100, got {args.speed:g}")
         cfg.speed = args.speed
-    if args.seed is not None:
+    if getattr(args, "seed", None) is not None:
         cfg.seed = args.seed
-    if args.camera_image is not None:
+    if getattr(args, "camera_image", None) is not None:
         cfg.camera_image = Path(args.camera_image)
-    if args.no_preload:
+    if getattr(args, "no_preload", False):
         cfg.preload_vision = False
-    if args.fault and cfg.backend != "sim":
+    if args.public_url is not None:
+        cfg.public_url = C.check_public_url(args.public_url)
+    if getattr(args, "fault", None) and cfg.backend != "sim":
         raise ConfigError("--fault needs --sim: faults are injected into the simulated machine")
     return cfg
+
+
+def _local_url(cfg) -> str:
+    """The page's address on this machine (what the start line prints; never in a QR code)."""
+    host = "localhost" if cfg.host in ("127.0.0.1", "::1", "0.0.0.0", "::") else cfg.host
+    return f"http://{host}:{cfg.port}"
+
+
+def cmd_token(args: argparse.Namespace, out: IO[str] | None = None, err: IO[str] | None = None) -> int:
+    """``mjtable token show``: the token and the pairing QR code again, from the token file. Returns
+    0, or 1 with one line on ``err`` (no token file yet, unreadable config)."""
+    from service import auth
+    from service.errors import ServiceError
+    try:
+        cfg = _config(args)
+        token = auth.read(cfg.token_file)
+        (out or sys.stdout).write(auth.pairing_text(auth.pairing_url(cfg.host, cfg.port, cfg.public_url), token,
+                                                    new=False, local_url=_local_url(cfg)))
+        return 0
+    except ServiceError as e:
+        print(f"mjtable: {e.message}", file=err or sys.stderr)
+        return 1
 
 
 def _open_backend(cfg, faults: list[str]):
@@ -172,12 +209,12 @@ def _serve(args: argparse.Namespace, out: IO[str]) -> int:
     scorer = Scorer(cfg.camera_image, cfg.camera_source, cfg.camera_device)
     app = create_app(control, log, token, scorer, max_upload_bytes=cfg.max_upload_bytes,
                      preload_vision=cfg.preload_vision)
-    url = f"http://{'localhost' if cfg.host in ('127.0.0.1', '::1') else cfg.host}:{cfg.port}"
+    url = _local_url(cfg)
     log.append("start", {"backend": backend.kind, "host": cfg.host, "port": cfg.port})
     out.write(f"mjtable serve: {backend.kind} machine, page at {url}/ (bound to {cfg.host}), "
               f"event log {cfg.log}, token file {cfg.token_file}\n")
     if created:
-        out.write(auth.pairing_text(url, token))
+        out.write(auth.pairing_text(auth.pairing_url(cfg.host, cfg.port, cfg.public_url), token, local_url=url))
     out.flush()
 
     class _Server(uvicorn.Server):

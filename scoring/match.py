@@ -15,6 +15,21 @@ Source: 中国麻将竞赛规则 (../shared/seeds/000_ba052a8ec20fd579.txt):
 * 第十一条 ranking: by the sum of standard points; ties broken by 1. the higher sum of match
   points, 2. the higher best single-session standard points, 3. more sessions with that best
   score (and so on down the sorted list of session standard points).
+
+The course of a session (局) at one table, 第五条 terms 3-9 (``deal``):
+
+* term 3 a round (圈) is four hands, each player the dealer once; term 4 a session is four rounds;
+* term 5 the prevalent wind (圈风) is East in the first round, then South, West, North;
+* terms 6 and 8 the dealer (庄家) has the seat wind East, the next player counter-clockwise (下家)
+  South, across (对家) West, the one before (上家) North; the dealer moves on after every hand,
+  won or drawn (无论是否和牌，庄家不连庄), so in each round the dealer is at the table's E, S, W
+  and N sides in turn (play runs counter-clockwise, 第七条 2-3);
+* term 7 the players start at the sides drawn by lot (定位); term 9 they change seats (轮转)
+  as the competition's regulations (竞赛规程) say. The text gives no scheme, so ``SEAT_CHANGES``
+  follows the competition practice of the MCR tournaments (the World/European Mahjong
+  Organisation's MCR rules): before the South round the players at E and S swap and those at W
+  and N swap; before the West and North rounds they move so that each player has sat once at
+  every side (``"mcr"``). ``"none"``: nobody moves (a home game).
 """
 
 from __future__ import annotations
@@ -26,6 +41,17 @@ from .errors import ScoringError
 from .score import Payments
 
 SEATS = ("E", "S", "W", "N")
+#: 第五条 term 5: the prevalent wind of rounds 1-4.
+ROUND_WINDS = SEATS
+#: hands in a session: four rounds of four hands (第五条 terms 3-4).
+HANDS_PER_SESSION = 16
+#: Who sits where in each round: ``SEAT_CHANGES[practice][round][side index]`` is the index of the
+#: player (by their starting side, E S W N = 0 1 2 3) at that side. "mcr": East round A B C D, South
+#: round B A D C, West round D C A B, North round C D B A, so every player sits once at every side.
+SEAT_CHANGES: dict[str, tuple[tuple[int, int, int, int], ...]] = {
+    "mcr": ((0, 1, 2, 3), (1, 0, 3, 2), (3, 2, 0, 1), (2, 3, 1, 0)),
+    "none": ((0, 1, 2, 3),) * 4,
+}
 #: 基础比赛分: a player's points at the start of a session.
 BASE_SESSION_POINTS = 500
 
@@ -164,4 +190,77 @@ def ranking(sessions: Sequence[Mapping[str, tuple[float, int]]]) -> list[Standin
         rank = out[-1].rank if out and key(ordered[i - 1]) == key(p) else i + 1
         std_sum, match, std = totals[p]
         out.append(Standing(p, rank, std_sum, match, std))
+    return out
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Deal:
+    """Where a hand stands in its session (第五条 terms 3-9).
+
+    Attributes:
+        number: the hand's number in the session, 1-16.
+        round: the round, 1-4 (圈).
+        hand: the hand in the round, 1-4.
+        prevalent_wind: the round's wind E/S/W/N (圈风).
+        dealer: the table side (E/S/W/N) of the dealer (庄家).
+        seat_winds: table side -> that player's seat wind (门风) for this hand.
+        players: table side -> index of the player sitting there (by starting side, 0-3).
+    """
+
+    number: int
+    round: int
+    hand: int
+    prevalent_wind: str
+    dealer: str
+    seat_winds: Mapping[str, str]
+    players: Mapping[str, int]
+
+    def side_of(self, player: int) -> str:
+        """The table side where ``player`` (0-3) sits in this hand."""
+        return next(s for s, p in self.players.items() if p == player)
+
+    def to_dict(self) -> dict:
+        """JSON-ready: the attributes, ``seat_winds`` and ``players`` as plain dicts."""
+        return {"number": self.number, "round": self.round, "hand": self.hand,
+                "prevalent_wind": self.prevalent_wind, "dealer": self.dealer,
+                "seat_winds": dict(self.seat_winds), "players": dict(self.players)}
+
+
+def deal(number: int, practice: str = "mcr") -> Deal:
+    """The round, prevalent wind, dealer, seat winds and seating of hand ``number`` (1-16).
+
+    Hand n of a round (1-4) has its dealer at side ``SEATS[n - 1]``; the side k places
+    counter-clockwise after the dealer has the seat wind ``SEATS[k]`` (第五条 terms 6, 8).
+
+    Raises:
+        ScoringError: ``bad-value`` for a number outside 1-16 or an unknown practice.
+    """
+    if practice not in SEAT_CHANGES:
+        raise ScoringError("bad-value", f"seat-change practice {practice!r} unknown: one of {', '.join(SEAT_CHANGES)}")
+    if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= HANDS_PER_SESSION:
+        raise ScoringError("bad-value", f"hand number {number!r}: a session has hands 1-{HANDS_PER_SESSION} "
+                                        "(four rounds of four, 第五条)")
+    r, h = divmod(number - 1, 4)
+    seating = SEAT_CHANGES[practice][r]
+    return Deal(number, r + 1, h + 1, ROUND_WINDS[r], SEATS[h],
+                {side: SEATS[(i - h) % 4] for i, side in enumerate(SEATS)},
+                {side: seating[i] for i, side in enumerate(SEATS)})
+
+
+def player_points(deals_and_records: Iterable[tuple[Deal, HandRecord]], base: int = BASE_SESSION_POINTS
+                  ) -> list[tuple[dict[int, int], dict[int, int]]]:
+    """Per hand, each player's hand points (盘分) and running session points (局分).
+
+    ``HandRecord`` names table sides; the ``Deal`` says which player sat at each.
+
+    Returns:
+        One ``(points, running)`` per hand, each ``{player index 0-3: points}``.
+    """
+    running = {p: base for p in range(4)}
+    out = []
+    for d, rec in deals_and_records:
+        pts = {d.players[side]: v for side, v in hand_points(rec).items()}
+        for p, v in pts.items():
+            running[p] += v
+        out.append((pts, dict(running)))
     return out

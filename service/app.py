@@ -24,7 +24,6 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.formparsers import MultiPartParser
 
-from controller import cycle as CY
 from controller import settings as ST
 from controller.faults import CATALOGUE, code_sheet, lookup
 
@@ -32,6 +31,7 @@ from . import auth
 from .control import Control
 from .errors import ServiceError
 from .eventlog import EventLog
+from .match_api import apply_stored, make_router
 from .photos import Busy
 from .scorer import Scorer, analyse, score, score_system
 
@@ -81,8 +81,6 @@ class ScoreOptions(_Strict):
     rules: str = Field("mcr", max_length=32, description="rule system: mcr, mcr-1998 or another of `mjtable rules --list`")
     options: dict[str, Any] | None = Field(None, description="situation options of a rule system other than MCR "
                                            "(e.g. {\"riichi\": true, \"dora\": \"3m\"}); see `mjtable rules --list`")
-    winner: Seat | None = Field(None, description="record the win on the score sheet for this seat")
-    discarder: Seat | None = None
     accept_uncertain: bool = False
 
 
@@ -109,29 +107,11 @@ class ShantenBody(_Strict):
     seen: str = Field("", max_length=400, description="tiles visible elsewhere, e.g. 5s5s1pE")
 
 
-class DrawBody(_Strict):
-    note: str = Field("", max_length=200)
-
-
 def _opts(o: ScoreOptions, flowers_default: Any = 0) -> dict[str, Any]:
     return {"self_drawn": o.self_drawn, "seat_wind": o.seat_wind, "prevalent_wind": o.prevalent_wind,
             "flowers": o.flowers if o.flowers is not None else flowers_default, "last_tile": o.last_tile,
             "kong_replacement": o.kong_replacement, "robbing_kong": o.robbing_kong, "fourth_tile": o.fourth_tile,
             "rules": o.rules}
-
-
-def _check_record(o: ScoreOptions) -> None:
-    if o.winner is None:
-        if o.discarder is not None:
-            raise ServiceError("discarder given without a winner: give winner (E/S/W/N) to record the hand", 422,
-                               "bad-value")
-        return
-    if o.self_drawn and o.discarder is not None:
-        raise ServiceError("a self-drawn win has no discarder: drop discarder or self_drawn", 422, "bad-value")
-    if not o.self_drawn and o.discarder is None:
-        raise ServiceError("a win on a discard needs the discarder (E/S/W/N), or set self_drawn", 422, "bad-value")
-    if o.discarder == o.winner:
-        raise ServiceError("the winner cannot have discarded their own winning tile", 422, "bad-value")
 
 
 class _UploadLimit:
@@ -221,7 +201,10 @@ def create_app(control: Control, log: EventLog, token: str, scorer: Scorer, *,
     @app.exception_handler(ServiceError)
     async def _service_error(request: Request, e: ServiceError):
         headers = {"Retry-After": str(e.retry_after)} if isinstance(e, Busy) else None
-        return JSONResponse({"error": {"code": e.code, "message": e.message}}, status_code=e.status, headers=headers)
+        body = {"code": e.code, "message": e.message}
+        if getattr(e, "message_zh", None):
+            body["message_zh"] = e.message_zh
+        return JSONResponse({"error": body}, status_code=e.status, headers=headers)
 
     @app.exception_handler(HTTPException)
     async def _http_error(request: Request, e: HTTPException):
@@ -330,24 +313,7 @@ def create_app(control: Control, log: EventLog, token: str, scorer: Scorer, *,
             raise ServiceError("nothing to change: give tile_count, dice_method or dealer", 422, "bad-value")
 
         def apply():
-            st = ST.load()
-            allowed = tuple(control.backend.profile.gears)
-            if "tile_count" in changes and changes["tile_count"] not in allowed:
-                raise ServiceError(f"tile_count {changes['tile_count']} is not supported: allowed are "
-                                   f"{', '.join(map(str, allowed))}", 422, "bad-value")
-            for key, v in changes.items():
-                try:
-                    st = ST.validate(key.replace("_", "-"), str(v), st) if key != "tile_count" else \
-                        ST.StoredSettings(v, st.profile, st.dice_method, st.dealer)
-                except ST.SettingsError as e:
-                    raise ServiceError(str(e), 422, "bad-value") from None
-            ST.save(st)
-            new = CY.Settings.from_profile(control.backend.profile, st.tile_count, st.dice_method, st.dealer)
-            note = control.apply_settings(new)
-            log.append("settings", {"changes": changes, "pending": note is not None})
-            control.hub.publish({"type": "event", "kind": "settings"})
-            return {"tile_count": st.tile_count, "dice_method": st.dice_method, "dealer": st.dealer,
-                    "note": note}
+            return apply_stored(control, log, changes, "page")
         return await run(apply)
 
     # ---- faults, self-test ----
@@ -391,35 +357,22 @@ def create_app(control: Control, log: EventLog, token: str, scorer: Scorer, *,
         rows = await asyncio.to_thread(log.events, "selftest", 1)
         return {"report": rows[0]["data"] if rows else None, "t": rows[0]["t"] if rows else None}
 
-    # ---- scoring ----
-    def _finish(result, o: ScoreOptions, hand: str, source: str) -> dict:
-        _check_record(o)
-        out: dict[str, Any] = {"score": result.to_dict(), "recorded": None}
-        if o.winner is not None:
-            if not result.legal:
-                raise ServiceError(f"not a legal win ({result.fan_points} points without flowers, the minimum is 8): "
-                                   "nothing recorded", 422, "not-legal")
-            out["recorded"] = log.append("score", {"hand": hand, "winner": o.winner, "discarder": o.discarder,
-                                                   "total": result.total, "source": source,
-                                                   "fans": [f"{f.name_en} {f.points}" for f in result.fans]})
-        else:
-            log.append("score", {"hand": hand, "total": result.total, "legal": result.legal, "source": source})
-        control.hub.publish({"type": "event", "kind": "score"})
-        return out
+    # ---- scoring (a calculator: a hand of the match is recorded through /api/match) ----
+    def _finish(result, hand: str, source: str) -> dict:
+        log.append("score", {"hand": hand, "total": result.total, "legal": result.legal, "source": source})
+        return {"score": result.to_dict()}
 
     @app.post("/api/score", dependencies=[Auth])
     async def score_hand(body: ScoreBody) -> dict:
-        """Score a hand string (MCR); with ``winner`` (and ``discarder`` on a discard) record it on the sheet."""
-        _check_record(body)
+        """Score a hand string with the winds given: a calculator, nothing goes on the score sheet (a hand
+        of the match is scored with the match's winds by ``POST /api/match/hand``). ``rules`` and
+        ``options`` score it by another rule system (``scoring.systems``)."""
         if body.rules not in ("mcr", "mcr-1998") or body.options:
-            if body.winner is not None:
-                raise ServiceError("the score sheet records MCR hands only: drop winner to score by other rules",
-                                   422, "bad-value")
             flags = {k: v for k, v in body.model_dump(exclude_unset=True).items() if k in _opts(body)}
             result = await asyncio.to_thread(score_system, body.rules, body.hand, {**flags, **(body.options or {})})
-            return {"score": result.to_dict(), "recorded": None}
+            return {"score": result.to_dict()}
         result = await asyncio.to_thread(score, body.hand, _opts(body))
-        return await asyncio.to_thread(_finish, result, body, body.hand, "hand")
+        return await asyncio.to_thread(_finish, result, body.hand, "hand")
 
     # ---- waits and shanten (听牌, 向听): analysis only, nothing recorded, so no token needed ----
     @app.post("/api/waits")
@@ -435,7 +388,7 @@ def create_app(control: Control, log: EventLog, token: str, scorer: Scorer, *,
     def _photo(read, o: ScoreOptions, source: str) -> dict:
         r = read()
         a = r["recognition"]  # plain data from the worker process (vision is not imported here)
-        out = {**r, "score": None, "recorded": None, "problem": None}
+        out = {**r, "score": None, "problem": None}
         if not a["tiles"]:
             out["problem"] = "no tiles found: photograph the revealed hand from above"
         elif a["hand"] is None:
@@ -446,7 +399,7 @@ def create_app(control: Control, log: EventLog, token: str, scorer: Scorer, *,
                               ": check them and score the corrected hand, or accept them")
         else:
             result = score(a["hand"], _opts(o, list(a["flowers"])))
-            out.update(_finish(result, o, a["hand"], source))
+            out.update(_finish(result, a["hand"], source))
         return out
 
     @app.post("/api/score/photo", dependencies=[Auth])
@@ -458,7 +411,6 @@ def create_app(control: Control, log: EventLog, token: str, scorer: Scorer, *,
             o = ScoreOptions.model_validate_json(options)
         except ValidationError as e:
             raise RequestValidationError([{**x, "loc": ("options",) + tuple(x.get("loc", ()))} for x in e.errors()])
-        _check_record(o)
         data = await photo.read(max_upload_bytes + 1)
         if len(data) > max_upload_bytes:
             raise ServiceError(f"the photo is larger than {max_upload_bytes} bytes", 413, "too-large")
@@ -468,7 +420,6 @@ def create_app(control: Control, log: EventLog, token: str, scorer: Scorer, *,
     @app.post("/api/score/capture", dependencies=[Auth])
     async def score_capture(body: ScoreOptions) -> dict:
         """Take a picture with the table's camera, then as /api/score/photo (404 with no camera)."""
-        _check_record(body)
         return await asyncio.to_thread(_photo, scorer.read_camera, body, "camera")
 
     @app.get("/api/score/photo/{key}.jpg")
@@ -481,25 +432,9 @@ def create_app(control: Control, log: EventLog, token: str, scorer: Scorer, *,
                                "not-found")
         return Response(jpeg, media_type="image/jpeg", headers={"Cache-Control": "private, max-age=3600"})
 
-    # ---- the score sheet, trends, log ----
-    @app.get("/api/session")
-    async def session() -> dict:
-        """The session's score sheet: per hand the payments per seat and running totals (第十条),
-        match points and standard points (第十条 2)."""
-        return await asyncio.to_thread(log.score_sheet)
-
-    @app.post("/api/session/new", dependencies=[Auth])
-    async def new_session() -> dict:
-        sid = await asyncio.to_thread(log.append, "session", {})
-        control.hub.publish({"type": "event", "kind": "score"})
-        return {"session": sid}
-
-    @app.post("/api/session/draw", dependencies=[Auth])
-    async def draw(body: DrawBody) -> dict:
-        """A drawn hand (荒牌): no points move; it counts as a hand of the session."""
-        eid = await asyncio.to_thread(log.append, "draw", {"winner": None, "total": 0, "note": body.note})
-        control.hub.publish({"type": "event", "kind": "score"})
-        return {"recorded": eid}
+    # ---- the match and its score sheet (service.match_api), trends, log ----
+    app.include_router(make_router(control=control, log=log, scorer=scorer, auth=require_token, run=run,
+                                   apply_settings=lambda changes, source: apply_stored(control, log, changes, source)))
 
     @app.get("/api/doctor", dependencies=[Auth])
     def doctor_report() -> dict:

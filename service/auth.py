@@ -59,8 +59,54 @@ def check(presented: str | None, token: str) -> bool:
     return presented is not None and secrets.compare_digest(presented.encode(), token.encode())
 
 
-def pairing_text(url: str, token: str) -> str:
-    """The first-start message: the token, the pairing address and its QR code (text blocks)."""
+#: an address in TEST-NET-1 (RFC 5737): "connecting" a UDP socket to it sends nothing, but makes the
+#: kernel pick the source address of the default route
+_ROUTE_PROBE = ("192.0.2.1", 9)
+_UNSPECIFIED = ("0.0.0.0", "::", "")
+
+
+def lan_address() -> str | None:
+    """The IPv4 address of the interface of the default route (what a phone on the table's network
+    opens), or None without a default route."""
+    import socket
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.connect(_ROUTE_PROBE)
+            addr = s.getsockname()[0]
+    except OSError:
+        return None
+    return None if addr.startswith("127.") or addr == "0.0.0.0" else addr
+
+
+def _loopback(host: str) -> bool:
+    return host == "localhost" or host.startswith("127.") or host == "::1"
+
+
+def pairing_url(host: str, port: int, public_url: str | None = None) -> str | None:
+    """The address a phone opens to pair: ``public_url`` when given, else the bound address, the
+    LAN address of the default route when bound to every interface (0.0.0.0 or ::); never
+    ``localhost`` or ``0.0.0.0``. None when a phone cannot reach the service (bound to loopback,
+    or to every interface without a default route)."""
+    if public_url:
+        return public_url.rstrip("/")
+    if _loopback(host):
+        return None
+    if host in _UNSPECIFIED:
+        addr = lan_address()
+        return f"http://{addr}:{port}" if addr else None
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+
+def pairing_text(url: str | None, token: str, *, new: bool = True, local_url: str | None = None) -> str:
+    """The token, the pairing address and its QR code (text blocks); printed at the first start of
+    ``mjtable serve`` (``new``) and by ``mjtable token show``. Without a ``url`` a phone cannot reach
+    the service: the message says how to make it reachable, and gives no QR code."""
+    head = (f"New control token (shown once; kept in the token file): {token}\n" if new
+            else f"Control token: {token}\n")
+    if url is None:
+        local = f" On this machine open {local_url}/#token={token}" if local_url else ""
+        return (head + "Pair a phone: the service is not reachable from the table's network (bound to this machine "
+                "only, or no default route): serve with --host 0.0.0.0, or give --public-url URL." + local + "\n")
     import qrcode
 
     pair = f"{url}/#token={token}"
@@ -69,5 +115,15 @@ def pairing_text(url: str, token: str) -> str:
     qr.make(fit=True)
     buf = io.StringIO()
     qr.print_ascii(out=buf, invert=True)
-    return (f"New control token (shown once; kept in the token file): {token}\n"
-            f"Pair a phone by scanning this code, or open {pair}\n{buf.getvalue()}")
+    return head + f"Pair a phone by scanning this code, or open {pair}\n{buf.getvalue()}"
+
+
+def read(path: Path) -> str:
+    """The token in an existing token file (checked as ``load_or_create`` checks it).
+
+    Raises:
+        ConfigError: no such file (start ``mjtable serve`` once to create it), unreadable, or wrong.
+    """
+    if not Path(path).exists():
+        raise ConfigError(f"no token file at {path}: start mjtable serve once to create it (or give --token-file)")
+    return load_or_create(Path(path))[0]

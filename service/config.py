@@ -42,7 +42,8 @@ class ServiceConfig:
 
     Attributes: host, port (TCP), token_file, log (paths), max_upload_bytes, backend, serial_port,
     profile (None: the stored setting), speed (sim machine s per wall s), seed (None: random),
-    camera_image (path or None), camera_source ("picamera", "usb" or None), camera_device.
+    camera_image (path or None), camera_source ("picamera", "usb" or None), camera_device,
+    public_url (the address phones open to pair, e.g. behind a proxy; None: the LAN address).
     """
 
     host: str = "127.0.0.1"
@@ -59,13 +60,15 @@ class ServiceConfig:
     camera_source: str | None = None
     camera_device: int | str = 0
     preload_vision: bool = True
+    public_url: str | None = None
 
     @property
     def sim(self) -> bool:
         return self.backend == "sim"
 
 
-_KEYS = {"service": {"host": str, "port": int, "token_file": str, "log": str, "max_upload_mb": (int, float)},
+_KEYS = {"service": {"host": str, "port": int, "token_file": str, "log": str, "max_upload_mb": (int, float),
+                     "public_url": str},
          "machine": {"backend": str, "port": str, "profile": str, "speed": (int, float), "seed": int},
          "camera": {"image": str, "source": str, "device": (int, str), "preload": bool}}
 
@@ -101,11 +104,27 @@ def load(path: str | Path | None) -> ServiceConfig:
     return cfg
 
 
+def check_public_url(v: str, where: str = "--public-url") -> str:
+    """``v`` when it is an http(s) address without a fragment, e.g. ``https://table7.hall.example``.
+    Raises ConfigError naming ``where``."""
+    import urllib.parse
+    u = urllib.parse.urlsplit(v)
+    if u.scheme not in ("http", "https") or not u.hostname or u.fragment or u.query:
+        raise ConfigError(f"{where} must be an http:// or https:// address without ? or #, e.g. "
+                          f"http://192.168.1.20:8080, got {v!r}")
+    if u.hostname in ("localhost", "0.0.0.0", "::", "::1") or u.hostname.startswith("127."):
+        raise ConfigError(f"{where} {v!r} is not an address a phone can open: give the table's LAN address or name")
+    return v.rstrip("/")
+
+
 def _apply(cfg: ServiceConfig, section: str, key: str, v: Any, p: Path) -> None:
     where = f"config {p}: {section}.{key}"
     if section == "service":
         if key == "port" and not 0 <= v <= 65535:
             raise ConfigError(f"{where} must be 0-65535, got {v}")
+        if key == "public_url":
+            cfg.public_url = check_public_url(v, where)
+            return
         if key == "max_upload_mb":
             if not 0 < v <= 64:
                 raise ConfigError(f"{where} must be more than 0 and at most 64, got {v}")

@@ -3,7 +3,7 @@
 One SQLite file (stdlib ``sqlite3``) in WAL mode with ``synchronous=FULL``: a row is on disk when
 ``append`` returns, and a process killed mid-write or a power cut leaves the file consistent with
 every committed row (SQLite's journal rolls back a transaction that did not finish). The
-maintenance trends and the session's score sheet are read from it.
+maintenance trends and the match's score sheet (``service.match_api``) are read from it.
 
 A log damaged all the same (an SD card that lost a write the card had acknowledged) is found at
 start by ``PRAGMA quick_check``: it is moved aside, with its ``-wal`` and ``-shm``, as
@@ -27,12 +27,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from scoring.match import SEATS, HandRecord, hand_points, session_points, standard_points
+from scoring.match import SEATS
 
 from .errors import ServiceError
 
 KINDS = ("start", "stop", "cycle", "fault", "warning", "fault-cleared", "selftest", "score", "draw", "session",
-         "settings", "operator")
+         "settings", "operator", "match")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (id INTEGER PRIMARY KEY AUTOINCREMENT, t REAL NOT NULL, kind TEXT NOT NULL,
@@ -196,44 +196,23 @@ class EventLog:
         out["faults_by_code"] = {code: n for code, n in faults if code}
         return out
 
-    # -- the score sheet --
-    def session_id(self) -> int:
-        """The id of the current session's 'session' event (0 before the first one)."""
-        rows = self.events("session", limit=1)
-        return rows[0]["id"] if rows else 0
-
-    def hands(self) -> list[dict[str, Any]]:
-        """The hands of the current session, oldest first (score and draw events)."""
-        start = self.session_id()
+    def events_of(self, kinds: tuple[str, ...], after: int = 0) -> list[dict[str, Any]]:
+        """The events of ``kinds`` with an id >= ``after``, oldest first: ``[{"id", "t", "kind", "data"}]``."""
+        marks = ", ".join("?" * len(kinds))
         with self._lock:
-            rows = self._db.execute("SELECT id, t, kind, data FROM events WHERE id > ? AND kind IN ('score', 'draw') "
-                                    "ORDER BY id", (start,)).fetchall()
-        hands = []
-        for r in rows:
-            d = json.loads(r[3])
-            if r[2] == "score" and not d.get("winner"):
-                continue  # scored without a seat: not a hand of the session
-            hands.append({"id": r[0], "t": r[1], "kind": r[2], **d})
-        return hands
+            rows = self._db.execute(f"SELECT id, t, kind, data FROM events WHERE id >= ? AND kind IN ({marks}) "
+                                    "ORDER BY id", (after, *kinds)).fetchall()
+        return [{"id": r[0], "t": r[1], "kind": r[2], "data": json.loads(r[3])} for r in rows]
 
-    def score_sheet(self) -> dict[str, Any]:
-        """The session's score sheet (第十条): per hand the payments per seat and the running
-        session points (base 500), then the standard points of the session (第十条 2 (二)).
-
-        Returns ``{"session", "hands": [{"id", "winner", "discarder", "total", "hand", "points": {seat},
-        "running": {seat}}], "totals": {seat}, "match_points": {seat}, "standard_points": {seat}}``.
-        """
-        hands = self.hands()
-        records = [HandRecord(h.get("winner"), h.get("discarder"), int(h.get("total", 0))) for h in hands]
-        running = session_points(records)
-        out_hands = []
-        for h, rec, run in zip(hands, records, running):
-            out_hands.append({"id": h["id"], "t": h["t"], "winner": rec.winner, "discarder": rec.discarder,
-                              "total": rec.total, "hand": h.get("hand"), "points": hand_points(rec), "running": run})
-        totals = running[-1] if running else {s: 500 for s in SEATS}
-        return {"session": self.session_id(), "hands": out_hands, "totals": totals,
-                "match_points": {s: totals[s] - 500 for s in SEATS},
-                "standard_points": standard_points(totals) if out_hands else {s: 0 for s in SEATS}}
+    def last_id(self, kind: str, **where: str) -> int:
+        """The id of the newest ``kind`` event whose data has the given top-level values (0 if none)."""
+        q = "SELECT MAX(id) FROM events WHERE kind = ?"
+        args: list[Any] = [kind]
+        for key, v in where.items():
+            q += f" AND json_extract(data, '$.{key}') = ?"
+            args.append(v)
+        with self._lock:
+            return int(self._db.execute(q, args).fetchone()[0] or 0)
 
 
 def integrity(path: str | Path) -> str:

@@ -95,6 +95,7 @@ def _job(data: bytes | None, image: Any, name: str) -> dict[str, Any]:
     rec = result.to_dict()
     for t in rec["tiles"] + rec["uncertain"]:
         t["box"] = [v * factor for v in t["box"]]
+    rec["image_size"] = [image.shape[1] * factor, image.shape[0] * factor]
     out = annotate(image, result)
     del image
     h, w = out.shape[:2]
@@ -104,6 +105,32 @@ def _job(data: bytes | None, image: Any, name: str) -> dict[str, Any]:
     ok, jpeg = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
     return {"ok": True, "recognition": rec, "factor": factor,
             "jpeg": jpeg.tobytes() if ok else None}
+
+
+def _assemble_job(tiles: list[dict[str, Any]], win: int | None) -> dict[str, Any]:
+    """Assemble tiles the player has confirmed or corrected (``vision.assemble``) into a hand.
+
+    ``tiles``: ``[{"tile", "box", "confidence", "sideways"}]`` in the picture's pixels. ``win``: the
+    index of the tile the player marked as the winning one when it was not laid apart: it is read
+    as if it lay apart (moved right of its row by two tile widths). Returns ``{"ok": True,
+    "assembly": {"hand", "melds", "concealed", "winning_tile", "flowers", "uncertain", "problems",
+    "notes"}}``, plain values."""
+    from vision import DetectedTile, assemble
+    found = [DetectedTile(t["tile"], tuple(float(v) for v in t["box"]), float(t["confidence"]), bool(t["sideways"]))
+             for t in tiles]
+    if win is not None:
+        w = found[win]
+        x1, y1, x2, y2 = w.box
+        height, width = y2 - y1, x2 - x1
+        row = [t for t in found if abs(t.centre[1] - w.centre[1]) < 0.6 * height and t is not w]
+        right = max([t.box[2] for t in row] + [x2])
+        left = right + 2 * min(width, height)
+        found[win] = DetectedTile(w.tile, (left, y1, left + width, y2), w.confidence, w.sideways)
+    a = assemble(found)
+    return {"ok": True, "assembly": {
+        "hand": a.hand, "melds": list(a.melds), "concealed": list(a.concealed), "winning_tile": a.win_tile,
+        "flowers": list(a.flowers), "uncertain": [t.to_dict() for t in a.uncertain], "problems": list(a.problems),
+        "notes": list(a.notes)}}
 
 
 # ---- the service's side ----
@@ -120,6 +147,7 @@ class PhotoReader:
         self._lock = threading.Lock()
         self._slots = threading.BoundedSemaphore(MAX_WAITING + 1)
         self._jpegs: collections.OrderedDict[str, bytes] = collections.OrderedDict()
+        self._readings: dict[str, dict[str, Any]] = {}
         self.load_error: str | None = None
         self.loaded = False
         self._closed = False
@@ -168,15 +196,31 @@ class PhotoReader:
         if not r["ok"]:
             raise ServiceError(r["message"], r["status"], r["code"])
         self.loaded = True
-        url = None
+        url = key = None
         if r["jpeg"] is not None:
             key = secrets.token_urlsafe(9)
             with self._lock:
                 self._jpegs[key] = r["jpeg"]
+                self._readings[key] = r["recognition"]
                 while len(self._jpegs) > KEEP_ANNOTATED:
-                    self._jpegs.popitem(last=False)
+                    self._readings.pop(self._jpegs.popitem(last=False)[0], None)
             url = f"/api/score/photo/{key}.jpg"
-        return {"recognition": r["recognition"], "annotated": url}
+        return {"recognition": r["recognition"], "annotated": url, "photo": key}
+
+    def reading(self, key: str) -> dict[str, Any] | None:
+        """The recognition of the kept photo ``key`` (None when unknown or no longer kept)."""
+        with self._lock:
+            return self._readings.get(key)
+
+    def assemble(self, tiles: list[dict[str, Any]], win: int | None = None) -> dict[str, Any]:
+        """Assemble confirmed or corrected tiles into a hand in the worker (``_assemble_job``).
+        Raises ServiceError 503 like ``read``."""
+        if not self._slots.acquire(blocking=False):
+            raise Busy()
+        try:
+            return self._submit(_assemble_job, tiles, win)["assembly"]
+        finally:
+            self._slots.release()
 
     def annotated(self, key: str) -> bytes | None:
         """The annotated JPEG of ``key`` (None when unknown or no longer kept)."""

@@ -1,104 +1,182 @@
 // mjtable web page: plain JavaScript, no build step. Status by server-sent events (/api/events);
 // control and write requests carry the token (Authorization: Bearer) kept in this browser's storage.
+// The match (/api/match): the winds of a hand come from the match's deal, never from the page.
 "use strict";
 const T = {
   zh: { title: "自动麻将机", offline: "离线", online: "在线", unpaired: "未配对", paired: "已配对", table: "牌桌",
     state: "状态", cycle: "开始洗牌", dice: "掷骰", liftUp: "升牌", liftDown: "降牌", refill: "补牌", stop: "全部停止",
     token: "令牌", pair: "配对", fault: "故障", noFault: "无故障", observed: "现象", causes: "可能原因",
     checks: "检查步骤", clear: "清除故障", inject: "模拟故障", injectBtn: "注入", selftest: "自检",
-    runSelftest: "运行自检", scoring: "计分", hand: "手牌", photo: "照片", selfDrawn: "自摸", winner: "和牌者",
-    discarder: "放炮者", score: "计分", fanName: "番种", points: "分", sheet: "记分表", total: "合计",
-    legal: "和牌成立", notLegal: "不足起和分（8 分）", stacks: "墩", tiles: "张", needToken: "请先用令牌配对",
-    totals: "局分", standard: "标准分", pass: "通过", fail: "不合格", selftestPassed: "自检通过", selftestFailed: "自检未通过",
+    runSelftest: "运行自检", scoring: "计分", hand: "手牌", photo: "照片", winner: "和牌者",
+    discarder: "放炮者", selfDrawnOpt: "（自摸）", score: "计分", fanName: "番种", sets: "组成", points: "分",
+    sheet: "记分表", total: "合计", legal: "和牌成立", notLegal: "不足起和分（8 分）", stacks: "墩", tiles: "张",
+    needToken: "请先用令牌配对", totals: "局分", matchPts: "比赛分", standard: "标准分", pass: "通过", fail: "不合格",
     warning: "警告", running: "运行中…", receives: "和牌者得", pushOut: "推牌头未回原位", jam: "卡牌",
     linkUp: "主控板已连接", linkLost: "与主控板失去连接，正在自动重连", logDamaged: "事件日志已损坏，已移至一旁并新建日志：",
-    annotatedAlt: "标出牌的照片" },
+    annotatedAlt: "标出牌的照片", match: "比赛", side: "座位", player: "选手", seatWind: "门风", sessionPts: "局分",
+    newMatch: "新比赛", sideE: "东", sideS: "南", sideW: "西", sideN: "北", seatChange: "换位",
+    practiceMcr: "每圈换位（比赛规程）", practiceNone: "不换位", startMatch: "开始新比赛", cancelEdit: "取消修改",
+    flowers: "花牌", lastTile: "海底（妙手回春/海底捞月）", kongRepl: "杠上开花", robKong: "抢杠和", fourthTile: "和绝张",
+    draw: "荒牌", scorePhoto: "按照片计分", undo: "撤销上一盘", csv: "导出 CSV", mySeat: "本屏座位", settings: "设置",
+    tileCount: "牌数", diceMethod: "掷骰方法", twoThrow: "两次掷骰", oneThrow: "一次掷骰", dealer: "庄家", save: "保存",
+    maintenance: "维护", liftTrend: "升牌时间（每次洗牌）", eventLog: "事件日志", kind: "类型", all: "全部",
+    confirmTile: "确认无误", markWin: "设为和牌张", back: "返回", dealerMark: "庄", matchOver: "本局 16 盘已打完",
+    round: (r, w) => `${w}风圈`, handNo: (n, k) => `第 ${k} 盘（全局第 ${n}/16 盘）`, dealerIs: "庄家", roundCol: "圈",
+    editing: (n) => `正在修改第 ${n} 盘`, edit: "改", del: "删", drawRow: "荒牌", selfDrawn: "自摸",
+    noHands: "还没有记录", choosePhoto: "选择照片", noFile: "未选照片", photoHint: "点一张牌可改正；红框的牌识别不确定，须先确认。和牌张没有单放时，点它并设为和牌张。",
+    toConfirm: (n) => `还有 ${n} 张牌需要确认`, allChecked: "所有牌已确认", corrected: "已改正", winTile: "和牌张",
+    readAs: (t, c) => `识别为 ${t}（可信度 ${c}）`, seconds: "秒", cycles: "次洗牌", noTrend: "还没有洗牌记录",
+    partsPassed: (k, n) => `${n} 个部件中 ${k} 个通过`, selftestAborted: "自检中止", newRunning: "新的局分",
+    pays: "付", gets: "得", confirmDelete: "删除这一盘？", reading: "正在识别照片…", afterDice: "开牌处",
+    changedSettings: "已保存", appliesNext: "下一次洗牌起生效", up: "升", down: "降", moving: "动", centre: "中",
+    flowerNames: ["春", "夏", "秋", "冬", "梅", "兰", "竹", "菊"] },
   en: { title: "Automatic mahjong table", offline: "offline", online: "live", unpaired: "not paired", paired: "paired",
     table: "Table", state: "State", cycle: "Start cycle", dice: "Roll dice", liftUp: "Lifts up", liftDown: "Lifts down",
     refill: "Refill", stop: "Stop all", token: "Token", pair: "Pair", fault: "Fault", noFault: "No fault",
     observed: "Observed", causes: "Likely causes", checks: "Next checks", clear: "Clear fault",
     inject: "Simulated fault", injectBtn: "Inject", selftest: "Self-test", runSelftest: "Run self-test",
-    scoring: "Scoring", hand: "Hand", photo: "Photo", selfDrawn: "Self-drawn", winner: "Winner",
-    discarder: "Discarder", score: "Score", fanName: "Fan", points: "Pts", sheet: "Score sheet", total: "Total",
-    legal: "Legal win", notLegal: "Below the 8-point minimum", stacks: "stacks", tiles: "tiles",
-    needToken: "Pair with the token first", totals: "Session points", standard: "Standard points", pass: "PASS",
-    fail: "FAIL", selftestPassed: "Self-test passed", selftestFailed: "Self-test failed", warning: "Warning",
-    running: "running…", receives: "winner receives", pushOut: "push head not home", jam: "tile jammed",
-    linkUp: "board linked", linkLost: "link to the table's board lost, reconnecting by itself",
+    scoring: "Scoring", hand: "Hand", photo: "Photo", winner: "Winner", discarder: "Discarder",
+    selfDrawnOpt: "(self-drawn)", score: "Score", fanName: "Fan", sets: "Sets", points: "Pts", sheet: "Score sheet",
+    total: "Total", legal: "Legal win", notLegal: "Below the 8-point minimum", stacks: "stacks", tiles: "tiles",
+    needToken: "Pair with the token first", totals: "Session points", matchPts: "Match points",
+    standard: "Standard points", pass: "PASS", fail: "FAIL", warning: "Warning", running: "running…",
+    receives: "winner receives", pushOut: "push head not home", jam: "tile jammed", linkUp: "board linked",
+    linkLost: "link to the table's board lost, reconnecting by itself",
     logDamaged: "The event log was damaged: it was moved aside and a new log started. Kept as",
-    annotatedAlt: "the photo with the tiles marked" },
+    annotatedAlt: "the photo with the tiles marked", match: "Match", side: "Side", player: "Player",
+    seatWind: "Seat wind", sessionPts: "Session pts", newMatch: "New match", sideE: "E", sideS: "S", sideW: "W",
+    sideN: "N", seatChange: "Seat changes", practiceMcr: "every round (competition practice)",
+    practiceNone: "none", startMatch: "Start a new match", cancelEdit: "Cancel edit", flowers: "Flowers",
+    lastTile: "Last tile", kongRepl: "Kong replacement", robKong: "Robbing the kong", fourthTile: "Fourth tile",
+    draw: "Drawn hand", scorePhoto: "Score the photo", undo: "Undo last hand", csv: "Export CSV",
+    mySeat: "This screen's seat", settings: "Settings", tileCount: "Tile count", diceMethod: "Dice method",
+    twoThrow: "two throws", oneThrow: "one throw", dealer: "Dealer", save: "Save", maintenance: "Maintenance",
+    liftTrend: "Lift-up time per cycle", eventLog: "Event log", kind: "Kind", all: "all",
+    confirmTile: "Correct as read", markWin: "Mark as winning tile", back: "Back", dealerMark: "dealer",
+    matchOver: "the session's 16 hands are played",
+    round: (r, w) => `${w} round`, handNo: (n, k) => `hand ${k} (${n} of 16)`, dealerIs: "dealer", roundCol: "round",
+    editing: (n) => `Editing hand ${n}`, edit: "Edit", del: "Del", drawRow: "drawn", selfDrawn: "self-drawn",
+    noHands: "no hand yet",
+    choosePhoto: "Choose a photo", noFile: "no photo chosen",
+    photoHint: "Tap a tile to correct it; tiles in red were read with low confidence and must be confirmed. If the winning tile was not laid apart, tap it and mark it.",
+    toConfirm: (n) => `${n} tile(s) still to confirm`, allChecked: "all tiles checked", corrected: "corrected",
+    winTile: "winning tile", readAs: (t, c) => `read as ${t} (confidence ${c})`, seconds: "s", cycles: "cycles",
+    noTrend: "no cycle yet", partsPassed: (k, n) => `${k} of ${n} parts passed`, selftestAborted: "self-test aborted",
+    newRunning: "new session points", pays: "pays", gets: "gets", confirmDelete: "Delete this hand?",
+    reading: "reading the photo…", afterDice: "break", changedSettings: "saved", appliesNext: "applies from the next cycle",
+    up: "up", down: "down", moving: "moving", centre: "C",
+    flowerNames: ["spring", "summer", "autumn", "winter", "plum", "orchid", "bamboo", "chrysanthemum"] },
 };
+// a server error in Chinese when it has no message_zh: by its code
+const CODE_ZH = { "wrong-state": "机器当前状态不允许此操作", unauthorized: "令牌不对或缺少令牌", "bad-value": "取值不允许",
+  "not-found": "找不到", "too-large": "文件太大", "not-an-image": "不是可读的图片（请用 JPEG 或 PNG）",
+  busy: "正在识别其他照片，请稍后再试", vision: "照片识别失败", timeout: "机器没有及时响应", stopped: "控制程序未运行",
+  camera: "相机故障", "no-camera": "没有配置相机：请上传照片", "length-required": "上传照片需带长度",
+  "no-such-code": "没有这个故障代码", "event-log": "事件日志无法打开" };
+const SIDES = ["E", "S", "W", "N"];
+const SIDE_ZH = { E: "东", S: "南", W: "西", N: "北" };
+const KINDS = ["start", "stop", "cycle", "fault", "warning", "fault-cleared", "selftest", "score", "draw", "session",
+  "settings", "operator", "match"];
+const KIND_ZH = { start: "启动", stop: "停止", cycle: "洗牌", fault: "故障", warning: "警告", "fault-cleared": "故障清除",
+  selftest: "自检", score: "计分", draw: "荒牌", session: "旧记分", settings: "设置", operator: "操作", match: "比赛" };
+const ACTION_ZH = { cycle: "开始洗牌", "clear-fault": "清除故障", "lift-up": "升牌", "lift-down": "降牌", refill: "补牌",
+  dice: "掷骰", "stop-all": "全部停止", inject: "模拟故障" };
 let lang = localStorage.getItem("mjtable.lang") || "zh";
-let status = null, lastScore = null, lastSelftest = null, live = false;
+let status = null, lastScore = null, lastSelftest = null, live = false, match = null, settings = null;
+let photo = null, editing = null;
 const $ = (id) => document.getElementById(id);
-const t = (k) => (T[lang][k] ?? k);
+const t = (k, ...a) => { const v = T[lang][k] ?? k; return typeof v === "function" ? v(...a) : v; };
 const zh = () => lang === "zh";
+const sideName = (s) => (zh() ? SIDE_ZH[s] : s);
+function esc(s) { return String(s).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c])); }
 
-// The token comes from the pairing link's fragment (#token=...; never sent to the server) or the form.
+// The token comes from the pairing link's fragment, exactly "#token=<value>" (never sent to the
+// server), or from the form. The fragment is removed from the address bar either way; a malformed
+// one (bad percent-encoding) is dropped, not fatal.
 (function takeToken() {
-  const m = location.hash.match(/token=([^&]+)/);
-  if (m) { localStorage.setItem("mjtable.token", decodeURIComponent(m[1])); history.replaceState(null, "", location.pathname); }
+  const m = /^#token=([^&#]+)$/.exec(location.hash);
+  if (location.hash.startsWith("#token=")) history.replaceState(null, "", location.pathname + location.search);
+  if (!m) return;
+  try { localStorage.setItem("mjtable.token", decodeURIComponent(m[1])); } catch (e) { /* malformed: ignored */ }
 })();
 const token = () => localStorage.getItem("mjtable.token") || "";
 
-async function api(method, path, body, isForm) {
+class ApiError extends Error { constructor(msg, body) { super(msg); this.body = body; } }
+function errorText(data, status) {
+  const e = data && data.error;
+  if (!e) return zh() ? `请求失败（${status}）` : `request failed (${status})`;
+  if (!zh()) return e.message;
+  return e.message_zh || CODE_ZH[e.code] || `请求被拒绝（${status}）`;
+}
+// fetch JSON; a refusal shows its message (in the page's language) in `where` (default: the top line)
+async function api(method, path, body, opts = {}) {
   const headers = {};
   if (token()) headers["Authorization"] = "Bearer " + token();
   let payload;
-  if (isForm) payload = body; else if (body !== undefined) { headers["Content-Type"] = "application/json"; payload = JSON.stringify(body); }
+  if (opts.form) payload = body; else if (body !== undefined) { headers["Content-Type"] = "application/json"; payload = JSON.stringify(body); }
   const r = await fetch(path, { method, headers, body: payload });
   let data = null;
   try { data = await r.json(); } catch (e) { data = null; }
+  const where = opts.where || showMessage;
   if (!r.ok) {
-    const msg = (data && data.error && data.error.message) || r.statusText;
-    if (r.status === 401) showMessage(t("needToken") + " (" + msg + ")"); else showMessage(msg);
-    throw new Error(msg);
+    const msg = errorText(data, r.status);
+    where(r.status === 401 ? t("needToken") + " (" + msg + ")" : msg);
+    throw new ApiError(msg, data);
   }
-  showMessage("");
+  where("");
   return data;
 }
-function showMessage(m) { $("message").textContent = m; }
+function showMessage(m) { $("message").textContent = m; $("message").hidden = !m; }
+function scoreError(m) { $("score-error").textContent = m; }
 
 function applyLang() {
   document.documentElement.lang = lang;
   document.querySelectorAll("[data-i18n]").forEach((el) => { el.textContent = t(el.dataset.i18n); });
   $("lang").textContent = zh() ? "English" : "中文";
+  for (const sel of [$("my-seat"), $("set-dealer")]) for (const o of sel.options) o.textContent = sideName(o.value);
+  renderLogKinds();
   showLive();
   checkPairing();
   if (status) renderStatus(status);
-  if (lastScore) renderScore(lastScore);
+  if (lastScore) renderResult(lastScore);
   if (lastSelftest) renderSelftest(lastSelftest);
-  loadSheet();
+  if (photo) renderPhoto();
+  renderFlowerInputs();
+  showFileName();
+  loadMatch();
+  loadTrends();
+  loadLog();
+}
+
+// ---- tiles in words ----
+const NUM_ZH = ["", "一", "二", "三", "四", "五", "六", "七", "八", "九"];
+const SUIT_ZH = { m: "万", p: "饼", s: "条" };
+const HONOR_ZH = { E: "东", S: "南", W: "西", N: "北", C: "中", F: "发", P: "白" };
+function tileZh(x) {
+  if (x === "back") return zh() ? "牌背" : "back";
+  if (/^[1-8]f$/.test(x)) return zh() ? T.zh.flowerNames[+x[0] - 1] : x;
+  if (/^[1-9][mps]$/.test(x)) return zh() ? NUM_ZH[+x[0]] + SUIT_ZH[x[1]] : x;
+  return zh() ? (HONOR_ZH[x] || x) : x;
+}
+// a set in notation ("123m", "[EEE]", "5s", "1f") in the page's language
+function setText(s) {
+  if (!zh()) return s;
+  return s.replace(/(\d+)([mpsf])/g, (_, d, suit) => suit === "f" ? [...d].map((x) => T.zh.flowerNames[+x - 1]).join("")
+    : [...d].map((x) => NUM_ZH[+x]).join("") + SUIT_ZH[suit]).replace(/[ESWNCFP]/g, (c) => HONOR_ZH[c])
+    .replace(/\[/g, "【").replace(/\]/g, "】").replace(/,\d/g, "");
 }
 
 // ---- the table ----
-const SIDE_ZH = { E: "东", S: "南", W: "西", N: "北" };
 function renderStatus(s) {
   status = s;
   $("state").textContent = zh() ? s.state_zh : s.state;
   $("state").dataset.state = s.state;
   $("gear").textContent = ` · ${s.tiles_in_play.count} ${t("tiles")} (${zh() ? s.tiles_in_play.zh : s.tiles_in_play.en})` +
     (s.pending_tile_count ? ` → ${s.pending_tile_count}` : "");
-  const g = $("walls"); g.innerHTML = "";
-  const pos = { S: [70, 250, 160, 22], N: [70, 28, 160, 22], W: [28, 70, 22, 160], E: [250, 70, 22, 160] };
+  drawTable(s);
   const txt = [];
-  for (const w of s.walls) {
-    const [x, y, wd, ht] = pos[w.side];
-    const frac = w.expected ? Math.min(1, w.stacks / w.expected) : 0;
-    const horiz = wd > ht;
-    g.insertAdjacentHTML("beforeend",
-      `<rect class="wall" x="${x}" y="${y}" width="${wd}" height="${ht}"/>` +
-      `<rect class="wall filled ${w.lift === "up" ? "up" : ""}" data-side="${w.side}" data-lift="${w.lift}" x="${x}" y="${y}" ` +
-      `width="${horiz ? wd * frac : wd}" height="${horiz ? ht : ht * frac}"/>` +
-      `<text class="lift-label" x="${x + (horiz ? wd / 2 - 30 : -2)}" y="${y + (horiz ? (w.side === "N" ? -4 : 36) : ht + 14)}">` +
-      `${zh() ? SIDE_ZH[w.side] : w.side} ${w.stacks}/${w.expected} ${w.lift}</text>`);
-    txt.push(`<span class="wall-count" data-side="${w.side}">${zh() ? SIDE_ZH[w.side] : w.side}: ${w.stacks}/${w.expected} ${t("stacks")}, ${w.lift}</span>`);
-  }
-  const c = s.centre_lift || "?";
-  g.insertAdjacentHTML("beforeend",
-    `<rect class="centre ${c}" data-centre="${c}" x="125" y="125" width="50" height="50"/>` +
-    `<text class="lift-label" x="128" y="154">${zh() ? "中" : "C"} ${c}</text>`);
-  for (const w of s.walls) if (w.push_head === "out" && !s.busy) txt.push(`<span class="wall-count">${zh() ? SIDE_ZH[w.side] : w.side}: ${t("pushOut")}</span>`);
+  for (const w of s.walls) txt.push(`<span class="wall-count" data-side="${w.side}">${sideName(w.side)}: ${w.stacks}/${w.expected} ${t("stacks")}, ${t(w.lift)}</span>`);
+  for (const w of s.walls) if (w.push_head === "out" && !s.busy) txt.push(`<span class="wall-count">${sideName(w.side)}: ${t("pushOut")}</span>`);
   if (s.jam) txt.push(`<span class="wall-count jam">${t("jam")}</span>`);
   $("walls-text").innerHTML = txt.join(" · ");
   $("dice-text").textContent = s.dice ? (zh() ? s.dice.text_zh : s.dice.text_en) : "";
@@ -106,17 +184,62 @@ function renderStatus(s) {
   const f = s.fault;
   $("fault").hidden = !f; $("fault-none").hidden = !!f;
   if (f) {
-    $("fault-title").textContent = `${f.code} ${f.side ? "(" + f.side + ") " : ""}${zh() ? f.meaning_zh : f.meaning}`;
+    $("fault-title").textContent = `${f.code} ${f.side ? "(" + sideName(f.side) + ") " : ""}${zh() ? f.meaning_zh : f.meaning}`;
     $("fault-observed").textContent = zh() ? f.observed_zh : f.observed;
     $("fault-causes").innerHTML = (zh() ? f.causes_zh : f.causes).map((c) => `<li>${esc(c)}</li>`).join("");
     $("fault-checks").innerHTML = (zh() ? f.checks_zh : f.checks).map((c) => `<li>${esc(c)}</li>`).join("");
   }
   $("warnings").innerHTML = (s.warnings || []).map((w) =>
     `<div class="warning">${t("warning")} ${w.code}: ${esc(zh() ? w.observed_zh : w.observed)}</div>`).join("");
-  if (s.selftest_running) $("selftest").querySelector("tbody").innerHTML = `<tr><td>${t("running")}</td></tr>`;
+  if (s.selftest_running) { $("selftest-summary").textContent = t("running"); $("selftest").querySelector("tbody").innerHTML = ""; }
   renderNotices(s);
+  renderFlowerInputs();
 }
-// the link to the table's board (MCU backend only) and a damaged event log moved aside at start
+// The table from above: play runs counter-clockwise (E, S, W, N); this screen's seat at the bottom.
+// Positions 0-3: bottom, right, top, left. Each wall lies in front of its player; its stack 1 is at
+// the player's right end (controller.dice), so the break is drawn from the dice's wall and stack.
+function drawTable(s) {
+  const me = localStorage.getItem("mjtable.seat") || "E";
+  const rel = (side) => (SIDES.indexOf(side) - SIDES.indexOf(me) + 4) % 4;
+  const box = [[70, 250, 160, 22], [250, 70, 22, 160], [70, 28, 160, 22], [28, 70, 22, 160]];
+  // the player's right along the wall: bottom -> +x, right -> -y, top -> -x, left -> +y
+  const g = $("walls"); g.innerHTML = "";
+  const cur = match && match.current;
+  for (const w of s.walls) {
+    const p = rel(w.side);
+    const [x, y, wd, ht] = box[p];
+    const frac = w.expected ? Math.min(1, w.stacks / w.expected) : 0;
+    const horiz = p % 2 === 0;
+    const isDealer = cur ? cur.dealer === w.side : (settings && settings.dealer === w.side);
+    const label = `${sideName(w.side)}${isDealer ? "·" + t("dealerMark") : ""} ${w.stacks}/${w.expected} ${t(w.lift)}`;
+    const lx = [150, 290, 150, 10][p], ly = [292, 150, 14, 150][p];
+    const rot = p === 1 ? `transform="rotate(90 ${lx} ${ly})"` : p === 3 ? `transform="rotate(-90 ${lx} ${ly})"` : "";
+    g.insertAdjacentHTML("beforeend",
+      `<rect class="wall" x="${x}" y="${y}" width="${wd}" height="${ht}"/>` +
+      `<rect class="wall filled ${w.lift === "up" ? "up" : ""}" data-side="${w.side}" data-lift="${w.lift}" x="${x}" y="${y}" ` +
+      `width="${horiz ? wd * frac : wd}" height="${horiz ? ht : ht * frac}"/>` +
+      `<text class="lift-label${isDealer ? " dealer" : ""}" data-side="${w.side}" text-anchor="middle" x="${lx}" y="${ly}" ${rot}>${esc(label)}</text>`);
+  }
+  const b = s.dice;
+  if (b && b.wall) {
+    const w = s.walls.find((x) => x.side === b.wall);
+    const n = (w && w.expected) || 17;
+    const p = rel(b.wall);
+    const [x, y, wd, ht] = box[p];
+    const f = Math.min(1, b.stack / n);  // from the player's right end
+    let mx, my;
+    if (p === 0) { mx = x + wd - wd * f; my = y + ht / 2; } else if (p === 1) { mx = x + wd / 2; my = y + ht * f; }
+    else if (p === 2) { mx = x + wd * f; my = y + ht / 2; } else { mx = x + wd / 2; my = y + ht - ht * f; }
+    const horiz = p % 2 === 0;
+    g.insertAdjacentHTML("beforeend", `<line id="break" class="break" data-wall="${b.wall}" data-stack="${b.stack}" ` +
+      (horiz ? `x1="${mx}" y1="${y - 8}" x2="${mx}" y2="${y + ht + 8}"` : `x1="${x - 8}" y1="${my}" x2="${x + wd + 8}" y2="${my}"`) + `/>` +
+      `<text class="break-label" text-anchor="middle" x="150" y="205">${t("afterDice")}: ${sideName(b.wall)} ${b.stack}</text>`);
+  }
+  const c = s.centre_lift || "?";
+  g.insertAdjacentHTML("beforeend",
+    `<rect class="centre ${c}" data-centre="${c}" x="125" y="125" width="50" height="50"/>` +
+    `<text class="lift-label" text-anchor="middle" x="150" y="154">${t("centre")} ${esc(t(c))}</text>`);
+}
 function renderNotices(s) {
   const L = s.link;
   $("link").hidden = !L;
@@ -126,13 +249,18 @@ function renderNotices(s) {
   if (s.log_damaged) notes.push(`<div class="warning" id="log-damaged">${t("logDamaged")} ${esc(s.log_damaged.file)}</div>`);
   $("notices").innerHTML = notes.join("");
 }
-function esc(s) { return String(s).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c])); }
 
 function showLive() { $("conn").textContent = live ? t("online") : t("offline"); $("conn").className = live ? "pill ok" : "pill"; }
 function connect() {
   const es = new EventSource("/api/events");
   es.addEventListener("status", (e) => renderStatus(JSON.parse(e.data)));
-  es.addEventListener("event", (e) => { const m = JSON.parse(e.data); if (m.kind === "score") loadSheet(); });
+  es.addEventListener("event", (e) => {
+    const m = JSON.parse(e.data);
+    if (m.kind === "score") loadMatch();
+    if (m.kind === "settings") loadSettings();
+    if (m.kind === "cycle") loadTrends();
+    loadLog();
+  });
   es.onopen = () => { live = true; showLive(); };
   es.onerror = () => { live = false; showLive(); };
 }
@@ -145,46 +273,285 @@ async function checkPairing() {
   $("pair-form").hidden = ok;
 }
 
-// ---- self-test ----
-function renderSelftest(r) {
+// ---- self-test: the summary first, then the failed parts with their checks ----
+async function renderSelftest(r) {
   lastSelftest = r;
-  const rows = (r.parts || []).map((p) =>
-    `<tr class="${p.passed ? "pass" : "fail"}"><td>${p.passed ? t("pass") : t("fail")}</td><td>${esc(zh() ? p.part_zh : p.part)}</td>` +
-    `<td>${p.side || "-"}</td><td>${esc(zh() ? p.evidence_zh : p.evidence)}${p.code ? " [" + p.code + "]" : ""}</td></tr>`);
-  rows.unshift(`<tr><td colspan="4" id="selftest-verdict" class="${r.passed ? "pass" : "fail"}">${r.passed ? t("selftestPassed") : t("selftestFailed")}${r.aborted ? ": " + esc(r.aborted) : ""}</td></tr>`);
-  $("selftest").querySelector("tbody").innerHTML = rows.join("");
+  const parts = r.parts || [];
+  const ok = parts.filter((p) => p.passed).length;
+  $("selftest-summary").textContent = t("partsPassed", ok, parts.length) + (r.aborted ? ` — ${t("selftestAborted")}` : "");
+  $("selftest-summary").className = r.passed ? "pass" : "fail";
+  const failed = parts.filter((p) => !p.passed);
+  const sheets = await Promise.all(failed.map((p) => p.code ? fetch(`/api/faults/codes/${p.code}`).then((x) => x.ok ? x.json() : null) : null));
+  $("selftest").querySelector("tbody").innerHTML = failed.map((p, i) => {
+    const sh = sheets[i];
+    const checks = sh ? (zh() ? sh.checks_zh : sh.checks) : [];
+    return `<tr class="fail"><td>${t("fail")}</td><td>${esc(zh() ? p.part_zh : p.part)}${p.side ? " (" + sideName(p.side) + ")" : ""}</td>` +
+      `<td>${esc(zh() ? p.evidence_zh : p.evidence)}${p.code ? " [" + p.code + "]" : ""}` +
+      (checks.length ? `<ol>${checks.map((c) => `<li>${esc(c)}</li>`).join("")}</ol>` : "") + `</td></tr>`;
+  }).join("");
 }
 
-// ---- scoring ----
-function scoreOptions() {
-  const o = { self_drawn: $("self-drawn").checked };
-  if ($("winner").value) o.winner = $("winner").value;
+// ---- the match ----
+async function loadMatch() {
+  match = await (await fetch("/api/match")).json();
+  renderMatch();
+  renderSheet();
+  if (status) drawTable(status);
+}
+function playerAt(side) { return match.current ? match.current.names[side] : side; }
+function renderMatch() {
+  const c = match.current;
+  $("match-line").innerHTML = c
+    ? `<b id="round">${esc(t("round", c.round, sideName(c.prevalent_wind)))}</b> · <span id="hand-no">${esc(t("handNo", c.number, c.hand))}</span>` +
+      ` · ${t("dealerIs")}: <b id="dealer">${sideName(c.dealer)} ${esc(c.names[c.dealer])}</b>`
+    : `<b id="round">${t("matchOver")}</b>`;
+  const last = match.hands.length ? match.hands[match.hands.length - 1] : null;
+  const running = last ? last.running : match.totals;
+  $("seats").querySelector("tbody").innerHTML = SIDES.map((s) => {
+    const who = c ? c.players[s] : null;
+    return `<tr data-side="${s}"${c && c.dealer === s ? ' class="dealer"' : ""}><td>${sideName(s)}</td>` +
+      `<td class="name">${esc(c ? c.names[s] : "")}</td><td class="wind">${c ? sideName(c.seat_winds[s]) + (c.dealer === s ? " (" + t("dealerMark") + ")" : "") : ""}</td>` +
+      `<td>${who !== null ? running[who] : ""}</td></tr>`;
+  }).join("");
+  for (const s of SIDES) $("p-" + s).placeholder = match.players[SIDES.indexOf(s)];
+  // winner and discarder by seat, with the player's name and seat wind
+  for (const [id, blank] of [["winner", null], ["discarder", t("selfDrawnOpt")]]) {
+    const sel = $(id), keep = sel.value;
+    sel.innerHTML = (blank ? `<option value="">${esc(blank)}</option>` : "") + SIDES.map((s) =>
+      `<option value="${s}">${sideName(s)} ${esc(playerAt(s))}${c ? " · " + t("seatWind") + (zh() ? "" : " ") + sideName(c.seat_winds[s]) : ""}</option>`).join("");
+    sel.value = keep || (blank ? "" : "E");
+  }
+}
+function renderSheet() {
+  const names = match.players;
+  $("sheet-head").innerHTML = `<th>#</th><th>${t("winner")}</th><th>${t("points")}</th>` +
+    names.map((n) => `<th>${esc(n)}</th>`).join("") + "<th></th>";
+  const rows = match.hands.map((h) => {
+    const d = h.deal;
+    const res = h.winner ? `${esc(names[h.winner_player])}${h.discarder ? " ← " + esc(names[h.discarder_player]) : " " + t("selfDrawn")}` : t("drawRow");
+    const dealer = `${t("dealer")}: ${names[d.players[d.dealer]]}`;
+    return `<tr data-id="${h.id}" data-deal="${d.number}" class="${h.kind}"><td class="no" title="${esc(dealer)}">${d.number}` +
+      `<small>${sideName(d.prevalent_wind)}${d.hand}</small></td><td class="res">${res}</td><td class="total">${h.total}</td>` +
+      h.points.map((p, i) => `<td class="pts" data-player="${i}">${p > 0 ? "+" + p : p}<small>${h.running[i]}</small></td>`).join("") +
+      `<td class="acts"><button type="button" class="edit" data-id="${h.id}">${t("edit")}</button>` +
+      `<button type="button" class="del" data-id="${h.id}">${t("del")}</button></td></tr>`;
+  });
+  $("sheet").querySelector("tbody").innerHTML = rows.length ? rows.join("") : `<tr><td colspan="8">${t("noHands")}</td></tr>`;
+  const foot = (id, label, vals) => { $(id).innerHTML = `<th colspan="3">${label}</th>` + vals.map((v) => `<td>${v}</td>`).join("") + "<td></td>"; };
+  foot("sheet-totals", t("totals"), match.totals);
+  foot("sheet-match", t("matchPts"), match.match_points);
+  foot("sheet-standard", t("standard"), match.standard_points);
+  $("sheet").parentElement.scrollLeft = 0;
+  $("sheet").querySelectorAll("button.edit").forEach((b) => { b.onclick = () => startEdit(+b.dataset.id); });
+  $("sheet").querySelectorAll("button.del").forEach((b) => { b.onclick = () => {
+    if (confirm(t("confirmDelete"))) quiet(api("DELETE", `/api/match/hands/${b.dataset.id}`).then(afterChange));
+  }; });
+}
+function afterChange(d) { if (d && d.sheet) { match = d.sheet; renderMatch(); renderSheet(); if (status) drawTable(status); } }
+function startEdit(id) {
+  const h = match.hands.find((x) => x.id === id);
+  if (!h) return;
+  editing = h;
+  $("editing").hidden = false;
+  $("editing-text").textContent = t("editing", h.deal.number);
+  $("hand").value = h.hand || "";
+  if (h.winner) { $("winner").value = h.winner; $("discarder").value = h.discarder || ""; }
+  const f = h.flags || {};
+  $("f-last").checked = !!f.last_tile; $("f-kong").checked = !!f.kong_replacement;
+  $("f-rob").checked = !!f.robbing_kong; $("f-fourth").checked = !!f.fourth_tile;
+  setFlowers(f.flowers ?? 0);
+  $("score-view").scrollIntoView();
+}
+function stopEdit() { editing = null; $("editing").hidden = true; }
+
+// ---- the score form ----
+const bigSet = () => status && status.tile_count >= 144;
+function renderFlowerInputs() {
+  const big = bigSet();
+  $("flower-list").hidden = !big;
+  $("flower-count-label").hidden = big;
+  if (big && !$("flower-list").children.length || big && $("flower-list").dataset.lang !== lang) {
+    const keep = flowerValue();
+    $("flower-list").dataset.lang = lang;
+    $("flower-list").innerHTML = `<span>${t("flowers")}</span> ` + [1, 2, 3, 4, 5, 6, 7, 8].map((i) =>
+      `<label class="flower"><input type="checkbox" value="${i}f"> ${t("flowerNames")[i - 1]}</label>`).join("");
+    setFlowers(keep);
+  }
+}
+function flowerValue() {
+  if (!$("flower-list").hidden) return [...$("flower-list").querySelectorAll("input:checked")].map((x) => x.value);
+  return Math.max(0, Math.min(8, parseInt($("flowers").value || "0", 10) || 0));
+}
+function setFlowers(v) {
+  if (Array.isArray(v)) { $("flowers").value = v.length; $("flower-list").querySelectorAll("input").forEach((x) => { x.checked = v.includes(x.value); }); }
+  else { $("flowers").value = v; $("flower-list").querySelectorAll("input").forEach((x) => { x.checked = false; }); }
+}
+function winOptions() {
+  const o = { winner: $("winner").value, flowers: flowerValue(), last_tile: $("f-last").checked,
+    kong_replacement: $("f-kong").checked, robbing_kong: $("f-rob").checked, fourth_tile: $("f-fourth").checked };
   if ($("discarder").value) o.discarder = $("discarder").value;
   return o;
 }
-function renderScore(d) {
-  lastScore = d;
-  // the annotated photo is a JPEG at its own URL (/api/score/photo/<id>.jpg), the last few kept by the service
-  $("annotated").hidden = !d.annotated;
-  if (d.annotated) { $("annotated").src = d.annotated; $("annotated").alt = t("annotatedAlt"); }
-  const sc = d.score;
-  const hand = sc ? sc.hand : (d.recognition && d.recognition.hand) || "";
-  $("score-hand").textContent = (hand ? t("hand") + ": " + hand : "") + (d.problem ? " — " + d.problem : "");
-  $("fans").querySelector("tbody").innerHTML = sc ? sc.fans.map((f) =>
-    `<tr class="fan"><td>${f.number ?? "-"}</td><td>${esc(zh() ? f.name_zh + " " + f.name_en : f.name_en + " " + f.name_zh)}</td>` +
-    `<td>${f.points}</td><td>${f.count}</td></tr>`).join("") : "";
-  $("score-total").textContent = sc ? `${t("total")}: ${sc.total} — ${sc.legal ? t("legal") : t("notLegal")}` : "";
-  const p = sc && sc.payments;
-  $("payments").textContent = p ? `${t("receives")} ${p.winner_receives}` +
-    (p.self_drawn ? ` (3 × ${p.from_each_other})` : ` (${p.from_discarder} + 2 × ${p.from_each_other})`) : "";
+function showFileName() { const f = $("photo").files[0]; $("photo-name").textContent = f ? f.name : t("noFile"); }
+function clearResult() { lastScore = null; $("result").hidden = true; }
+function resetForm() {
+  $("hand").value = ""; $("photo").value = ""; showFileName(); setFlowers(0);
+  for (const id of ["f-last", "f-kong", "f-rob", "f-fourth"]) $(id).checked = false;
+  $("discarder").value = "";
 }
-async function loadSheet() {
-  const s = await (await fetch("/api/session")).json();
-  $("sheet").querySelector("tbody").innerHTML = s.hands.map((h, i) =>
-    `<tr><td>${i + 1}</td><td>${h.winner || "-"}${h.discarder ? " ← " + h.discarder : ""}</td><td>${h.total}</td>` +
-    ["E", "S", "W", "N"].map((x) => `<td>${h.points[x]} (${h.running[x]})</td>`).join("") + "</tr>").join("");
-  $("sheet-totals").innerHTML = `<td colspan="3">${t("totals")}</td>` + ["E", "S", "W", "N"].map((x) => `<td>${s.totals[x]}</td>`).join("");
-  $("sheet-standard").innerHTML = `<td colspan="3">${t("standard")}</td>` + ["E", "S", "W", "N"].map((x) => `<td>${s.standard_points[x]}</td>`).join("");
+function renderResult(d) {
+  lastScore = d;
+  const sc = d.score;
+  $("result").hidden = !sc;
+  if (!sc) return;
+  $("score-hand").textContent = `${t("hand")}: ${setText(sc.hand)}` + (d.deal ? ` · ${t("handNo", d.deal.number, d.deal.hand)}` : "");
+  $("fans").querySelector("tbody").innerHTML = sc.fans.map((f) =>
+    `<tr class="fan"><td>${f.number ?? "-"}</td><td>${esc(zh() ? f.name_zh : f.name_en)}</td>` +
+    `<td class="sets">${esc(f.tiles.map(setText).join(" "))}</td><td>${f.points}</td><td>${f.count}</td></tr>`).join("");
+  $("score-total").textContent = `${t("total")}: ${sc.total} — ${sc.legal ? t("legal") : t("notLegal")}`;
+  const p = sc.payments;
+  let pay = p ? `${t("receives")} ${p.winner_receives}` + (p.self_drawn ? ` (3 × ${p.from_each_other})` : ` (${p.from_discarder} + 2 × ${p.from_each_other})`) : "";
+  const h = d.sheet && d.sheet.hands.find((x) => x.id === (d.recorded ?? d.edited));
+  if (h) pay += ` · ${t("newRunning")}: ` + d.sheet.players.map((n, i) => `${n} ${h.running[i]}`).join(", ");
+  $("payments").textContent = pay;
+}
+async function submitScore(e) {
+  e.preventDefault();
+  scoreError("");
+  clearResult();
+  const file = $("photo").files[0];
+  if (file && !editing) return readPhoto(file);
+  const body = { hand: $("hand").value.trim(), ...winOptions() };
+  const req = editing ? api("PUT", `/api/match/hands/${editing.id}`, body, { where: scoreError })
+    : api("POST", "/api/match/hand", body, { where: scoreError });
+  quiet(req.then((d) => { afterChange(d); renderResult(d); stopEdit(); resetForm(); }));
+}
+function recordDraw() {
+  scoreError(""); clearResult();
+  const req = editing ? api("PUT", `/api/match/hands/${editing.id}`, { draw: true }, { where: scoreError })
+    : api("POST", "/api/match/draw", {}, { where: scoreError });
+  quiet(req.then((d) => { afterChange(d); stopEdit(); resetForm(); }));
+}
+
+// ---- the photo: checked tile by tile before it is scored ----
+async function readPhoto(file) {
+  const fd = new FormData();
+  fd.append("photo", file);
+  $("photo-check").hidden = true;
+  scoreError(t("reading"));
+  const d = await api("POST", "/api/score/photo", fd, { form: true, where: scoreError }).catch(() => null);
+  if (!d) return;
+  const rec = d.recognition;
+  const doubtful = new Set(rec.uncertain.map((u) => u.box.join(",")));
+  photo = { id: d.photo, url: d.annotated, size: rec.image_size, problem: d.problem,
+    tiles: rec.tiles.map((x, i) => ({ ...x, index: i, read: x.tile, doubtful: doubtful.has(x.box.join(",")), checked: false })),
+    win: null };
+  renderPhoto();
+}
+function renderPhoto() {
+  const p = photo;
+  $("photo-check").hidden = false;
+  $("photo-hint").textContent = t("photoHint");
+  $("annotated").src = p.url; $("annotated").alt = t("annotatedAlt");
+  const [W, H] = p.size;
+  // wide enough that a tile is at least 44 px across (a finger's width): scroll sideways beyond the screen
+  const tileW = Math.min(...p.tiles.map((x) => Math.min(x.box[2] - x.box[0], x.box[3] - x.box[1])).filter((v) => v > 0), W);
+  $("photo-inner").style.width = `max(100%, ${Math.ceil(44 * W / tileW)}px)`;
+  $("photo-inner").style.aspectRatio = `${W} / ${H}`;
+  $("overlay").innerHTML = p.tiles.map((x) => {
+    const [x1, y1, x2, y2] = x.box;
+    const cls = ["tile", x.doubtful && !x.checked ? "doubtful" : "", x.tile !== x.read ? "corrected" : "", p.win === x.index ? "win" : ""].join(" ");
+    return `<button type="button" class="${cls}" data-index="${x.index}" data-tile="${x.tile}" style="left:${100 * x1 / W}%;top:${100 * y1 / H}%;` +
+      `width:${100 * (x2 - x1) / W}%;height:${100 * (y2 - y1) / H}%"><span>${esc(tileZh(x.tile))}</span></button>`;
+  }).join("");
+  $("overlay").querySelectorAll("button.tile").forEach((b) => { b.onclick = () => openPicker(+b.dataset.index); });
+  const left = p.tiles.filter((x) => x.doubtful && !x.checked).length;
+  $("photo-status").textContent = left ? t("toConfirm", left) : t("allChecked");
+  $("btn-photo-score").disabled = left > 0;
+}
+let picking = null;
+function openPicker(i) {
+  picking = i;
+  const x = photo.tiles[i];
+  $("picker-title").textContent = t("readAs", tileZh(x.read), x.confidence.toFixed(2));
+  const all = [..."123456789"].map((n) => n + "m").concat([..."123456789"].map((n) => n + "p"), [..."123456789"].map((n) => n + "s"),
+    [..."ESWNCFP"], [1, 2, 3, 4, 5, 6, 7, 8].map((n) => n + "f"), ["back"]);
+  $("picker-tiles").innerHTML = all.map((c) => `<button type="button" class="pick${c === x.tile ? " current" : ""}" data-tile="${c}">${esc(tileZh(c))}</button>`).join("");
+  $("picker-tiles").querySelectorAll("button").forEach((b) => { b.onclick = () => { setTile(b.dataset.tile); }; });
+  $("pick-win").textContent = photo.win === i ? t("winTile") + " ✓" : t("markWin");
+  $("picker").showModal();
+}
+function setTile(c) { const x = photo.tiles[picking]; x.tile = c; x.checked = true; $("picker").close(); renderPhoto(); }
+async function scorePhoto() {
+  scoreError(""); clearResult();
+  const p = photo;
+  const body = { photo: p.id, ...winOptions(),
+    corrections: p.tiles.filter((x) => x.tile !== x.read).map((x) => ({ index: x.index, tile: x.tile })),
+    confirmed: p.tiles.filter((x) => x.checked && x.tile === x.read).map((x) => x.index) };
+  if (p.win !== null) body.win = p.win;
+  if (body.flowers === 0 || (Array.isArray(body.flowers) && !body.flowers.length)) delete body.flowers;  // the photo's own
+  const d = await api("POST", "/api/match/photo", body, { where: scoreError }).catch(() => null);
+  if (!d) return;
+  photo = null; $("photo-check").hidden = true;
+  afterChange(d); renderResult(d); resetForm();
+}
+
+// ---- settings, trends, log ----
+async function loadSettings() {
+  settings = await (await fetch("/api/settings")).json();
+  $("set-tiles").innerHTML = settings.allowed_tile_counts.map((n) => `<option value="${n}">${n}</option>`).join("");
+  $("set-tiles").value = settings.tile_count; $("set-dice").value = settings.dice_method; $("set-dealer").value = settings.dealer;
+}
+async function saveSettings(e) {
+  e.preventDefault();
+  const body = { tile_count: +$("set-tiles").value, dice_method: $("set-dice").value, dealer: $("set-dealer").value };
+  const r = await api("PUT", "/api/settings", body).catch(() => null);
+  if (r) $("settings-note").textContent = r.note ? t("appliesNext") : t("changedSettings");
+}
+const TREND_COLOURS = { E: "#c62828", S: "#1565c0", W: "#2e7d32", N: "#6a1b9a" };
+async function loadTrends() {
+  const tr = await (await fetch("/api/trends?last=50")).json();
+  const series = SIDES.map((s) => [s, tr.lift_up_s[s].times]);
+  const all = series.flatMap(([, v]) => v);
+  const svg = $("trend");
+  if (!all.length) { svg.innerHTML = `<text x="160" y="75" text-anchor="middle" class="axis">${t("noTrend")}</text>`; $("trend-legend").textContent = ""; return; }
+  const lo = Math.min(...all) * 0.95, hi = Math.max(...all) * 1.05 || 1, n = Math.max(...series.map(([, v]) => v.length));
+  const X = (i) => 40 + (n > 1 ? (270 * i) / (n - 1) : 135), Y = (v) => 130 - (110 * (v - lo)) / (hi - lo || 1);
+  let out = `<line class="axis-line" x1="40" y1="130" x2="310" y2="130"/><line class="axis-line" x1="40" y1="20" x2="40" y2="130"/>` +
+    `<text class="axis" x="36" y="24" text-anchor="end">${hi.toFixed(2)}</text><text class="axis" x="36" y="130" text-anchor="end">${lo.toFixed(2)}</text>` +
+    `<text class="axis" x="310" y="145" text-anchor="end">${n} ${t("cycles")}</text><text class="axis" x="44" y="14">${t("seconds")}</text>`;
+  for (const [s, v] of series) if (v.length)
+    out += `<polyline class="trend-line" data-side="${s}" fill="none" stroke="${TREND_COLOURS[s]}" stroke-width="2" points="${v.map((y, i) => `${X(i).toFixed(1)},${Y(y).toFixed(1)}`).join(" ")}"/>` +
+      v.map((y, i) => `<circle cx="${X(i).toFixed(1)}" cy="${Y(y).toFixed(1)}" r="2.5" fill="${TREND_COLOURS[s]}"/>`).join("");
+  svg.innerHTML = out;
+  $("trend-legend").innerHTML = SIDES.map((s) => {
+    const m = tr.lift_up_s[s];
+    return `<span style="color:${TREND_COLOURS[s]}">■ ${sideName(s)} ${m.mean ?? "-"} ${t("seconds")}${m.growth ? " ×" + m.growth : ""}</span>`;
+  }).join(" ");
+}
+function renderLogKinds() {
+  const sel = $("log-kind"), keep = sel.value;
+  sel.innerHTML = `<option value="">${t("all")}</option>` + KINDS.map((k) => `<option value="${k}">${zh() ? KIND_ZH[k] : k}</option>`).join("");
+  sel.value = keep;
+}
+function eventSummary(e) {
+  const d = e.data;
+  if (e.kind === "fault" || e.kind === "warning") return `${d.code || ""} ${zh() ? (d.meaning_zh || d.observed_zh || "") : (d.meaning || d.observed || d.message || "")}`;
+  if (e.kind === "score") return `${d.hand ? setText(d.hand) : ""} ${d.total ?? ""}${d.winner ? " " + sideName(d.winner) : ""}`;
+  if (e.kind === "match") return d.action === "new" ? `${t("newMatch")}: ${(d.players || []).join(", ")}` : `${zh() ? { undo: "撤销", delete: "删除", edit: "修改" }[d.action] : d.action} #${d.target}`;
+  if (e.kind === "cycle") return d.dice && (zh() ? d.dice.text_zh : d.dice.text_en) || "";
+  if (e.kind === "settings") return Object.entries(d.changes || {}).map(([k, v]) => `${zh() ? { tile_count: "牌数", dice_method: "掷骰方法", dealer: "庄家" }[k] || k : k}=${k === "dealer" ? sideName(v) : v}`).join(" ");
+  if (e.kind === "selftest") return d.passed ? t("pass") : t("fail");
+  if (e.kind === "operator") return (zh() ? ACTION_ZH[d.action] || "" : d.action + (d.fault ? " " + d.fault : "")) +
+    (d.source === "button" ? (zh() ? "（按键）" : " (button)") : "") + (d.refused ? (zh() ? " 被拒绝" : " refused") : "");
+  return "";
+}
+async function loadLog() {
+  const k = $("log-kind").value;
+  const r = await (await fetch("/api/log?limit=30" + (k ? "&kind=" + k : ""))).json();
+  $("log").querySelector("tbody").innerHTML = r.events.map((e) =>
+    `<tr data-kind="${e.kind}"><td>${new Date(e.t * 1000).toLocaleTimeString(zh() ? "zh-CN" : "en-GB")}</td><td>${zh() ? KIND_ZH[e.kind] : e.kind}</td>` +
+    `<td>${esc(eventSummary(e))}</td></tr>`).join("");
 }
 
 // ---- buttons ----
@@ -200,18 +567,26 @@ $("btn-inject").onclick = () => quiet(api("POST", "/api/sim/fault", { fault: $("
 $("btn-selftest").onclick = () => quiet(api("POST", "/api/selftest").then(renderSelftest));
 $("lang").onclick = () => { lang = zh() ? "en" : "zh"; localStorage.setItem("mjtable.lang", lang); applyLang(); };
 $("pair-form").onsubmit = (e) => { e.preventDefault(); localStorage.setItem("mjtable.token", $("token-input").value.trim()); $("token-input").value = ""; checkPairing(); };
-$("score-form").onsubmit = (e) => {
+$("score-form").onsubmit = submitScore;
+$("btn-draw").onclick = recordDraw;
+$("photo").onchange = showFileName;
+$("btn-cancel-edit").onclick = () => { stopEdit(); resetForm(); };
+$("btn-undo").onclick = () => quiet(api("POST", "/api/match/undo").then(afterChange));
+$("btn-photo-score").onclick = scorePhoto;
+$("pick-same").onclick = () => setTile(photo.tiles[picking].read);
+$("pick-win").onclick = () => { photo.win = photo.win === picking ? null : picking; $("picker").close(); renderPhoto(); };
+$("pick-back").onclick = () => $("picker").close();
+$("match-form").onsubmit = (e) => {
   e.preventDefault();
-  const file = $("photo").files[0];
-  if (file) {
-    const fd = new FormData();
-    fd.append("photo", file);
-    fd.append("options", JSON.stringify(scoreOptions()));
-    quiet(api("POST", "/api/score/photo", fd, true).then((d) => { renderScore(d); loadSheet(); }));
-  } else {
-    quiet(api("POST", "/api/score", { hand: $("hand").value.trim(), ...scoreOptions() }).then((d) => { renderScore(d); loadSheet(); }));
-  }
+  const players = SIDES.map((s) => $("p-" + s).value.trim() || $("p-" + s).placeholder);
+  quiet(api("POST", "/api/match/new", { players, practice: $("practice").value }).then((d) => {
+    afterChange(d); $("new-match").open = false; clearResult(); stopEdit();
+  }));
 };
+$("settings-form").onsubmit = saveSettings;
+$("log-kind").onchange = loadLog;
+$("my-seat").value = localStorage.getItem("mjtable.seat") || "E";
+$("my-seat").onchange = () => { localStorage.setItem("mjtable.seat", $("my-seat").value); if (status) drawTable(status); };
 // ---- installation check: mjtable doctor's report of the Pi (GET /api/doctor, with the token) ----
 Object.assign(T.zh, { doctor: "安装检查", runDoctor: "检查树莓派", doctorOk: "没有不合格项", doctorFail: "有不合格项，请按修复方法处理",
   PASS: "通过", WARN: "注意", FAIL: "不合格", SKIP: "跳过", fix: "修复" });
@@ -235,5 +610,7 @@ $("btn-doctor").onclick = () => quiet(api("GET", "/api/doctor").then(renderDocto
 $("lang").addEventListener("click", () => { if (lastDoctor) renderDoctor(lastDoctor); });
 
 fetch("/api/selftest").then((r) => r.json()).then((d) => { if (d.report) renderSelftest(d.report); });
+showMessage("");
+loadSettings();
 applyLang();
 connect();

@@ -3,9 +3,11 @@ several test folders each have one)."""
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import time
 from pathlib import Path
+from typing import Iterator
 
 TOKEN = "test-token-0123456789abcdef"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
@@ -92,3 +94,12 @@ class Server:
             self.proc.send_signal(sig or signal.SIGTERM)
         out, err = self.proc.communicate(timeout=20)
         return self.proc.returncode, out, err
+
+
+@contextlib.contextmanager
+def serving(tmp: Path, *args: str, speed: float = 8.0) -> Iterator[Server]:
+    """A ``Server`` that must end cleanly (exit code 0) when the block ends."""
+    s = Server(tmp, *args, speed=speed)
+    yield s
+    code, _, err = s.stop()
+    assert code == 0, err

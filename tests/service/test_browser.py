@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect, sync_playwright
 
-from service_support import ROOT, Server
+from service_support import ROOT, Server, serving
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -23,10 +23,8 @@ ARTIFACTS = ROOT / "tests" / "service" / "artifacts"
 
 @pytest.fixture
 def server(tmp_path):
-    s = Server(tmp_path, "--no-preload", speed=10.0)
-    yield s
-    code, _, err = s.stop()
-    assert code == 0, err
+    with serving(tmp_path, "--no-preload", speed=10.0) as s:
+        yield s
 
 
 def test_the_page_runs_the_table(server, hand_photo, tmp_path) -> None:
@@ -78,21 +76,58 @@ def test_the_page_runs_the_table(server, hand_photo, tmp_path) -> None:
             page.click("#btn-clear")
             expect(page.locator("#fault-none")).to_be_visible(timeout=15000)
 
-            # score a photo: the tiles drawn on it, the fans, the payments
+            # score a photo: the tiles drawn on it, checked, then the fans and the payments
             page.set_input_files("#photo", str(hand_photo))
-            page.check("#self-drawn")
             page.select_option("#winner", "E")
             page.click("#btn-score")
-            expect(page.locator("#fans tbody tr.fan").first).to_be_visible(timeout=30000)
-            expect(page.locator("#fans")).to_contain_text("Pure Straight")
-            expect(page.locator("#annotated")).to_be_visible()
+            expect(page.locator("#annotated")).to_be_visible(timeout=30000)
             # the annotated photo is a JPEG from its own URL (not base64 in the JSON), loaded by the browser
             expect(page.locator("#annotated")).to_have_attribute("src", re.compile(r"^/api/score/photo/[\w-]+\.jpg$"))
             page.wait_for_function("document.getElementById('annotated').naturalWidth > 0")
+            page.click("#btn-photo-score")
+            expect(page.locator("#fans tbody tr.fan").first).to_be_visible(timeout=30000)
+            expect(page.locator("#fans")).to_contain_text("Pure Straight")
             expect(page.locator("#payments")).to_contain_text("winner receives")
             expect(page.locator("#sheet tbody tr")).to_have_count(1)
 
+            # the table from above, play counter-clockwise, this screen's seat at the bottom; no label cut off
+            for me, order in (("E", "ESWN"), ("S", "SWNE")):
+                page.select_option("#my-seat", me)
+                ys = {side: page.locator(f'.lift-label[data-side="{side}"]').bounding_box() for side in "ESWN"}
+                bottom, right, top, left = (ys[x] for x in order)
+                assert bottom["y"] > right["y"] > top["y"] and right["x"] > bottom["x"] > left["x"], (me, ys)
+                svg = page.locator("#table").bounding_box()
+                for side, b in ys.items():
+                    assert svg["x"] <= b["x"] and b["x"] + b["width"] <= svg["x"] + svg["width"], (side, b, svg)
+                    assert svg["y"] <= b["y"] and b["y"] + b["height"] <= svg["y"] + svg["height"], (side, b, svg)
+            page.select_option("#my-seat", "E")
+
+            # the self-test: the summary first, then the failed parts with their checks
+            page.fill("#fault-spec", "feeder-jammed:S")
+            page.click("#btn-inject")
+            page.click("#btn-selftest")
+            expect(page.locator("#selftest-summary")).to_have_text(re.compile(r"^\d+ of \d+ parts passed"), timeout=90000)
+            summary = page.locator("#selftest-summary").inner_text()
+            ok, n = map(int, re.findall(r"\d+", summary)[:2])
+            expect(page.locator("#selftest tr.fail")).to_have_count(n - ok)
+            expect(page.locator("#selftest tr.fail").first).to_contain_text("E32")
+            expect(page.locator("#selftest tr.fail ol li").first).to_be_visible()
+
+            # the event log, filtered by kind
+            page.select_option("#log-kind", "selftest")
+            expect(page.locator("#log tr")).to_have_count(1)
+            page.select_option("#log-kind", "")
+            page.wait_for_function("document.querySelectorAll('#log tr').length > 3")
+
+            # settings: a 144-tile set; the score form then asks which flowers
+            page.select_option("#set-tiles", "144")
+            page.click("#settings-form button[type=submit]")
+            expect(page.locator("#flower-list")).to_be_visible(timeout=15000)
+            expect(page.locator("#flower-list input[type=checkbox]")).to_have_count(8)
+            expect(page.locator("#flower-count-label")).to_be_hidden()
+
             ARTIFACTS.mkdir(exist_ok=True)
+            page.evaluate("window.scrollTo(0, 0)")  # the sticky header at the top of the full-page picture
             shot = page.screenshot(path=str(ARTIFACTS / "service_page.png"), full_page=True)
             (tmp_path / "service_page.png").write_bytes(shot)
             assert len(shot) > 10_000

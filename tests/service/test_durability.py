@@ -15,6 +15,8 @@ import httpx
 
 from service_support import ROOT, Server
 from service.eventlog import EventLog, integrity
+from service.match_api import replay
+from service.match_api import sheet as match_sheet
 
 WRITER = """
 import sys
@@ -24,7 +26,8 @@ i = 0
 while True:
     i += 1
     if i % 3:
-        eid = log.append("score", {"winner": "E", "discarder": "S", "total": 8 + i % 20, "hand": "x" * 200, "n": i})
+        eid = log.append("score", {"match": 0, "deal": 1 + i % 16, "winner": "E", "discarder": "S", "total": 8 + i % 20,
+                                   "hand": "x" * 200, "n": i})
     else:
         eid = log.append_cycle({"cycle": i}, {"E": 2.0, "S": 2.0, "W": 2.0, "N": 2.0 + i / 1e4})
     print(eid, flush=True)
@@ -48,8 +51,8 @@ def test_kill_mid_write_loses_no_committed_row(tmp_path) -> None:
         log = EventLog(path)
         ids = {e["id"] for e in log.events(limit=100000)}
         assert set(acked) <= ids  # every row reported committed is there
-        sheet = log.score_sheet()
-        assert sum(sheet["match_points"].values()) == 0  # the sheet still adds up
+        sheet = match_sheet(replay(log.events_of(("match", "score", "draw"))))
+        assert sum(sheet["match_points"]) == 0  # the sheet still adds up
         for side in "ESWN":  # every cycle row has its four lift times (one transaction)
             assert len(log.trends(last=100000)["lift_up_s"][side]["times"]) == log.count("cycle")
         log.close()
@@ -61,7 +64,7 @@ def test_the_service_survives_sigkill_and_restarts_with_its_data(tmp_path) -> No
     try:
         assert stat.S_IMODE(s.token_file.stat().st_mode) == 0o600
         auth = {"Authorization": f"Bearer {s.token}"}
-        r = httpx.post(s.url + "/api/score", headers=auth,
+        r = httpx.post(s.url + "/api/match/hand", headers=auth,
                        json={"hand": "123m456m789m234p5s5s", "winner": "W", "discarder": "N"})
         assert r.status_code == 200
         assert httpx.post(s.url + "/api/cycle", headers=auth).status_code == 200
@@ -73,13 +76,13 @@ def test_the_service_survives_sigkill_and_restarts_with_its_data(tmp_path) -> No
         if s.proc.poll() is None:
             s.proc.kill()
     assert s.token in first_out and "Pair a phone" in first_out  # shown at the first start
-    assert "bound to 127.0.0.1" in first_out
+    assert "bound to 127.0.0.1" in first_out and "--host 0.0.0.0" in first_out  # no QR code of an unreachable address
     assert integrity(s.log) == "ok"
 
     s2 = Server(tmp_path, "--no-preload", speed=20.0)
     assert s2.token == s.token
-    sheet = httpx.get(s2.url + "/api/session").json()
-    assert sheet["hands"][0]["winner"] == "W" and sheet["totals"]["W"] == 545
+    sheet = httpx.get(s2.url + "/api/match").json()
+    assert sheet["hands"][0]["winner"] == "W" and sheet["totals"][2] == 545  # player C sits at W in hand 1
     assert httpx.post(s2.url + "/api/cycle", headers={"Authorization": f"Bearer {s.token}"}).status_code == 200
     code, out, err = s2.stop(signal.SIGTERM)
     assert code == 0, err
