@@ -127,6 +127,8 @@ class TileSet:
         flowers: the 8 flowers 1f-8f are played and written in the hand (where they score).
         red_fives: one red five per suit, written 0m 0p 0s (riichi's aka dora).
         description: one line for ``mjtable rules --list``.
+        honour_flowers: the honours are flowers (Fuzhou): written outside the brackets like ``1f``-``8f``,
+            never in a set, up to four of each; they go to ``ParsedHand.flowers``.
     """
 
     count: int
@@ -134,6 +136,7 @@ class TileSet:
     flowers: bool
     red_fives: bool
     description: str
+    honour_flowers: bool = False
 
 
 TILES_136 = TileSet(136, True, False, False, "136: suits and honours")
@@ -141,6 +144,8 @@ TILES_136_RED = TileSet(136, True, False, True, "136: suits and honours, one red
 TILES_144 = TileSet(144, True, True, False, "144: suits, honours and 8 flowers (1f-8f in the hand)")
 TILES_144_COUNTED = TileSet(144, True, False, False, "144: suits, honours and 8 flowers (given as a count)")
 TILES_108 = TileSet(108, False, False, False, "108: suits only")
+TILES_144_HONOUR_FLOWERS = TileSet(144, True, True, False, "144: suits in the hand; the 8 flowers (1f-8f) and the 28 "
+                                   "honours are flowers, written before the winning tile", honour_flowers=True)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
