@@ -186,6 +186,25 @@ class Element:
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
+class ElementSpec:
+    """A scoring element as a system's table lists it: key, names, value per occurrence, source.
+
+    ``element(unit, count, tiles)`` makes the counted ``Element``; ``value`` overrides the listed value
+    (an element whose value is computed, e.g. a doubling of a count).
+    """
+
+    key: str
+    name_zh: str
+    name_en: str
+    value: int
+    source: str
+
+    def element(self, unit: Unit, count: int = 1, tiles: tuple[str, ...] = (), value: int | None = None) -> Element:
+        return Element(self.key, self.name_zh, self.name_en, self.value if value is None else value, unit, count,
+                       tiles, self.source)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
 class SystemResult:
     """A hand scored by a rule system.
 

@@ -23,11 +23,10 @@ HowToPlayTexts 长沙麻将). Open points and choices: docs/rules/changsha.md.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any, Mapping
 
 from .base import (DISCARDER, KONG_REPLACEMENT, LAST_TILE, ROBBING_KONG, SEAT_WIND, SEATS, SELF_DRAWN, TILES_108,
-                   Element, Option, RulesError, RuleSystem, SystemResult, Unit, seat_payments, total_of)
+                   Element, ElementSpec, Option, RulesError, RuleSystem, SystemResult, Unit, seat_payments, total_of)
 from .notation import Group, ParsedHand, kind, parse, rank, read_tiles, readings, suit
 
 SEED = "../shared/seeds/004_439ac0ac3d24f1c0.txt"
@@ -38,46 +37,33 @@ DAHHU = "lixinpingfriend/dahhu config_CSMJ.lua (长沙麻将 HowToPlayTexts)"
 SMALL, BIG = 1, 6  # points per payer: a small win on a discard, one big hand
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class Hand:
-    """One scoring item: key, names, points per payer, source; ``big`` for the big hands (大胡)."""
-
-    key: str
-    name_zh: str
-    name_en: str
-    value: int
-    source: str
-    big: bool = True
-
-
 _ITEMS = (
-    Hand("small", "小胡(平胡)", "Small win: four sets and a 2/5/8 pair", SMALL,
-         f"{BASICS}: 普通胡…要求2、5、8做将; {DAHHU}: 小胡接炮 点炮方出1分", big=False),
-    Hand("small_self_drawn", "小胡自摸", "Small win self-drawn (each pays 2)", 1, f"{DAHHU}: 小胡自摸 三家每人出2分",
-         big=False),
-    Hand("all_pungs", "碰碰胡", "All pungs", BIG, f"{BASICS}: 清一色、碰碰胡、七小对、全求人四种大胡均可任意做将"),
-    Hand("all_258", "将将胡(乱将)", "All tiles 2, 5, 8", BIG, f"{BASICS}: 乱将胡则只需要14张全是258就可以，且可吃可碰"),
-    Hand("full_flush", "清一色", "Full flush", BIG, f"{BASICS}: 四种大胡"),
-    Hand("seven_pairs", "七小对", "Seven pairs", BIG, f"{BASICS}: 四种大胡; {SEED} 中高级提高班: 小七对"),
-    Hand("luxury", "豪华(四张)", "Luxury: four alike in seven pairs (one more big hand each)", BIG,
-         f"{DAHHU}: 双豪华七小对 算3个大胡, 三豪华七小对 算4个大胡"),
-    Hand("all_melded", "全求人", "All melded, single wait", BIG, f"{BASICS}: 四种大胡; {DAHHU}: 单调牌可以不为258"),
-    Hand("last_draw", "海底捞月", "Won on the last tile (海底)", BIG, f"{BASICS}: “赌海底”要求 2、5、8做将; {DAHHU}"),
-    Hand("last_discard", "海底炮", "Won on the last tile, discarded", BIG, f"{BASICS}: 赌海底; {DAHHU}"),
-    Hand("kong_flower", "杠上开花", "Won on a kong replacement tile", BIG, f"{GUIDE}: 杠上开花; {BASICS}: 杠上开花或抢杠"),
-    Hand("kong_discard", "杠上炮", "Won on the konger's replacement discard", BIG, f"{GUIDE}: 打出的该补张牌杠上炮，大胡"),
-    Hand("robbing_kong", "抢杠胡", "Robbing a kong", BIG, f"{BASICS}: 杠上开花或抢杠 要求2、5、8做将; {DAHHU}"),
-    Hand("heaven", "天胡", "Heavenly win (dealer, dealt hand)", BIG, f"{GUIDE}: 天胡; {DAHHU}: 天胡,单指庄家"),
-    Hand("earth", "地胡", "Earthly win (on the dealer's first discard)", BIG, f"{DAHHU}: 地胡,单指闲家"),
-    Hand("concealed", "门前清", "Concealed hand (house rule)", BIG, f"{SEED} 中高级提高班: 现在长沙某些地方门清也算大番子"),
-    Hand("four_alike", "四喜", "Opening: four alike", 2, f"{GUIDE}: 四喜; {DAHHU}: 起手胡算小胡自摸", big=False),
-    Hand("no_258", "板板胡", "Opening: no 2, 5 or 8", 2, f"{GUIDE}: 板板胡; {DAHHU}: 手中没有2,5,8的牌", big=False),
-    Hand("two_pungs", "六六顺", "Opening: two pungs", 2, f"{GUIDE}: 六六顺; {DAHHU}: 手中有两个刻子", big=False),
-    Hand("void_suit", "缺一色", "Opening: a suit missing", 2, f"{GUIDE}: 缺一色; {DAHHU}: 没有万条筒中任意一门", big=False),
+    ElementSpec("small", "小胡(平胡)", "Small win: four sets and a 2/5/8 pair", SMALL,
+                f"{BASICS}: 普通胡…要求2、5、8做将; {DAHHU}: 小胡接炮 点炮方出1分"),
+    ElementSpec("small_self_drawn", "小胡自摸", "Small win self-drawn (each pays 2)", 1, f"{DAHHU}: 小胡自摸 三家每人出2分"),
+    ElementSpec("all_pungs", "碰碰胡", "All pungs", BIG, f"{BASICS}: 清一色、碰碰胡、七小对、全求人四种大胡均可任意做将"),
+    ElementSpec("all_258", "将将胡(乱将)", "All tiles 2, 5, 8", BIG, f"{BASICS}: 乱将胡则只需要14张全是258就可以，且可吃可碰"),
+    ElementSpec("full_flush", "清一色", "Full flush", BIG, f"{BASICS}: 四种大胡"),
+    ElementSpec("seven_pairs", "七小对", "Seven pairs", BIG, f"{BASICS}: 四种大胡; {SEED} 中高级提高班: 小七对"),
+    ElementSpec("luxury", "豪华(四张)", "Luxury: four alike in seven pairs (one more big hand each)", BIG,
+                f"{DAHHU}: 双豪华七小对 算3个大胡, 三豪华七小对 算4个大胡"),
+    ElementSpec("all_melded", "全求人", "All melded, single wait", BIG, f"{BASICS}: 四种大胡; {DAHHU}: 单调牌可以不为258"),
+    ElementSpec("last_draw", "海底捞月", "Won on the last tile (海底)", BIG, f"{BASICS}: “赌海底”要求 2、5、8做将; {DAHHU}"),
+    ElementSpec("last_discard", "海底炮", "Won on the last tile, discarded", BIG, f"{BASICS}: 赌海底; {DAHHU}"),
+    ElementSpec("kong_flower", "杠上开花", "Won on a kong replacement tile", BIG, f"{GUIDE}: 杠上开花; {BASICS}: 杠上开花或抢杠"),
+    ElementSpec("kong_discard", "杠上炮", "Won on the konger's replacement discard", BIG, f"{GUIDE}: 打出的该补张牌杠上炮，大胡"),
+    ElementSpec("robbing_kong", "抢杠胡", "Robbing a kong", BIG, f"{BASICS}: 杠上开花或抢杠 要求2、5、8做将; {DAHHU}"),
+    ElementSpec("heaven", "天胡", "Heavenly win (dealer, dealt hand)", BIG, f"{GUIDE}: 天胡; {DAHHU}: 天胡,单指庄家"),
+    ElementSpec("earth", "地胡", "Earthly win (on the dealer's first discard)", BIG, f"{DAHHU}: 地胡,单指闲家"),
+    ElementSpec("concealed", "门前清", "Concealed hand (house rule)", BIG, f"{SEED} 中高级提高班: 现在长沙某些地方门清也算大番子"),
+    ElementSpec("four_alike", "四喜", "Opening: four alike", 2, f"{GUIDE}: 四喜; {DAHHU}: 起手胡算小胡自摸"),
+    ElementSpec("no_258", "板板胡", "Opening: no 2, 5 or 8", 2, f"{GUIDE}: 板板胡; {DAHHU}: 手中没有2,5,8的牌"),
+    ElementSpec("two_pungs", "六六顺", "Opening: two pungs", 2, f"{GUIDE}: 六六顺; {DAHHU}: 手中有两个刻子"),
+    ElementSpec("void_suit", "缺一色", "Opening: a suit missing", 2, f"{GUIDE}: 缺一色; {DAHHU}: 没有万条筒中任意一门"),
 )
-ITEMS: dict[str, Hand] = {h.key: h for h in _ITEMS}
-BIG_KEYS = frozenset(h.key for h in _ITEMS if h.big)
+ITEMS: dict[str, ElementSpec] = {h.key: h for h in _ITEMS}
 OPENING_KEYS = frozenset({"four_alike", "no_258", "two_pungs", "void_suit"})
+BIG_KEYS = frozenset(ITEMS) - OPENING_KEYS - {"small", "small_self_drawn"}  # each worth BIG
 #: A big hand replaces the small win; an opening win is scored alone.
 EXCLUDES: dict[str, frozenset[str]] = {
     **{k: frozenset({"small", "small_self_drawn"} | OPENING_KEYS) for k in BIG_KEYS},
@@ -105,8 +91,7 @@ OPTIONS = (
 
 
 def _item(key: str, count: int = 1, tiles: tuple[str, ...] = ()) -> Element:
-    h = ITEMS[key]
-    return Element(key, h.name_zh, h.name_en, h.value, Unit.POINTS, count, tiles, h.source)
+    return ITEMS[key].element(Unit.POINTS, count, tiles)
 
 
 def _is_258(tile: str) -> bool:

@@ -25,46 +25,33 @@ Source: ../shared/seeds/002_4c2a73aa42bc09ab.txt, the passage "1.1 福州麻将�
 
 from __future__ import annotations
 
-import dataclasses
-
-from .base import (DISCARDER, SEAT_WIND, SEATS, SELF_DRAWN, TILES_144_HONOUR_FLOWERS, Element, Option, RulesError,
-                   RuleSystem, SystemResult, Unit, seat_payments, total_of)
+from .base import (DISCARDER, SEAT_WIND, SEATS, SELF_DRAWN, TILES_144_HONOUR_FLOWERS, Element, ElementSpec, Option,
+                   RulesError, RuleSystem, SystemResult, Unit, seat_payments, total_of)
 from .notation import Group, ParsedHand, is_honour, kind, parse, read_tiles, readings, suit
 
 SEED = "../shared/seeds/002_4c2a73aa42bc09ab.txt 福州麻将"
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class Item:
-    """One scoring item: key, names, value per occurrence (points per payer, in 底分), source."""
-
-    key: str
-    name_zh: str
-    name_en: str
-    value: int
-    source: str
-
-
 _ITEMS = (
-    Item("flower", "花牌", "Flower (1f-8f)", 1, f"{SEED} 1.4 花: 春、夏、秋、冬、梅、兰、菊、竹 … 作为花牌处理"),
-    Item("honour", "字牌花", "Honour, counted as a flower", 1, f"{SEED} 1.4 花: 中、发、白、东、南、西、北，作为花牌处理"),
-    Item("exposed_kong", "明杠", "Exposed kong", 1, f"{SEED} 1.4: 一个明杠计1朵花"),
-    Item("concealed_kong", "暗杠", "Concealed kong", 2, f"{SEED} 1.4: 暗杠计2朵花"),
-    Item("flower_kong", "花暗杠", "Flower kong: four alike, or all seasons, or all plants", 2,
-         f"{SEED} 1.4: 抓齐四个一样的花或者抓齐春、夏、秋、冬和抓齐梅、兰、菊、竹，算作花暗杠，再额外计2朵花"),
-    Item("dealer_streak", "连庄", "Dealer streak (the dealer wins)", 1, f"{SEED} 1.5: 连庄一次加1番"),
-    Item("gold", "金", "Gold held (house rule 金番)", 1, "16-tile Fuzhou practice (docs/rules/fuzhou.md)"),
-    Item("doubled", "花数×2", "Flower count doubled (self-drawn, or a special hand)", 1,
-         f"{SEED} 1.8.1: 花、连庄得点数都按自摸算（即×2）; 1.8.2 自摸积分数=底分*（花数*2）"),
-    Item("plain", "平胡", "Plain win: no flower, no kong", 30, f"{SEED} 1.8.1 平胡 (30番)"),
-    Item("rob_gold", "抢金", "Robbing the gold: won before or on the dealer's first discard", 30,
-         f"{SEED} 1.8.1 抢金 (30番)"),
-    Item("three_golds", "三金倒", "Three golds", 40, f"{SEED} 1.8.1 三金倒: 抓到三个金，不管其他牌如何就可和牌（40番）"),
-    Item("gold_pair", "金雀", "Two golds as the pair", 60, f"{SEED} 1.8.1 金雀: 用2个金做将牌（60番）"),
-    Item("plain_bonus", "平和加番", "Also plain (no flower, no kong)", 10,
-         f"{SEED} 1.8.1: 如果抢金/三金倒/金雀情况下还能达成平和，则再加10番"),
+    ElementSpec("flower", "花牌", "Flower (1f-8f)", 1, f"{SEED} 1.4 花: 春、夏、秋、冬、梅、兰、菊、竹 … 作为花牌处理"),
+    ElementSpec("honour", "字牌花", "Honour, counted as a flower", 1, f"{SEED} 1.4 花: 中、发、白、东、南、西、北，作为花牌处理"),
+    ElementSpec("exposed_kong", "明杠", "Exposed kong", 1, f"{SEED} 1.4: 一个明杠计1朵花"),
+    ElementSpec("concealed_kong", "暗杠", "Concealed kong", 2, f"{SEED} 1.4: 暗杠计2朵花"),
+    ElementSpec("flower_kong", "花暗杠", "Flower kong: four alike, or all seasons, or all plants", 2,
+                f"{SEED} 1.4: 抓齐四个一样的花或者抓齐春、夏、秋、冬和抓齐梅、兰、菊、竹，算作花暗杠，再额外计2朵花"),
+    ElementSpec("dealer_streak", "连庄", "Dealer streak (the dealer wins)", 1, f"{SEED} 1.5: 连庄一次加1番"),
+    ElementSpec("gold", "金", "Gold held (house rule 金番)", 1, "16-tile Fuzhou practice (docs/rules/fuzhou.md)"),
+    ElementSpec("doubled", "花数×2", "Flower count doubled (self-drawn, or a special hand)", 1,
+                f"{SEED} 1.8.1: 花、连庄得点数都按自摸算（即×2）; 1.8.2 自摸积分数=底分*（花数*2）"),
+    ElementSpec("plain", "平胡", "Plain win: no flower, no kong", 30, f"{SEED} 1.8.1 平胡 (30番)"),
+    ElementSpec("rob_gold", "抢金", "Robbing the gold: won before or on the dealer's first discard", 30,
+                f"{SEED} 1.8.1 抢金 (30番)"),
+    ElementSpec("three_golds", "三金倒", "Three golds", 40, f"{SEED} 1.8.1 三金倒: 抓到三个金，不管其他牌如何就可和牌（40番）"),
+    ElementSpec("gold_pair", "金雀", "Two golds as the pair", 60, f"{SEED} 1.8.1 金雀: 用2个金做将牌（60番）"),
+    ElementSpec("plain_bonus", "平和加番", "Also plain (no flower, no kong)", 10,
+                f"{SEED} 1.8.1: 如果抢金/三金倒/金雀情况下还能达成平和，则再加10番"),
 )
-ITEMS: dict[str, Item] = {i.key: i for i in _ITEMS}
+ITEMS: dict[str, ElementSpec] = {i.key: i for i in _ITEMS}
 SPECIALS = ("rob_gold", "three_golds", "gold_pair")
 #: One special hand counts (the highest); 平胡 is the plain win without the others.
 EXCLUDES: dict[str, frozenset[str]] = {
@@ -85,9 +72,7 @@ OPTIONS = (
 
 
 def _item(key: str, count: int = 1, tiles: tuple[str, ...] = (), value: int | None = None) -> Element:
-    i = ITEMS[key]
-    return Element(key, i.name_zh, i.name_en, i.value if value is None else value, Unit.POINTS, count, tiles,
-                   i.source)
+    return ITEMS[key].element(Unit.POINTS, count, tiles, value)
 
 
 def _gold(text: str) -> str:

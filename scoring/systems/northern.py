@@ -3,8 +3,8 @@
 A hand's fans (番) add up and double its points: 门清 1, 对对和 1, 混一色 1, 大钓 1, 捉五魁 1, 海底捞月 1,
 杠上开花 1, 一条龙 3, 七对 4 (豪华七对子 +1), 清一色 5; 上楼 (``floors``, 0-2) doubles once per floor. At
 most 6 fans count (封顶). A hand with none of the listed patterns is 推倒和: no fan, only the base
-(门清 and 混一色 too, unless ``plain_extras``), and it wins only self-drawn; a hand with a claimed set wins only self-drawn too (吃碰后只能自摸; 抢杠
-counts as a discard win).
+(门清 and 混一色 too, unless ``plain_extras``), and it wins only self-drawn; a hand with a claimed set
+wins only self-drawn too (吃碰后只能自摸; 抢杠 counts as a discard win).
 
 Base points (底数): 平点 20 (a non-dealer wins on a non-dealer's discard), 庄点 30 (the dealer wins
 on a discard), 点庄 40 (the dealer discards to a non-dealer), 平摸 40 (a non-dealer self-draws: the
@@ -19,10 +19,8 @@ docs/rules/northern.md). Open points and choices: docs/rules/northern.md.
 
 from __future__ import annotations
 
-import dataclasses
-
 from .base import (DISCARDER, KONG_REPLACEMENT, LAST_TILE, ROBBING_KONG, SEAT_WIND, SEATS, SELF_DRAWN, TILES_136,
-                   Element, Option, RulesError, RuleSystem, SystemResult, Unit, seat_payments, total_of)
+                   Element, ElementSpec, Option, RulesError, RuleSystem, SystemResult, Unit, seat_payments, total_of)
 from .notation import Group, ParsedHand, kind, parse, readings, suit, to_code, waits
 
 SEED = "../shared/seeds/004_439ac0ac3d24f1c0.txt 麻将规则（第4稿）"
@@ -32,34 +30,26 @@ KONG_EXPOSED, KONG_CONCEALED, FOLLOW = 10, 20, 10
 BASE = {(False, False): (40, 20), (True, False): (30, 30), (False, True): (20, 10), (True, True): (20, 20)}
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class Fan:
-    """One fan (番) of the list: key, names, doublings, the seed's item."""
-
-    key: str
-    name_zh: str
-    name_en: str
-    value: int
-    item: str
+def _spec(key: str, name_zh: str, name_en: str, value: int, item: str) -> ElementSpec:
+    return ElementSpec(key, name_zh, name_en, value, f"{SEED} {item}")
 
 
 _FANS = (
-    Fan("plain", "推倒和(屁牌)", "Plain push-down win: no pattern, base only", 0, "6(1) 推倒和只能自摸才能赢，但不算番，只记底数"),
-    Fan("concealed", "门清", "Concealed hand", 1, "6(2) 没有吃碰明杠过的牌型。加1番。暗杠算门清"),
-    Fan("all_pungs", "对对和", "All pungs", 1, "6(3) 4个刻子和一个对子,加1番"),
-    Fan("half_flush", "混一色", "Half flush", 1, "6(4) 只有一门牌和风牌,加1番"),
-    Fan("big_single", "大钓", "Twelve tiles shown, single wait", 1, "6(5) 吃碰12张牌，只剩一张单钓和牌。加1番"),
-    Fan("five_closed", "捉五魁", "Won on the closed 5m, the only wait", 1, "6(6) 只和嵌单五万一张牌的牌型。加1番"),
-    Fan("last_tile", "海底捞月", "Won on the last tile", 1, "6(7) 拿到海底牌最后一张时和牌…最后一张所出的牌给别人放了铳，也是"),
-    Fan("dragon", "一条龙", "Pure straight 1-9", 3, "6(8) 凑齐一种花色的1--9。3番"),
-    Fan("seven_pairs", "七对", "Seven pairs", 4, "6(9) 14张牌为7个对子。4番"),
-    Fan("kong_flower", "杠上开花", "Won on a kong replacement tile", 1, "6(10) 开杠补得的牌为自摸牌。加1番"),
-    Fan("full_flush", "清一色", "Full flush", 5, "6(11) 和牌的14张均为一种花色。5番"),
-    Fan("luxury", "豪华七对子", "Luxury seven pairs: four alike", 1, "6(13) 七对子中有两对一样的对子（在7对基础上加1番）"),
-    Fan("floor", "上楼", "Upstairs: the dealer kept the deal or the last hand was drawn", 1,
-        "3 庄家连庄或荒牌，上楼，仅有2层"),
+    _spec("plain", "推倒和(屁牌)", "Plain push-down win: no pattern, base only", 0, "6(1) 推倒和只能自摸才能赢，但不算番，只记底数"),
+    _spec("concealed", "门清", "Concealed hand", 1, "6(2) 没有吃碰明杠过的牌型。加1番。暗杠算门清"),
+    _spec("all_pungs", "对对和", "All pungs", 1, "6(3) 4个刻子和一个对子,加1番"),
+    _spec("half_flush", "混一色", "Half flush", 1, "6(4) 只有一门牌和风牌,加1番"),
+    _spec("big_single", "大钓", "Twelve tiles shown, single wait", 1, "6(5) 吃碰12张牌，只剩一张单钓和牌。加1番"),
+    _spec("five_closed", "捉五魁", "Won on the closed 5m, the only wait", 1, "6(6) 只和嵌单五万一张牌的牌型。加1番"),
+    _spec("last_tile", "海底捞月", "Won on the last tile", 1, "6(7) 拿到海底牌最后一张时和牌…最后一张所出的牌给别人放了铳，也是"),
+    _spec("dragon", "一条龙", "Pure straight 1-9", 3, "6(8) 凑齐一种花色的1--9。3番"),
+    _spec("seven_pairs", "七对", "Seven pairs", 4, "6(9) 14张牌为7个对子。4番"),
+    _spec("kong_flower", "杠上开花", "Won on a kong replacement tile", 1, "6(10) 开杠补得的牌为自摸牌。加1番"),
+    _spec("full_flush", "清一色", "Full flush", 5, "6(11) 和牌的14张均为一种花色。5番"),
+    _spec("luxury", "豪华七对子", "Luxury seven pairs: four alike", 1, "6(13) 七对子中有两对一样的对子（在7对基础上加1番）"),
+    _spec("floor", "上楼", "Upstairs: the dealer kept the deal or the last hand was drawn", 1, "3 庄家连庄或荒牌，上楼，仅有2层"),
 )
-FANS: dict[str, Fan] = {f.key: f for f in _FANS}
+FANS: dict[str, ElementSpec] = {f.key: f for f in _FANS}
 PATTERNS = frozenset(("all_pungs", "big_single", "five_closed", "last_tile", "dragon", "seven_pairs", "kong_flower",
                       "full_flush", "luxury"))  # the list of 6(1): a hand with none of them is 推倒和
 EXCLUDES: dict[str, frozenset[str]] = {
@@ -78,8 +68,7 @@ OPTIONS = (
 
 
 def _fan(key: str, count: int = 1, tiles: tuple[str, ...] = ()) -> Element:
-    f = FANS[key]
-    return Element(key, f.name_zh, f.name_en, f.value, Unit.DOUBLES, count, tiles, f"{SEED} {f.item}")
+    return FANS[key].element(Unit.DOUBLES, count, tiles)
 
 
 def _cap(raw: int) -> Element:
@@ -177,7 +166,8 @@ def _score(text: str, o: dict) -> SystemResult:
     if not hand.melds and all(kinds.count(t) % 2 == 0 for t in kinds):
         options.append(None)
     if not options:
-        raise RulesError("not-winning", f"{hand.notation()} is not a winning hand: four sets and a pair, or seven pairs")
+        raise RulesError("not-winning", f"{hand.notation()} is not a winning hand: four sets and a pair, or seven "
+                         "pairs")
     raw, elements, plain = max((_value(hand, g, o) for g in options), key=lambda v: (not v[2], v[0]))
     notes: list[str] = []
     why_not = None
