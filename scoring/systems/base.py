@@ -243,6 +243,13 @@ def total_of(elements: tuple[Element, ...] | list[Element], unit: Unit) -> int:
     return sum(e.points for e in elements if e.unit is unit)
 
 
+def check_discarder(options: Mapping[str, Any]) -> None:
+    """``contradictory-flags`` when ``discarder`` is given with a self-drawn win or is the winner's seat."""
+    disc = options.get("discarder")
+    if disc is not None and (options.get("self_drawn") or disc == options.get("seat_wind")):
+        raise RulesError("contradictory-flags", "discarder is another seat than the winner's, on a discard win only")
+
+
 def seat_payments(winner: str, payers: Mapping[str, int]) -> dict[str, int]:
     """Per-seat payments from ``{payer seat: amount paid}``: the winner receives the sum.
 

@@ -26,8 +26,9 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from .base import (DISCARDER, KONG_REPLACEMENT, LAST_TILE, ROBBING_KONG, SEAT_WIND, SEATS, SELF_DRAWN, TILES_108,
-                   Element, ElementSpec, Option, RulesError, RuleSystem, SystemResult, Unit, seat_payments, total_of)
-from .notation import Group, ParsedHand, kind, parse, rank, read_tiles, readings, suit
+                   Element, ElementSpec, Option, RulesError, RuleSystem, SystemResult, Unit, check_discarder,
+                   seat_payments, total_of)
+from .notation import Group, ParsedHand, fours, is_seven_pairs, kind, parse, rank, read_tiles, readings, suit
 
 SEED = "../shared/seeds/004_439ac0ac3d24f1c0.txt"
 BASICS = f"{SEED} 长沙麻将的一些实战技巧漫谈 一、基本规则"
@@ -144,11 +145,9 @@ def _reading_value(hand: ParsedHand, groups: tuple[Group, ...] | None, o: dict) 
     elements: list[Element] = []
     if big:
         elements = [_item(k) for k in big]
-        if groups is None:
-            tiles = [kind(x) for x in hand.all_tiles()]
-            quads = [t for t in set(tiles) if tiles.count(t) == 4]
-            if quads:
-                elements.append(_item("luxury", len(quads), tuple(sorted(quads))))
+        quads = fours(hand) if groups is None else []
+        if quads:
+            elements.append(_item("luxury", len(quads), tuple(quads)))
     else:
         elements = [_item("small")] + ([_item("small_self_drawn")] if o["self_drawn"] else [])
     return total_of(elements, Unit.POINTS), elements
@@ -158,7 +157,7 @@ def _opening(hand: ParsedHand, o: dict) -> list[Element]:
     tiles = [kind(t) for t in hand.all_tiles()]
     counts = {t: tiles.count(t) for t in set(tiles)}
     found = []
-    quads = sorted(t for t, c in counts.items() if c == 4)
+    quads = fours(hand)
     if quads:
         found.append(_item("four_alike", len(quads), tuple(quads)))
     if not any(_is_258(t) for t in tiles):
@@ -173,8 +172,7 @@ def _opening(hand: ParsedHand, o: dict) -> list[Element]:
 
 def _check_options(hand: ParsedHand, o: dict) -> None:
     tsumo, seat, disc = o["self_drawn"], o["seat_wind"], o["discarder"]
-    if disc is not None and (tsumo or disc == seat):
-        raise RulesError("contradictory-flags", "discarder is another seat than the winner's, on a discard win only")
+    check_discarder(o)
     if o["opening"]:
         others = [k for k in ("self_drawn", "last_tile", "kong_replacement", "kong_discard", "robbing_kong",
                               "first_turn") if o[k]]
@@ -248,10 +246,9 @@ def _score(text: str, o: dict) -> SystemResult:
                                  "(a suit missing)",))
     else:
         options: list[tuple[Group, ...] | None] = list(readings(hand, o["self_drawn"]))
-        kinds = [kind(t) for t in hand.all_tiles()]
-        if not hand.melds and all(kinds.count(t) % 2 == 0 for t in kinds):
+        if is_seven_pairs(hand):
             options.append(None)
-        if not options and not all(_is_258(t) for t in kinds):
+        if not options and not all(_is_258(t) for t in hand.all_tiles()):
             raise RulesError("not-winning", f"{hand.notation()} is not a winning hand: four sets and a pair, seven "
                              "pairs, or 14 tiles all 2/5/8 (将将胡)")
         scored = [v for v in (_reading_value(hand, g, o) for g in options or [()]) if v is not None]

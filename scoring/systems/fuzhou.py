@@ -26,8 +26,8 @@ Source: ../shared/seeds/002_4c2a73aa42bc09ab.txt, the passage "1.1 福州麻将�
 from __future__ import annotations
 
 from .base import (DISCARDER, SEAT_WIND, SEATS, SELF_DRAWN, TILES_144_HONOUR_FLOWERS, Element, ElementSpec, Option,
-                   RulesError, RuleSystem, SystemResult, Unit, seat_payments, total_of)
-from .notation import Group, ParsedHand, is_honour, kind, parse, read_tiles, readings, suit
+                   RulesError, RuleSystem, SystemResult, Unit, check_discarder, seat_payments, total_of)
+from .notation import ParsedHand, is_honour, kind, parse, read_tiles, readings, suit
 
 SEED = "../shared/seeds/002_4c2a73aa42bc09ab.txt 福州麻将"
 
@@ -115,8 +115,7 @@ def _score(text: str, o: dict) -> SystemResult:
         raise RulesError("bad-meld", f"the gold {gold} is in a claimed set: a gold is never used in a set "
                          "(金不能用于碰牌)")
     tsumo, winner, disc = o["self_drawn"], o["seat_wind"], o["discarder"]
-    if disc is not None and (tsumo or disc == winner):
-        raise RulesError("contradictory-flags", "discarder is another seat than the winner's, on a discard win only")
+    check_discarder(o)
     golds = sum(kind(t) == kind(gold) for t in hand.concealed) + (kind(hand.win_tile) == kind(gold) and tsumo)
     options = readings(hand, tsumo, wild=gold)
     if not options and golds < 3:

@@ -20,8 +20,9 @@ docs/rules/northern.md). Open points and choices: docs/rules/northern.md.
 from __future__ import annotations
 
 from .base import (DISCARDER, KONG_REPLACEMENT, LAST_TILE, ROBBING_KONG, SEAT_WIND, SEATS, SELF_DRAWN, TILES_136,
-                   Element, ElementSpec, Option, RulesError, RuleSystem, SystemResult, Unit, seat_payments, total_of)
-from .notation import Group, ParsedHand, kind, parse, readings, suit, to_code, waits
+                   Element, ElementSpec, Option, RulesError, RuleSystem, SystemResult, Unit, check_discarder,
+                   seat_payments, total_of)
+from .notation import Group, ParsedHand, fours, is_seven_pairs, kind, parse, readings, suit, to_code, waits
 
 SEED = "../shared/seeds/004_439ac0ac3d24f1c0.txt 麻将规则（第4稿）"
 CAP_FANS, CAP_PAYMENT = 6, 640
@@ -116,11 +117,9 @@ def _value(hand: ParsedHand, groups: tuple[Group, ...] | None, o: dict) -> tuple
         elements = [_fan("plain")] + [_fan(k) for k in extras]
     else:
         elements = [_fan(k) for k in found if not ("half_flush" == k and "full_flush" in found)]
-        if groups is None:
-            tiles = [kind(t) for t in hand.all_tiles()]
-            quads = sorted(t for t in set(tiles) if tiles.count(t) == 4)
-            if quads:
-                elements.append(_fan("luxury", len(quads), tuple(quads)))
+        quads = fours(hand) if groups is None else []
+        if quads:
+            elements.append(_fan("luxury", len(quads), tuple(quads)))
     return total_of(elements, Unit.DOUBLES), elements, plain
 
 
@@ -148,9 +147,8 @@ def _kong_payments(hand: ParsedHand, winner: str) -> tuple[dict[str, int], list[
 
 
 def _check_options(hand: ParsedHand, o: dict) -> None:
-    tsumo, disc = o["self_drawn"], o["discarder"]
-    if disc is not None and (tsumo or disc == o["seat_wind"]):
-        raise RulesError("contradictory-flags", "discarder is another seat than the winner's, on a discard win only")
+    tsumo = o["self_drawn"]
+    check_discarder(o)
     if o["kong_replacement"] and (not tsumo or not any(m.kind == "kong" for m in hand.melds)):
         raise RulesError("contradictory-flags", "杠上开花 needs a kong and a self-drawn win (self_drawn)")
     if o["robbing_kong"] and tsumo:
@@ -162,8 +160,7 @@ def _score(text: str, o: dict) -> SystemResult:
     _check_options(hand, o)
     tsumo, winner = o["self_drawn"], o["seat_wind"]
     options: list[tuple[Group, ...] | None] = list(readings(hand, tsumo))
-    kinds = [kind(t) for t in hand.all_tiles()]
-    if not hand.melds and all(kinds.count(t) % 2 == 0 for t in kinds):
+    if is_seven_pairs(hand):
         options.append(None)
     if not options:
         raise RulesError("not-winning", f"{hand.notation()} is not a winning hand: four sets and a pair, or seven "

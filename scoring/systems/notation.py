@@ -472,6 +472,19 @@ def _wild_readings(hand: ParsedHand, self_drawn: bool, gold: int) -> list[tuple[
     return out
 
 
+def fours(hand: ParsedHand) -> list[str]:
+    """The tile kinds the hand holds four of (kongs included), sorted."""
+    tiles = [kind(t) for t in hand.all_tiles()]
+    return sorted((t for t in set(tiles) if tiles.count(t) == 4), key=to_code)
+
+
+def is_seven_pairs(hand: ParsedHand) -> bool:
+    """No melds and every kind an even number of times (four alike = two pairs, as the systems that play
+    豪华七对 count it)."""
+    tiles = [kind(t) for t in hand.all_tiles()]
+    return not hand.melds and len(tiles) == 14 and all(tiles.count(t) % 2 == 0 for t in tiles)
+
+
 def waits(hand: ParsedHand) -> list[str]:
     """The tile kinds that would have completed the hand instead of the winning tile (the wait)."""
     out = []
