@@ -30,7 +30,7 @@ from .base import (SEATS, Element, Option, RulesError, RuleSystem, SystemResult,
                    seat_payments, total_of)
 
 #: The modules that define systems, in the order ``mjtable rules --list`` shows them.
-_MODULES = ("mcr", "riichi", "taiwan", "classic")
+_MODULES = ("mcr", "riichi", "taiwan", "classic", "changsha", "fuzhou", "northern")
 
 SYSTEMS: dict[str, RuleSystem] = {}
 

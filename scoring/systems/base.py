@@ -127,6 +127,8 @@ class TileSet:
         flowers: the 8 flowers 1f-8f are played and written in the hand (where they score).
         red_fives: one red five per suit, written 0m 0p 0s (riichi's aka dora).
         description: one line for ``mjtable rules --list``.
+        honour_flowers: the honours are flowers (Fuzhou): written outside the brackets like ``1f``-``8f``,
+            never in a set, up to four of each; they go to ``ParsedHand.flowers``.
     """
 
     count: int
@@ -134,6 +136,7 @@ class TileSet:
     flowers: bool
     red_fives: bool
     description: str
+    honour_flowers: bool = False
 
 
 TILES_136 = TileSet(136, True, False, False, "136: suits and honours")
@@ -141,6 +144,8 @@ TILES_136_RED = TileSet(136, True, False, True, "136: suits and honours, one red
 TILES_144 = TileSet(144, True, True, False, "144: suits, honours and 8 flowers (1f-8f in the hand)")
 TILES_144_COUNTED = TileSet(144, True, False, False, "144: suits, honours and 8 flowers (given as a count)")
 TILES_108 = TileSet(108, False, False, False, "108: suits only")
+TILES_144_HONOUR_FLOWERS = TileSet(144, True, True, False, "144: suits in the hand; the 8 flowers (1f-8f) and the 28 "
+                                   "honours are flowers, written before the winning tile", honour_flowers=True)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -181,6 +186,25 @@ class Element:
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
+class ElementSpec:
+    """A scoring element as a system's table lists it: key, names, value per occurrence, source.
+
+    ``element(unit, count, tiles)`` makes the counted ``Element``; ``value`` overrides the listed value
+    (an element whose value is computed, e.g. a doubling of a count).
+    """
+
+    key: str
+    name_zh: str
+    name_en: str
+    value: int
+    source: str
+
+    def element(self, unit: Unit, count: int = 1, tiles: tuple[str, ...] = (), value: int | None = None) -> Element:
+        return Element(self.key, self.name_zh, self.name_en, self.value if value is None else value, unit, count,
+                       tiles, self.source)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
 class SystemResult:
     """A hand scored by a rule system.
 
@@ -217,6 +241,13 @@ class SystemResult:
 def total_of(elements: tuple[Element, ...] | list[Element], unit: Unit) -> int:
     """Sum of ``points`` of the elements in ``unit`` (the one way a system computes its total)."""
     return sum(e.points for e in elements if e.unit is unit)
+
+
+def check_discarder(options: Mapping[str, Any]) -> None:
+    """``contradictory-flags`` when ``discarder`` is given with a self-drawn win or is the winner's seat."""
+    disc = options.get("discarder")
+    if disc is not None and (options.get("self_drawn") or disc == options.get("seat_wind")):
+        raise RulesError("contradictory-flags", "discarder is another seat than the winner's, on a discard win only")
 
 
 def seat_payments(winner: str, payers: Mapping[str, int]) -> dict[str, int]:

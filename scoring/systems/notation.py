@@ -7,7 +7,10 @@ concealed tiles, the winning tile last. Extensions, each allowed only by the sys
 * red fives ``0m 0p 0s`` (riichi's aka dora; at most one per suit, counted among the four fives);
 * flowers ``1f``-``8f`` written outside the brackets, before the melds or among the concealed tiles
   (Taiwan: they score); never last;
-* longer hands: Taiwan 16-tile hands have 17 tiles with the winning tile (five sets and a pair).
+* longer hands: Taiwan 16-tile hands have 17 tiles with the winning tile (five sets and a pair);
+* honours as flowers (Fuzhou, ``TileSet.honour_flowers``): written like flowers, outside the brackets;
+* a wild tile (Fuzhou's gold 金): ``readings(hand, self_drawn, wild="5p")`` lets the concealed tiles of
+  that kind stand for any tile (``Group.wilds`` says how many golds a set or the pair holds).
 
 Tiles are strings: ``"1m"``..``"9m"``, ``"0m"`` (red five), ``"1p"``.., ``"1s"``.., the honours
 ``"E" "S" "W" "N"`` (winds) and ``"C" "F" "P"`` (red 中, green 发, white 白; ``1z``-``7z`` read as
@@ -229,13 +232,16 @@ def parse(text: str, tile_set: TileSet, hand_sizes: tuple[int, ...], system: str
     text = text.strip()
     if not text:
         raise RulesError("syntax", "the hand is empty: give the tiles, winning tile last, e.g. 123m456p789s123mEE")
+
+    def is_flower(t: str) -> bool:
+        return t.endswith("f") or (tile_set.honour_flowers and is_honour(t))
     melds: list[Meld] = []
     loose: list[tuple[str, int]] = []
     pos, n = 0, len(text)
     while pos < n:
         ch = text[pos]
         if ch == "[":
-            if any(not t.endswith("f") for t, _ in loose):  # flowers may come first
+            if any(not is_flower(t) for t, _ in loose):  # flowers may come first
                 raise RulesError("syntax", f"meld at position {pos} comes after concealed tiles: write the melds "
                                  "first, then the concealed tiles, the winning tile last", pos)
             tiles, end = read_tiles(text, pos + 1, ",]")
@@ -251,6 +257,9 @@ def parse(text: str, tile_set: TileSet, hand_sizes: tuple[int, ...], system: str
                 raise RulesError("bad-meld", f"the meld at position {pos} has {len(tiles)} tiles: a set has 3 "
                                  "(chow, pung) or 4 (kong)", pos)
             _check_in_set(tiles, tile_set, system)
+            if tile_set.honour_flowers and any(is_honour(t) for t, _ in tiles):
+                raise RulesError("bad-meld", f"the meld at position {pos} holds an honour: {system} counts the "
+                                 "honours as flowers, never in a set", pos)
             melds.append(_meld(tiles, digit, pos))
             pos = end + 1
         elif ch == "]":
@@ -259,15 +268,17 @@ def parse(text: str, tile_set: TileSet, hand_sizes: tuple[int, ...], system: str
             got, pos = read_tiles(text, pos, "[]")
             loose.extend(got)
     _check_in_set(loose, tile_set, system)
-    flowers = [t for t, _ in loose if t.endswith("f")]
-    hand_tiles = [t for t, _ in loose if not t.endswith("f")]
+    flowers = [t for t, _ in loose if is_flower(t)]
+    hand_tiles = [t for t, _ in loose if not is_flower(t)]
     if not hand_tiles:
         raise RulesError("syntax", "no concealed tiles: the winning tile must come last, outside the brackets")
-    if loose[-1][0].endswith("f"):
+    if is_flower(loose[-1][0]):
         raise RulesError("syntax", f"the hand ends with the flower {loose[-1][0]}: the winning tile comes last "
                          "(a flower is never a winning tile)", loose[-1][1])
-    if len(set(flowers)) != len(flowers):
+    if any(flowers.count(t) > 1 for t in flowers if t.endswith("f")):
         raise RulesError("fifth-tile", "a flower is written twice: each flower tile exists once")
+    if any(flowers.count(t) > 4 for t in flowers):
+        raise RulesError("fifth-tile", "an honour flower is written more than four times: there are only 4 of each")
     hand = ParsedHand(tuple(melds), tuple(hand_tiles[:-1]), hand_tiles[-1], tuple(sorted(flowers)))
     if hand.size not in hand_sizes:
         sizes = " or ".join(map(str, hand_sizes))
@@ -315,6 +326,7 @@ class Group:
         concealed: formed in the hand (for a pung: drawn, not completed on a discard).
         declared: a meld written in brackets.
         has_win: the winning tile completed this group.
+        wilds: wild tiles (Fuzhou's gold) standing in the group for the tiles it lacks.
     """
 
     kind: str
@@ -322,6 +334,7 @@ class Group:
     concealed: bool
     declared: bool = False
     has_win: bool = False
+    wilds: int = 0
 
     @property
     def codes(self) -> tuple[int, ...]:
@@ -359,13 +372,51 @@ def _split(counts: tuple[int, ...], sets: int) -> tuple[tuple[tuple[str, int], .
     return tuple(out)
 
 
-def readings(hand: ParsedHand, self_drawn: bool) -> list[tuple[Group, ...]]:
+@lru_cache(maxsize=4096)
+def _split_wild(counts: tuple[int, ...], sets: int, wild: int) -> frozenset[tuple[tuple[str, int, int], ...]]:
+    """Like ``_split`` with ``wild`` tiles that stand for any tile: each set as (kind, first, wilds used).
+
+    A set of three wild tiles has ``first`` -1 (the caller names it). Each way once, sets sorted.
+    """
+    if sets == 0:
+        return frozenset({()}) if not any(counts) and wild == 0 else frozenset()
+    i = next((k for k, c in enumerate(counts) if c), None)
+    if i is None:
+        return frozenset({(("pung", -1, 3),) * sets}) if wild == 3 * sets else frozenset()
+    out: set[tuple[tuple[str, int, int], ...]] = set()
+    c = list(counts)
+    for k in range(min(3, c[i]), 0, -1):  # a pung of i: k of them and 3 - k wilds
+        if 3 - k <= wild:
+            c[i] -= k
+            out |= {tuple(sorted((("pung", i, 3 - k),) + r)) for r in _split_wild(tuple(c), sets - 1, wild - 3 + k)}
+            c[i] += k
+    for start in (i - 2, i - 1, i):  # a chow holding i, the lowest tile left; wilds for what is missing
+        if i > 30 or start // 10 != i // 10 or not 1 <= start % 10 <= 7:
+            continue
+        used = [t for t in (start, start + 1, start + 2) if t == i or (t > i and c[t])]
+        if 3 - len(used) <= wild:
+            for t in used:
+                c[t] -= 1
+            out |= {tuple(sorted((("chow", start, 3 - len(used)),) + r))
+                    for r in _split_wild(tuple(c), sets - 1, wild - 3 + len(used))}
+            for t in used:
+                c[t] += 1
+    return frozenset(out)
+
+
+def readings(hand: ParsedHand, self_drawn: bool, wild: str | None = None) -> list[tuple[Group, ...]]:
     """Every reading of the hand as sets and a pair, with the group the winning tile completed.
 
     Declared melds come first (as declared groups), then the pair and the concealed sets. A pung
     the winning tile completed on a discard is not concealed. Empty when the hand does not make
     ``melds + concealed sets`` and one pair.
+
+    ``wild`` (a tile kind, Fuzhou's gold): the concealed tiles of that kind, and the winning tile when
+    self-drawn, stand for any tile; each group says how many it holds (``Group.wilds``; a group of
+    wilds only is named by the wild's kind). A discarded winning tile is always itself.
     """
+    if wild is not None:
+        return _wild_readings(hand, self_drawn, to_code(wild))
     table = [0] * 38
     for t in hand.concealed + (hand.win_tile,):
         table[to_code(t)] += 1
@@ -390,6 +441,48 @@ def readings(hand: ParsedHand, self_drawn: bool) -> list[tuple[Group, ...]]:
                 out.append(fixed + tuple(marked))
         table[p] += 2
     return out
+
+
+def _wild_readings(hand: ParsedHand, self_drawn: bool, gold: int) -> list[tuple[Group, ...]]:
+    table = [0] * 38
+    wild = 0
+    for t in hand.concealed + (hand.win_tile,):
+        table[to_code(t)] += 1
+    wild = table[gold] - (to_code(hand.win_tile) == gold and not self_drawn)
+    table[gold] -= wild
+    need = (hand.size - 2) // 3 - len(hand.melds)
+    fixed = tuple(Group(m.kind, to_code(m.tiles[0]), m.concealed, declared=True) for m in hand.melds)
+    win = to_code(hand.win_tile)
+    win_is_wild = win == gold and self_drawn
+    pairs = [(p, 0) for p in range(38) if table[p] >= 2] + [(p, 1) for p in range(38) if table[p] and wild]
+    pairs += [(gold, 2)] if wild >= 2 else []
+    out: list[tuple[Group, ...]] = []
+    for p, pw in pairs:
+        table[p] -= 2 - pw if pw < 2 else 0
+        for cut in _split_wild(tuple(table), need, wild - pw):
+            groups = [Group("pair", p, True, wilds=pw)] + [Group(k, gold if f < 0 else f, True, wilds=w)
+                                                          for k, f, w in cut]
+            # the winning tile: a wild one in the first group holding a wild, else a group holding its kind
+            at = next((gi for gi, g in enumerate(groups) if (g.wilds if win_is_wild else win in g.codes)), None)
+            if at is not None:
+                g = groups[at]
+                groups[at] = dataclasses.replace(g, has_win=True, concealed=self_drawn or g.kind != "pung")
+            out.append(fixed + tuple(groups))
+        table[p] += 2 - pw if pw < 2 else 0
+    return out
+
+
+def fours(hand: ParsedHand) -> list[str]:
+    """The tile kinds the hand holds four of (kongs included), sorted."""
+    tiles = [kind(t) for t in hand.all_tiles()]
+    return sorted((t for t in set(tiles) if tiles.count(t) == 4), key=to_code)
+
+
+def is_seven_pairs(hand: ParsedHand) -> bool:
+    """No melds and every kind an even number of times (four alike = two pairs, as the systems that play
+    豪华七对 count it)."""
+    tiles = [kind(t) for t in hand.all_tiles()]
+    return not hand.melds and len(tiles) == 14 and all(tiles.count(t) % 2 == 0 for t in tiles)
 
 
 def waits(hand: ParsedHand) -> list[str]:

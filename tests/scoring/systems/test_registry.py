@@ -9,7 +9,7 @@ from system_checks import check_result
 
 
 def test_every_system_declares_what_the_table_and_the_cli_need() -> None:
-    assert list(systems.SYSTEMS) == ["mcr", "mcr-1998", "riichi", "taiwan", "classic"]
+    assert list(systems.SYSTEMS) == ["mcr", "mcr-1998", "riichi", "taiwan", "classic", "changsha", "fuzhou", "northern"]
     for s in systems.SYSTEMS.values():
         assert s.name_zh and s.name_en and s.dice_rule and s.doc
         assert s.tile_set.count in (108, 136, 144) and s.hand_sizes
@@ -43,9 +43,9 @@ def test_an_option_of_another_system_is_refused_with_the_allowed_list() -> None:
     assert e.value.code == "unknown-option"
     assert "belongs to riichi" in e.value.message and "taiwan takes: self_drawn" in e.value.message
     with pytest.raises(ScoringError, match="no rule system takes it"):
-        systems.score("riichi", "234456m66p12344s4s", {"gold": "5p"})
-    with pytest.raises(ScoringError, match="allowed are mcr, mcr-1998, riichi, taiwan, classic"):
-        systems.score("changsha", "123m", {})
+        systems.score("riichi", "234456m66p12344s4s", {"hand_limit": 5})
+    with pytest.raises(ScoringError, match="allowed are mcr, mcr-1998, riichi, taiwan, classic, changsha, fuzhou, northern"):
+        systems.score("sichuan", "123m", {})
 
 
 @pytest.mark.parametrize("value", ["X", 3, None])
