@@ -26,8 +26,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import ipaddress
 import json
 import logging
+import socket
+import time
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any
 
@@ -94,6 +97,54 @@ def host_name(value: str) -> str:
     return v
 
 
+def local_addresses() -> set[str]:
+    """This machine's IPv4 and IPv6 addresses (Linux: each interface's IPv4 address by ioctl, the
+    IPv6 ones from /proc/net/if_inet6; elsewhere what the host name resolves to)."""
+    out: set[str] = {"127.0.0.1", "::1"}
+    try:
+        import fcntl
+        import struct
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            for _, name in socket.if_nameindex():
+                try:
+                    packed = fcntl.ioctl(s.fileno(), 0x8915, struct.pack("256s", name.encode()[:15]))  # SIOCGIFADDR
+                    out.add(socket.inet_ntoa(packed[20:24]))
+                except OSError:
+                    pass  # an interface without an IPv4 address
+    except (ImportError, OSError):
+        pass
+    try:
+        with open("/proc/net/if_inet6", encoding="ascii") as fh:
+            for line in fh:
+                h = line.split()[0]
+                out.add(str(ipaddress.IPv6Address(bytes.fromhex(h))))
+    except (OSError, ValueError, IndexError):
+        pass
+    with contextlib.suppress(OSError):
+        out.update(str(info[4][0]) for info in socket.getaddrinfo(socket.gethostname(), None))
+    return {a.split("%")[0].lower() for a in out}
+
+
+def default_hosts(public_url: str | None = None) -> frozenset[str]:
+    """The names ``Host`` may carry by default: localhost, 127.0.0.1, ::1, this machine's name and
+    name.local, its addresses, and the host of ``public_url`` (the address printed for pairing)."""
+    name = socket.gethostname().lower()
+    hosts = {"localhost", name, name.split(".")[0] + ".local", *local_addresses()}
+    if public_url:
+        from urllib.parse import urlsplit
+        if urlsplit(public_url).hostname:
+            hosts.add(urlsplit(public_url).hostname.lower())
+    return frozenset(hosts)
+
+
+def _is_ip(name: str) -> bool:
+    try:
+        ipaddress.ip_address(name)
+        return True
+    except ValueError:
+        return False
+
+
 def error_body(code: str, message: str, message_zh: str, **extra: Any) -> dict[str, Any]:
     """The API's error shape: ``{"error": {"code", "message", "message_zh", ...extra}}``."""
     return {"error": {"code": code, "message": message, "message_zh": message_zh, **extra}}
@@ -143,6 +194,8 @@ class Guard:
         self.connections = connections
         self.streams: dict[str, int] = {}
         self._token_routes: dict[int, bool] = {}
+        self._addresses: set[str] = set()
+        self._addresses_t = -float("inf")
 
     @property
     def open_streams(self) -> int:
@@ -155,9 +208,9 @@ class Guard:
         send = self._with_headers(send)
         headers = dict(scope.get("headers", ()))
         lim = self.limits
-        if lim.allowed_hosts is not None:
+        if lim.allowed_hosts is not None and "*" not in lim.allowed_hosts:
             name = host_name(headers.get(b"host", b"").decode("latin-1"))
-            if name not in lim.allowed_hosts:
+            if name not in lim.allowed_hosts and not self._own_address(name):
                 return await send_error(
                     send, 400, "bad-host", f"this table does not answer to the name {name or '(none)'!r}: "
                     "open it by its address, or add the name to [service] allowed_hosts",
@@ -181,6 +234,16 @@ class Guard:
         if method == "GET" and path in lim.stream_paths:
             return await self._stream(scope, receive, send)
         await self._bounded(scope, receive, send, limit)
+
+    def _own_address(self, name: str) -> bool:
+        """True when ``name`` is an address of this machine now (a new DHCP lease after the start);
+        looked up again at most every 10 s."""
+        if not _is_ip(name):
+            return False
+        now = time.monotonic()
+        if now - self._addresses_t > 10.0:
+            self._addresses, self._addresses_t = local_addresses(), now
+        return name in self._addresses
 
     # ---- token ----
     def _route_needs_token(self, scope: Scope) -> bool:
