@@ -186,7 +186,8 @@ def _serve(args: argparse.Namespace, out: IO[str]) -> int:
         log.close()
         raise
     soft, _ = raise_nofile()
-    connections = Connections(connection_cap(soft))
+    cap, backlog = connection_cap(soft)
+    connections = Connections(cap)
     install_accept_filter()
     public_url = getattr(cfg, "public_url", None)
     limits = Limits(allowed_hosts=frozenset(cfg.allowed_hosts) if cfg.allowed_hosts else default_hosts(public_url),
@@ -220,7 +221,7 @@ def _serve(args: argparse.Namespace, out: IO[str]) -> int:
 
     server = _Server(uvicorn.Config(app, host=cfg.host, port=port, log_level="warning", access_log=False,
                                     timeout_graceful_shutdown=3, lifespan="on", http=connections.protocol(),
-                                    backlog=256, **tls))
+                                    backlog=backlog, **tls))
     try:
         server.run(sockets=[sock])
     finally:

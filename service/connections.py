@@ -4,7 +4,7 @@ accept loop logged a traceback a second.
 
 - ``raise_nofile``: the soft open-file limit raised to the hard one at start (the systemd unit
   sets ``LimitNOFILE=``); ``connection_cap`` keeps a reserve of it for the log, the serial port,
-  the camera and the photo worker.
+  the camera, the photo worker and one batch of accepted connections (the listen backlog).
 - ``Connections``: uvicorn's HTTP protocol with a cap on open connections. A connection beyond
   the cap closes the oldest connection that has no request in progress (an idle keep-alive or
   one that never sent a whole request), or itself when every one is busy, so the accept loop
@@ -24,8 +24,8 @@ from typing import Any
 log = logging.getLogger("mjtable.service")
 
 #: files kept for everything but the connections: the event log (3), the serial port, the camera,
-#: the photo worker's pipes, the listening socket, imports and libraries
-RESERVE_FILES = 128
+#: the photo worker's pipes, the listening socket, epoll, imports and libraries (about 20 in use)
+RESERVE_FILES = 64
 #: connections allowed at least, whatever the limit
 MIN_CONNECTIONS = 32
 
@@ -44,10 +44,16 @@ def raise_nofile() -> tuple[int, int]:
     return soft, hard
 
 
-def connection_cap(soft: int) -> int:
-    """The open connections allowed under a soft open-file limit ``soft``: it less a reserve
-    (``RESERVE_FILES``, or a quarter of a small limit), at least ``MIN_CONNECTIONS``."""
-    return max(MIN_CONNECTIONS, soft - min(RESERVE_FILES, soft // 4))
+def connection_cap(soft: int) -> tuple[int, int]:
+    """(connections, backlog) under a soft open-file limit ``soft``.
+
+    asyncio accepts up to ``backlog`` connections at each turn of its loop, and a connection
+    reaches the protocol (where it can be closed to make room) two turns later: the cap leaves room
+    for three such batches on top of the service's own files (``RESERVE_FILES``, or an eighth of a
+    small limit), so the accept loop never runs out of files. At least ``MIN_CONNECTIONS``."""
+    own = min(RESERVE_FILES, soft // 8)
+    backlog = max(8, min(32, soft // 16))
+    return max(MIN_CONNECTIONS, soft - own - 3 * backlog), backlog
 
 
 def _busy(protocol: Any) -> bool:
