@@ -59,6 +59,9 @@ def add_parsers(sub) -> None:
                    help="the backend the unit is for (default: [machine] backend of the config)")
 
 
+#: connections the kernel holds for the service before it accepts them (asyncio accepts a smaller
+#: batch per turn: ``service.connections.connection_cap``)
+LISTEN_QUEUE = 1024
 #: the configuration file the unit's ExecStart names when ``mjtable unit`` is given none
 DEFAULT_CONFIG_PATH = "/etc/mjtable/table.toml"
 
@@ -216,6 +219,8 @@ def _serve(args: argparse.Namespace, out: IO[str]) -> int:
 
         async def startup(self, sockets=None) -> None:
             await super().startup(sockets)
+            for s in sockets or ():  # asyncio takes `backlog` per turn; the kernel's queue may be longer
+                s.listen(LISTEN_QUEUE)
             if self.started:
                 systemd.notify("READY=1")
 
