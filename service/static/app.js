@@ -134,7 +134,8 @@ function connect() {
   es.addEventListener("status", (e) => renderStatus(JSON.parse(e.data)));
   es.addEventListener("event", (e) => { const m = JSON.parse(e.data); if (m.kind === "score") loadSheet(); });
   es.onopen = () => { live = true; showLive(); };
-  es.onerror = () => { live = false; showLive(); };
+  // a refused stream (503: too many open, Retry-After) closes the EventSource for good: open it again later
+  es.onerror = () => { live = false; showLive(); if (es.readyState === EventSource.CLOSED) setTimeout(connect, 5000); };
 }
 
 async function checkPairing() {
