@@ -9,7 +9,8 @@ In this order, for every HTTP request:
    byte of its body is read; the connection is then closed (the body is never read).
 3. Every body is bounded by the bytes actually received, chunked or not: 413 as soon as they pass
    the route's limit (64 KiB for JSON, ``max_upload_mb`` for the photo). A body announced larger
-   by its ``Content-Length`` is refused before it is read; the photo route needs the length (411).
+   by its ``Content-Length`` is refused before it is read; the photo route needs the length (411);
+   a body that pauses for ``body_idle_s`` gets 408.
 4. Event streams (``GET /api/events``) are capped per client address and in all (503 with
    ``Retry-After`` beyond); a stream whose client takes nothing for ``stream_idle_s`` (its socket
    buffers full) is dropped, and any stream ends after ``stream_max_s`` (the page's EventSource
@@ -69,6 +70,8 @@ class Limits:
         stream_idle_s: seconds a stream may wait for its client to take a message (then dropped).
         stream_max_s: seconds a stream lives at most (then ended; EventSource reconnects).
         retry_after_s: ``Retry-After`` of a 503 for a stream beyond the caps.
+        body_idle_s: seconds a request body may pause (408 then): a body sent a byte at a time
+            would hold its connection busy, out of reach of ``service.connections``' reserve.
     """
 
     allowed_hosts: frozenset[str] | None = None
@@ -81,6 +84,7 @@ class Limits:
     stream_idle_s: float = 45.0
     stream_max_s: float = 3600.0
     retry_after_s: int = 5
+    body_idle_s: float = 15.0
 
     def body_limit(self, path: str) -> int:
         """The bytes a request body to ``path`` may have."""
@@ -267,22 +271,32 @@ class Guard:
         """Run the app with the body counted as it arrives: past ``limit`` the client gets 413 at
         once, the app sees the client gone and whatever it answers is dropped."""
         got = 0
-        refused = False
-        started = False
+        refused = done = started = False
+
+        async def refuse(status: int, code: str, message: str, message_zh: str) -> Message:
+            nonlocal refused
+            refused = True
+            if not started:
+                await send_error(send, status, code, message, message_zh, close=True)
+            return {"type": "http.disconnect"}
 
         async def counted() -> Message:
-            nonlocal got, refused
+            nonlocal got, done
             if refused:
                 return {"type": "http.disconnect"}
-            msg = await receive()
+            if done:
+                return await receive()
+            try:
+                msg = await asyncio.wait_for(receive(), self.limits.body_idle_s)
+            except TimeoutError:
+                return await refuse(408, "body-timeout", f"the request body paused for {self.limits.body_idle_s:.0f} s: "
+                                    "send it whole", "请求内容传输超时")
             if msg["type"] == "http.request":
                 got += len(msg.get("body", b""))
+                done = not msg.get("more_body", False)
                 if got > limit:
-                    refused = True
-                    if not started:
-                        await send_error(send, 413, "too-large", f"the request body passed {limit} bytes: at most "
-                                         f"{limit} bytes are accepted", f"请求过大：最多接受 {limit} 字节", close=True)
-                    return {"type": "http.disconnect"}
+                    return await refuse(413, "too-large", f"the request body passed {limit} bytes: at most {limit} "
+                                        "bytes are accepted", f"请求过大：最多接受 {limit} 字节")
             return msg
 
         async def gated(msg: Message) -> None:

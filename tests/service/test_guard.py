@@ -12,9 +12,10 @@ import pytest
 from service_support import AUTH, TOKEN, make_client
 
 
-def _asgi(app, method: str, path: str, chunks, headers=(), client=("10.0.0.5", 5000)):
+def _asgi(app, method: str, path: str, chunks, headers=(), client=("10.0.0.5", 5000), stall: bool = False):
     """Call ``app`` as a server would, the body in ``chunks`` (a chunked upload when no length is
-    given). Returns (status, headers, body, chunks the app took)."""
+    given; ``stall``: the client stops sending after them). Returns (status, headers, body, chunks
+    the app took)."""
     taken = 0
     sent: list[dict] = []
     chunks = list(chunks)
@@ -23,7 +24,7 @@ def _asgi(app, method: str, path: str, chunks, headers=(), client=("10.0.0.5", 5
         nonlocal taken
         if taken < len(chunks):
             taken += 1
-            return {"type": "http.request", "body": chunks[taken - 1], "more_body": taken < len(chunks)}
+            return {"type": "http.request", "body": chunks[taken - 1], "more_body": stall or taken < len(chunks)}
         await asyncio.sleep(3600)
 
     async def send(msg):
@@ -75,6 +76,19 @@ def test_a_chunked_body_is_bounded_by_the_bytes_received(app) -> None:
     assert status == 413 and taken == 0
     status, _, _, taken = _asgi(app, "POST", "/api/dice", [b"{}"], [*hdrs, (b"content-length", b"12abc")])
     assert status == 413 and taken == 0
+
+
+def test_a_body_that_pauses_gets_408(app) -> None:
+    import dataclasses
+    guard = app.middleware_stack if app.middleware_stack is not None else app.build_middleware_stack()
+    app.middleware_stack = guard
+    while not hasattr(guard, "limits"):
+        guard = guard.app
+    guard.limits = dataclasses.replace(guard.limits, body_idle_s=0.3)
+    hdrs = [(b"authorization", f"Bearer {TOKEN}".encode()), (b"content-type", b"application/json")]
+    status, headers, body, taken = _asgi(app, "POST", "/api/dice", [b'{"values"'], hdrs, stall=True)
+    assert status == 408 and json.loads(body)["error"]["code"] == "body-timeout" and taken == 1
+    assert headers[b"connection"] == b"close"
 
 
 def test_the_photo_route_keeps_its_larger_limit(api, hand_photo) -> None:
