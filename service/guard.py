@@ -16,7 +16,8 @@ In this order, for every HTTP request:
    buffers full) is dropped, and any stream ends after ``stream_max_s`` (the page's EventSource
    opens it again by itself).
 5. Every answer carries ``Content-Security-Policy``, ``X-Frame-Options: DENY``,
-   ``X-Content-Type-Options: nosniff`` and ``Referrer-Policy: no-referrer``.
+   ``X-Content-Type-Options: nosniff``, ``Referrer-Policy: no-referrer`` and ``Server-Timing``
+   (the milliseconds from the request's arrival to its answer).
 
 Its own refusals are in the API's error shape ``{"error": {"code", "message", "message_zh"}}``.
 ``service.connections`` keeps the number of open connections under the open-file limit.
@@ -209,7 +210,7 @@ class Guard:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
-        send = self._with_headers(send)
+        send = self._with_headers(send, time.perf_counter())
         headers = dict(scope.get("headers", ()))
         lim = self.limits
         if lim.allowed_hosts is not None and "*" not in lim.allowed_hosts:
@@ -360,13 +361,15 @@ class Guard:
 
     # ---- headers ----
     @staticmethod
-    def _with_headers(send: Send) -> Send:
+    def _with_headers(send: Send, t0: float) -> Send:
+        """``send`` adding the security headers and ``Server-Timing: app;dur=<ms>`` (the time from
+        the request's arrival here to its answer; service_bench.py --abuse reports it)."""
         async def send_with_headers(msg: Message) -> None:
             if msg["type"] == "http.response.start":
                 have = {k.lower() for k, _ in msg.get("headers", ())}
                 extra = [(k, v) for k, v in SECURITY_HEADERS if k not in have]
-                if extra:
-                    msg = {**msg, "headers": [*msg.get("headers", ()), *extra]}
+                extra.append((b"server-timing", b"app;dur=%.1f" % ((time.perf_counter() - t0) * 1000)))
+                msg = {**msg, "headers": [*msg.get("headers", ()), *extra]}
             await send(msg)
         return send_with_headers
 
