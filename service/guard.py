@@ -102,9 +102,10 @@ def host_name(value: str) -> str:
     return v
 
 
-def local_addresses() -> set[str]:
+def local_addresses(resolve: bool = True) -> set[str]:
     """This machine's IPv4 and IPv6 addresses (Linux: each interface's IPv4 address by ioctl, the
-    IPv6 ones from /proc/net/if_inet6; elsewhere what the host name resolves to)."""
+    IPv6 ones from /proc/net/if_inet6; with ``resolve``, also what the host name resolves to, which
+    may ask a name server: not on the server's loop)."""
     out: set[str] = {"127.0.0.1", "::1"}
     try:
         import fcntl
@@ -125,8 +126,9 @@ def local_addresses() -> set[str]:
                 out.add(str(ipaddress.IPv6Address(bytes.fromhex(h))))
     except (OSError, ValueError, IndexError):
         pass
-    with contextlib.suppress(OSError):
-        out.update(str(info[4][0]) for info in socket.getaddrinfo(socket.gethostname(), None))
+    if resolve:
+        with contextlib.suppress(OSError):
+            out.update(str(info[4][0]) for info in socket.getaddrinfo(socket.gethostname(), None))
     return {a.split("%")[0].lower() for a in out}
 
 
@@ -214,7 +216,7 @@ class Guard:
         headers = dict(scope.get("headers", ()))
         lim = self.limits
         if lim.allowed_hosts is not None and "*" not in lim.allowed_hosts:
-            name = host_name(headers.get(b"host", b"").decode("latin-1"))
+            name = host_name(headers.get(b"host", b"").decode("latin-1"))[:100]
             if name not in lim.allowed_hosts and not self._own_address(name):
                 return await send_error(
                     send, 400, "bad-host", f"this table does not answer to the name {name or '(none)'!r}: "
@@ -247,7 +249,7 @@ class Guard:
             return False
         now = time.monotonic()
         if now - self._addresses_t > 10.0:
-            self._addresses, self._addresses_t = local_addresses(), now
+            self._addresses, self._addresses_t = local_addresses(resolve=False), now
         return name in self._addresses
 
     # ---- token ----
