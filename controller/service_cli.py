@@ -72,6 +72,9 @@ def add_parsers(sub) -> None:
                    help="the backend the unit is for (default: [machine] backend of the config)")
 
 
+#: connections the kernel holds for the service before it accepts them (asyncio accepts a smaller
+#: batch per turn: ``service.connections.connection_cap``)
+LISTEN_QUEUE = 1024
 #: the configuration file the unit's ExecStart names when ``mjtable unit`` is given none
 DEFAULT_CONFIG_PATH = "/etc/mjtable/table.toml"
 
@@ -127,10 +130,12 @@ def _config(args):
     return cfg
 
 
-def _local_url(cfg) -> str:
-    """The page's address on this machine (what the start line prints; never in a QR code)."""
-    host = "localhost" if cfg.host in ("127.0.0.1", "::1", "0.0.0.0", "::") else cfg.host
-    return f"http://{host}:{cfg.port}"
+def _local_url(cfg, port: int | None = None, tls: bool = False) -> str:
+    """The page's address on this machine (what the start line prints; never in a QR code):
+    ``port`` the bound one (None: the configured one), ``tls`` for https."""
+    host = ("localhost" if cfg.host in ("127.0.0.1", "::1", "0.0.0.0", "::") else
+            f"[{cfg.host}]" if ":" in cfg.host else cfg.host)
+    return f"{'https' if tls else 'http'}://{host}:{cfg.port if port is None else port}"
 
 
 def cmd_token(args: argparse.Namespace, out: IO[str] | None = None, err: IO[str] | None = None) -> int:
@@ -190,10 +195,25 @@ def _serve(args: argparse.Namespace, out: IO[str]) -> int:
     from service.hub import Hub
     from service.scorer import Scorer
 
+    from service import config as C
+    from service.connections import Connections, connection_cap, install_accept_filter, raise_nofile
+    from service.guard import Limits, default_hosts
+
     cfg = _config(args)
-    token, created = auth.load_or_create(cfg.token_file)
+    tls = C.check_tls(cfg)
+    sock = _bind(cfg.host, cfg.port)  # a port in use is one line, before anything is opened or logged
+    try:
+        token, created = auth.load_or_create(cfg.token_file)
+    except BaseException:
+        sock.close()
+        raise
     log = EventLog(cfg.log)
-    backend, stored = _open_backend(cfg, args.fault)
+    try:
+        backend, stored = _open_backend(cfg, args.fault)
+    except BaseException:
+        sock.close()
+        log.close()
+        raise
     try:
         gears = tuple(backend.profile.gears)
         if stored.tile_count not in gears:
@@ -203,18 +223,27 @@ def _serve(args: argparse.Namespace, out: IO[str]) -> int:
         hub = Hub()
         control = Control(backend, settings, log, hub, speed=cfg.speed)
     except BaseException:
+        sock.close()
         backend.close()
         log.close()
         raise
+    soft, _ = raise_nofile()
+    cap, backlog = connection_cap(soft)
+    connections = Connections(cap)
+    install_accept_filter()
+    public_url = getattr(cfg, "public_url", None)
+    limits = Limits(allowed_hosts=frozenset(cfg.allowed_hosts) if cfg.allowed_hosts else default_hosts(public_url),
+                    streams_total=cfg.max_streams, streams_per_client=cfg.max_streams_per_client)
     scorer = Scorer(cfg.camera_image, cfg.camera_source, cfg.camera_device)
     app = create_app(control, log, token, scorer, max_upload_bytes=cfg.max_upload_bytes,
-                     preload_vision=cfg.preload_vision)
-    url = _local_url(cfg)
+                     preload_vision=cfg.preload_vision, limits=limits, connections=connections)
+    port = sock.getsockname()[1]
+    url = _local_url(cfg, port, bool(tls))
     log.append("start", {"backend": backend.kind, "host": cfg.host, "port": cfg.port})
     out.write(f"mjtable serve: {backend.kind} machine, page at {url}/ (bound to {cfg.host}), "
               f"event log {cfg.log}, token file {cfg.token_file}\n")
     if created:
-        out.write(auth.pairing_text(auth.pairing_url(cfg.host, cfg.port, cfg.public_url), token, local_url=url))
+        out.write(auth.pairing_text(auth.pairing_url(cfg.host, port, cfg.public_url, tls=bool(tls)), token, local_url=url))
     out.flush()
 
     class _Server(uvicorn.Server):
@@ -228,18 +257,53 @@ def _serve(args: argparse.Namespace, out: IO[str]) -> int:
 
         async def startup(self, sockets=None) -> None:
             await super().startup(sockets)
+            for s in sockets or ():  # asyncio takes `backlog` per turn; the kernel's queue may be longer
+                s.listen(LISTEN_QUEUE)
             if self.started:
                 systemd.notify("READY=1")
 
-    server = _Server(uvicorn.Config(app, host=cfg.host, port=cfg.port, log_level="warning", access_log=False,
-                                    timeout_graceful_shutdown=3, lifespan="on"))
+    server = _Server(uvicorn.Config(app, host=cfg.host, port=port, log_level="warning", access_log=False,
+                                    timeout_graceful_shutdown=3, lifespan="on", http=connections.protocol(),
+                                    backlog=backlog, **tls))
     try:
-        server.run()
+        server.run(sockets=[sock])
     finally:
         control.stop()  # no motor left running, whatever ended the server
         if not control.alive:
             log.append("stop", {"backend": backend.kind})
         log.close()
     if not server.started:
-        raise ServiceCliError(f"could not serve on {cfg.host}:{cfg.port} (address in use, or not allowed)")
+        raise ServiceCliError(f"could not serve on {cfg.host}:{port}")
     return 0
+
+
+def _bind(host: str, port: int):
+    """A socket bound to ``host``:``port`` (not listening yet: the server does that).
+
+    Raises:
+        ServiceCliError: one line naming the port and what to do: in use, a privileged port, or
+            an address this machine does not have.
+    """
+    import errno
+    import socket
+    try:
+        family, kind, proto, _, addr = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
+                                                          flags=socket.AI_PASSIVE)[0]
+    except socket.gaierror as e:
+        raise ServiceCliError(f"cannot serve on {host!r}: {e.strerror}; give an address of this machine "
+                              "with --host or [service] host") from None
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(addr)
+    except OSError as e:
+        sock.close()
+        if e.errno == errno.EADDRINUSE:
+            raise ServiceCliError(f"port {port} on {host} is already in use (another mjtable serve?): stop it, or "
+                                  "pick another port with --port N or [service] port") from None
+        if e.errno == errno.EACCES:
+            raise ServiceCliError(f"port {port} on {host} needs privileges: pick a port of 1024 or above with "
+                                  "--port N or [service] port") from None
+        raise ServiceCliError(f"cannot serve on {host} port {port}: {e.strerror}; give an address of this machine "
+                              "with --host or [service] host") from None
+    return sock

@@ -159,7 +159,7 @@ def stop_hook_command(profile: Profile, pinctrl: str = PINCTRL) -> list[str]:
 def render_unit(profile: Profile, backend: str = "gpio", *,
                 config_path: str = "/etc/mjtable/table.toml",
                 install_dir: str = "/opt/mjtable", state_dir: str = "/var/lib/mjtable",
-                memory_max: str = "768M", watchdog_s: int = 10) -> str:
+                memory_max: str = "768M", watchdog_s: int = 10, nofile: int = 4096) -> str:
     """The systemd unit of the table service, whole (``deploy/mjtable.service`` is this
     for the default configuration; a test keeps the two equal).
 
@@ -176,6 +176,8 @@ def render_unit(profile: Profile, backend: str = "gpio", *,
             resident with the camera pipeline; 768M leaves headroom on a 1 GB CM3+ and
             turns a leak into a restart, with the stop hook run).
         watchdog_s: ``WatchdogSec=`` (the control loop pings while healthy).
+        nofile: ``LimitNOFILE=``, the open-file limit (64..1048576; issue #18 section 4: 1,100
+            open event streams once exhausted systemd's default soft limit of 1024).
     Raises ValueError for an unknown backend or a value that would break the unit
     (a newline, a relative path, a space in a path, a watchdog outside 1..600 s).
     Sources: systemd.service(5) (``ExecStopPost=``, ``+`` prefix: full privileges),
@@ -189,6 +191,8 @@ def render_unit(profile: Profile, backend: str = "gpio", *,
             raise ValueError(f"{name} must be an absolute path without spaces, got {value!r}")
     if not (isinstance(watchdog_s, int) and 1 <= watchdog_s <= 600):
         raise ValueError(f"watchdog_s must be an integer 1..600, got {watchdog_s!r}")
+    if not (isinstance(nofile, int) and 64 <= nofile <= 1048576):
+        raise ValueError(f"nofile must be an integer 64..1048576, got {nofile!r}")
     if not memory_max or any(c.isspace() for c in memory_max):
         raise ValueError(f"memory_max must be a systemd size such as 768M, got {memory_max!r}")
     if backend == "gpio":
@@ -238,6 +242,10 @@ def render_unit(profile: Profile, backend: str = "gpio", *,
         "Restart=on-failure",
         "RestartSec=3",
         f"MemoryMax={memory_max}",
+        "# open files: the web server's connections, the log, the serial port, the camera; the service",
+        "# raises its soft limit to this and keeps a reserve of it so that status and stop always answer",
+        "# (event streams and connections are capped below it: service/guard.py)",
+        f"LimitNOFILE={nofile}",
         "# Hardening that keeps /dev/gpiochip*, /dev/ttyAMA* (serial0), /dev/ttyACM* and /dev/video*",
         "# reachable: no PrivateDevices=, DevicePolicy=, DeviceAllow=, ProtectClock= (it implies a",
         "# DeviceAllow= list) or PrivateUsers= (the gpio, dialout and",

@@ -2,14 +2,17 @@
 
 Reading (status, faults, settings, score sheet, trends, log, live events) needs no token; every
 control or write request needs ``Authorization: Bearer <token>`` (401 otherwise, nothing changed).
-Bodies are validated by pydantic (422 with the field and what is allowed); a refused request
-answers ``{"error": {"code", "message"}}`` with 409 (wrong state), 404, 413 or 415.
+Bodies are validated by pydantic in strict mode (422 with the field and what is allowed); a
+refused request answers ``{"error": {"code", "message"}}`` (``service.api_errors``: every error,
+404, 405 and 500 included). ``service.guard`` sees each request first: Host check, token before
+body, bodies bounded by the bytes received, capped event streams, security headers.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import logging
 import threading
@@ -18,7 +21,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import Depends, FastAPI, File, Form, HTTPException, Query, Request, UploadFile
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from fastapi.responses import FileResponse, Response, StreamingResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -27,12 +30,13 @@ from starlette.formparsers import MultiPartParser
 from controller import settings as ST
 from controller.faults import CATALOGUE, code_sheet, lookup
 
-from . import auth
+from . import api_errors, auth
+from .connections import Connections
 from .control import Control
 from .errors import ServiceError
 from .eventlog import EventLog
+from .guard import Guard, Limits
 from .match_api import apply_stored, make_router
-from .photos import Busy
 from .scorer import Scorer, analyse, score, score_system
 
 STATIC = Path(__file__).parent / "static"
@@ -44,10 +48,14 @@ SELFTEST_TIMEOUT_S = 300.0
 KEEPALIVE_S = 15.0
 #: seconds between two beats of the HTTP loop's liveness (the watchdog pings while it beats)
 HTTP_BEAT_S = 1.0
+#: the photo upload: the one route with a large body (``max_upload_bytes``), which must give its length
+PHOTO_PATH = "/api/score/photo"
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    """A request body: unknown keys refused, and no coercion (``"136"`` is not 136, ``true`` is not 1)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class LiftBody(_Strict):
@@ -114,40 +122,16 @@ def _opts(o: ScoreOptions, flowers_default: Any = 0) -> dict[str, Any]:
             "rules": o.rules}
 
 
-class _UploadLimit:
-    """ASGI middleware: refuse a request body announced larger than ``limit`` bytes (413) before
-    reading it, and a photo upload that does not announce its length (411): the upload is then
-    known to fit in memory, where it is kept (``create_app`` sets the multipart spool to hold it),
-    never written to a temporary file on the SD card."""
-
-    def __init__(self, app, limit: int) -> None:
-        self.app = app
-        self.limit = limit
-
-    async def __call__(self, scope, receive, send):
-        if scope["type"] == "http":
-            length = dict(scope.get("headers", ())).get(b"content-length")
-            if length is not None and length.isdigit() and int(length) > self.limit:
-                return await self._refuse(send, 413, "too-large",
-                                          f"the request is {int(length)} bytes: at most {self.limit} bytes are accepted")
-            if length is None and scope["method"] == "POST" and scope["path"] == "/api/score/photo":
-                return await self._refuse(send, 411, "length-required",
-                                          "send the photo with a Content-Length header (not chunked)")
-        await self.app(scope, receive, send)
-
-    @staticmethod
-    async def _refuse(send, status: int, code: str, message: str) -> None:
-        body = json.dumps({"error": {"code": code, "message": message}})
-        await send({"type": "http.response.start", "status": status,
-                    "headers": [(b"content-type", b"application/json")]})
-        await send({"type": "http.response.body", "body": body.encode()})
 
 
 def create_app(control: Control, log: EventLog, token: str, scorer: Scorer, *,
                max_upload_bytes: int = 8 * 1024 * 1024, start_control: bool = True,
-               preload_vision: bool = False) -> FastAPI:
+               preload_vision: bool = False, limits: Limits | None = None,
+               connections: Connections | None = None) -> FastAPI:
     """The application over a ``Control`` (started at start-up when ``start_control``, stopped at
-    shutdown: every motor stopped, the backend closed)."""
+    shutdown: every motor stopped, the backend closed). ``limits``: the guard's (``service.guard``;
+    the photo route's body limit is set from ``max_upload_bytes``); ``connections``: the server's
+    open connections (``service.connections``), None under a test client."""
     hub = control.hub
 
     @contextlib.asynccontextmanager
@@ -183,7 +167,13 @@ def create_app(control: Control, log: EventLog, token: str, scorer: Scorer, *,
     app = FastAPI(title="mjtable", version="0.1.0", lifespan=lifespan,
                   description="The automatic mahjong table (自动麻将机): control, diagnosis, scoring.")
     app.state.scorer = scorer
-    app.add_middleware(_UploadLimit, limit=max_upload_bytes + 64 * 1024)
+    limits = dataclasses.replace(limits or Limits(), large_bodies=((PHOTO_PATH, max_upload_bytes + 64 * 1024),),
+                                 length_required=frozenset({PHOTO_PATH}))
+    app.add_middleware(Guard, router=app.router, token=token, limits=limits, connections=connections,
+                       needs_token=lambda route: any(d.call is require_token for d in
+                                                     getattr(getattr(route, "dependant", None), "dependencies", ())))
+    app.state.limits = limits
+    api_errors.install(app)
     # an upload (at most the limit above) stays in memory: Starlette spools a file part to a temporary
     # file on disk beyond spool_max_size (1 MB by default), on a Pi the SD card
     MultiPartParser.spool_max_size = max(MultiPartParser.spool_max_size, max_upload_bytes + 64 * 1024)
@@ -197,31 +187,6 @@ def create_app(control: Control, log: EventLog, token: str, scorer: Scorer, *,
             raise HTTPException(401, "wrong token", headers={"WWW-Authenticate": 'Bearer error="invalid_token"'})
 
     Auth = Depends(require_token)
-
-    @app.exception_handler(ServiceError)
-    async def _service_error(request: Request, e: ServiceError):
-        headers = {"Retry-After": str(e.retry_after)} if isinstance(e, Busy) else None
-        body = {"code": e.code, "message": e.message}
-        if getattr(e, "message_zh", None):
-            body["message_zh"] = e.message_zh
-        return JSONResponse({"error": body}, status_code=e.status, headers=headers)
-
-    @app.exception_handler(HTTPException)
-    async def _http_error(request: Request, e: HTTPException):
-        code = {401: "unauthorized", 404: "not-found", 405: "method-not-allowed"}.get(e.status_code, "error")
-        return JSONResponse({"error": {"code": code, "message": str(e.detail)}}, status_code=e.status_code,
-                            headers=getattr(e, "headers", None))
-
-    @app.exception_handler(RequestValidationError)
-    async def _invalid(request: Request, e: RequestValidationError):
-        errs = e.errors()
-        msgs = []
-        for err in errs:
-            loc = ".".join(str(x) for x in err.get("loc", ()) if x != "body") or "body"
-            msgs.append(f"{loc}: {err.get('msg')}")
-        return JSONResponse({"error": {"code": "bad-value", "message": "; ".join(msgs)},
-                             "detail": [{"loc": list(x.get("loc", ())), "msg": x.get("msg"), "type": x.get("type")}
-                                        for x in errs]}, status_code=422)
 
     async def run(fn, timeout: float = CALL_TIMEOUT_S):
         if not control.alive:

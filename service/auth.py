@@ -82,19 +82,20 @@ def _loopback(host: str) -> bool:
     return host == "localhost" or host.startswith("127.") or host == "::1"
 
 
-def pairing_url(host: str, port: int, public_url: str | None = None) -> str | None:
+def pairing_url(host: str, port: int, public_url: str | None = None, *, tls: bool = False) -> str | None:
     """The address a phone opens to pair: ``public_url`` when given, else the bound address, the
     LAN address of the default route when bound to every interface (0.0.0.0 or ::); never
-    ``localhost`` or ``0.0.0.0``. None when a phone cannot reach the service (bound to loopback,
+    ``localhost`` or ``0.0.0.0`` (``https`` with ``tls``). None when a phone cannot reach the service (bound to loopback,
     or to every interface without a default route)."""
     if public_url:
         return public_url.rstrip("/")
     if _loopback(host):
         return None
+    scheme = "https" if tls else "http"
     if host in _UNSPECIFIED:
         addr = lan_address()
-        return f"http://{addr}:{port}" if addr else None
-    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+        return f"{scheme}://{addr}:{port}" if addr else None
+    return f"{scheme}://[{host}]:{port}" if ":" in host else f"{scheme}://{host}:{port}"
 
 
 def pairing_text(url: str | None, token: str, *, new: bool = True, local_url: str | None = None) -> str:

@@ -6,6 +6,12 @@
     token_file = "/var/lib/mjtable/token"   # default: <state dir>/token
     log = "/var/lib/mjtable/events.sqlite"  # default: <state dir>/events.sqlite
     max_upload_mb = 8         # largest photo accepted (MB)
+    allowed_hosts = ["mjtable.local", "192.168.1.20"]  # names the Host header may carry; default: localhost,
+                              # 127.0.0.1, ::1, this machine's name and name.local, its addresses; "*": any
+    max_streams = 64          # open live-update streams (GET /api/events) in all
+    max_streams_per_client = 4   # ... and per client address
+    tls_cert = "/etc/mjtable/cert.pem"   # HTTPS with this certificate chain and key (both or neither)
+    tls_key = "/etc/mjtable/key.pem"
 
     [machine]
     backend = "mcu"           # sim | gpio | mcu
@@ -44,6 +50,8 @@ class ServiceConfig:
     profile (None: the stored setting), speed (sim machine s per wall s), seed (None: random),
     camera_image (path or None), camera_source ("picamera", "usb" or None), camera_device,
     public_url (the address phones open to pair, e.g. behind a proxy; None: the LAN address).
+    allowed_hosts (None: the defaults of ``service.guard.default_hosts``), max_streams,
+    max_streams_per_client, tls_cert and tls_key (paths or None).
     """
 
     host: str = "127.0.0.1"
@@ -61,6 +69,11 @@ class ServiceConfig:
     camera_device: int | str = 0
     preload_vision: bool = True
     public_url: str | None = None
+    allowed_hosts: tuple[str, ...] | None = None
+    max_streams: int = 64
+    max_streams_per_client: int = 4
+    tls_cert: Path | None = None
+    tls_key: Path | None = None
 
     @property
     def sim(self) -> bool:
@@ -68,7 +81,8 @@ class ServiceConfig:
 
 
 _KEYS = {"service": {"host": str, "port": int, "token_file": str, "log": str, "max_upload_mb": (int, float),
-                     "public_url": str},
+                     "public_url": str, "allowed_hosts": list, "max_streams": int, "max_streams_per_client": int,
+                     "tls_cert": str, "tls_key": str},
          "machine": {"backend": str, "port": str, "profile": str, "speed": (int, float), "seed": int},
          "camera": {"image": str, "source": str, "device": (int, str), "preload": bool}}
 
@@ -130,7 +144,15 @@ def _apply(cfg: ServiceConfig, section: str, key: str, v: Any, p: Path) -> None:
                 raise ConfigError(f"{where} must be more than 0 and at most 64, got {v}")
             cfg.max_upload_bytes = int(v * 1024 * 1024)
             return
-        setattr(cfg, key, Path(v) if key in ("token_file", "log") else v)
+        if key == "allowed_hosts":
+            if not v or not all(isinstance(h, str) and h.strip() and not any(c.isspace() for c in h) for h in v):
+                raise ConfigError(f'{where} must be a list of host names or addresses, e.g. ["mjtable.local"], '
+                                  f'or ["*"] for any; got {v!r}')
+            cfg.allowed_hosts = tuple(h.strip().lower() for h in v)
+            return
+        if key in ("max_streams", "max_streams_per_client") and not 1 <= v <= 1000:
+            raise ConfigError(f"{where} must be 1-1000, got {v}")
+        setattr(cfg, key, Path(v) if key in ("token_file", "log", "tls_cert", "tls_key") else v)
     elif section == "machine":
         if key == "backend" and v not in BACKENDS:
             raise ConfigError(f"{where} must be one of {', '.join(BACKENDS)}, got {v!r}")
@@ -145,3 +167,30 @@ def _apply(cfg: ServiceConfig, section: str, key: str, v: Any, p: Path) -> None:
                               f"e.g. /dev/v4l/by-id/usb-...-video-index0; got {v!r}")
         setattr(cfg, {"image": "camera_image", "source": "camera_source", "device": "camera_device",
                       "preload": "preload_vision"}[key], Path(v) if key == "image" else v)
+
+
+def check_tls(cfg: ServiceConfig) -> dict[str, str]:
+    """uvicorn's TLS options for ``cfg`` (``{}`` without TLS).
+
+    Raises:
+        ConfigError: only one of tls_cert and tls_key given, a file missing or unreadable, or the
+            two are not a certificate and its private key; the message names the key.
+    """
+    if cfg.tls_cert is None and cfg.tls_key is None:
+        return {}
+    if cfg.tls_cert is None or cfg.tls_key is None:
+        given, missing = ("tls_cert", "tls_key") if cfg.tls_key is None else ("tls_key", "tls_cert")
+        raise ConfigError(f"[service] {given} needs {missing} as well: give both (HTTPS) or neither (HTTP)")
+    for key, path in (("tls_cert", cfg.tls_cert), ("tls_key", cfg.tls_key)):
+        try:
+            with open(path, "rb") as fh:
+                fh.read(1)
+        except OSError as e:
+            raise ConfigError(f"[service] {key}: cannot read {path}: {e.strerror}") from None
+    import ssl
+    try:
+        ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(cfg.tls_cert, cfg.tls_key)
+    except (ssl.SSLError, ValueError) as e:
+        raise ConfigError(f"[service] tls_cert {cfg.tls_cert} and tls_key {cfg.tls_key} are not a PEM certificate "
+                          f"and its private key: {getattr(e, 'reason', None) or e}") from None
+    return {"ssl_certfile": str(cfg.tls_cert), "ssl_keyfile": str(cfg.tls_key)}

@@ -262,7 +262,8 @@ function connect() {
     loadLog();
   });
   es.onopen = () => { live = true; showLive(); };
-  es.onerror = () => { live = false; showLive(); };
+  // a refused stream (503: too many open, Retry-After) closes the EventSource for good: open it again later
+  es.onerror = () => { live = false; showLive(); if (es.readyState === EventSource.CLOSED) setTimeout(connect, 5000); };
 }
 
 async function checkPairing() {
