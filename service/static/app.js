@@ -462,10 +462,15 @@ function renderPhoto() {
   $("overlay").innerHTML = p.tiles.map((x) => {
     const [x1, y1, x2, y2] = x.box;
     const cls = ["tile", x.doubtful && !x.checked ? "doubtful" : "", x.tile !== x.read ? "corrected" : "", p.win === x.index ? "win" : ""].join(" ");
-    return `<button type="button" class="${cls}" data-index="${x.index}" data-tile="${x.tile}" style="left:${100 * x1 / W}%;top:${100 * y1 / H}%;` +
-      `width:${100 * (x2 - x1) / W}%;height:${100 * (y2 - y1) / H}%"><span>${esc(tileZh(x.tile))}</span></button>`;
+    return `<button type="button" class="${cls}" data-index="${x.index}" data-tile="${x.tile}"><span>${esc(tileZh(x.tile))}</span></button>`;
   }).join("");
-  $("overlay").querySelectorAll("button.tile").forEach((b) => { b.onclick = () => openPicker(+b.dataset.index); });
+  // placed through the CSSOM: the Content-Security-Policy refuses style attributes in markup
+  $("overlay").querySelectorAll("button.tile").forEach((b) => {
+    const [x1, y1, x2, y2] = p.tiles[+b.dataset.index].box;
+    Object.assign(b.style, { left: `${100 * x1 / W}%`, top: `${100 * y1 / H}%`, width: `${100 * (x2 - x1) / W}%`,
+                             height: `${100 * (y2 - y1) / H}%` });
+    b.onclick = () => openPicker(+b.dataset.index);
+  });
   const left = p.tiles.filter((x) => x.doubtful && !x.checked).length;
   $("photo-status").textContent = left ? t("toConfirm", left) : t("allChecked");
   $("btn-photo-score").disabled = left > 0;
@@ -527,8 +532,9 @@ async function loadTrends() {
   svg.innerHTML = out;
   $("trend-legend").innerHTML = SIDES.map((s) => {
     const m = tr.lift_up_s[s];
-    return `<span style="color:${TREND_COLOURS[s]}">■ ${sideName(s)} ${m.mean ?? "-"} ${t("seconds")}${m.growth ? " ×" + m.growth : ""}</span>`;
+    return `<span data-side="${s}">■ ${sideName(s)} ${m.mean ?? "-"} ${t("seconds")}${m.growth ? " ×" + m.growth : ""}</span>`;
   }).join(" ");
+  $("trend-legend").querySelectorAll("span").forEach((el) => { el.style.color = TREND_COLOURS[el.dataset.side]; });
 }
 function renderLogKinds() {
   const sel = $("log-kind"), keep = sel.value;

@@ -103,3 +103,14 @@ def serving(tmp: Path, *args: str, speed: float = 8.0) -> Iterator[Server]:
     yield s
     code, _, err = s.stop()
     assert code == 0, err
+
+
+def wait_js(page, expression: str, timeout: float = 15.0) -> None:
+    """Poll ``expression`` in the page until it is truthy (``page.evaluate`` goes through the
+    DevTools protocol, which the page's Content-Security-Policy does not block; Playwright's own
+    ``wait_for_function`` evaluates a string inside the page, which the CSP refuses)."""
+    end = time.monotonic() + timeout
+    while not page.evaluate(expression):
+        if time.monotonic() > end:
+            raise AssertionError(f"{expression} still false after {timeout} s")
+        time.sleep(0.05)

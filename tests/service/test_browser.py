@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect, sync_playwright
 
-from service_support import ROOT, Server, serving
+from service_support import ROOT, Server, serving, wait_js
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -83,7 +83,7 @@ def test_the_page_runs_the_table(server, hand_photo, tmp_path) -> None:
             expect(page.locator("#annotated")).to_be_visible(timeout=30000)
             # the annotated photo is a JPEG from its own URL (not base64 in the JSON), loaded by the browser
             expect(page.locator("#annotated")).to_have_attribute("src", re.compile(r"^/api/score/photo/[\w-]+\.jpg$"))
-            page.wait_for_function("document.getElementById('annotated').naturalWidth > 0")
+            wait_js(page, "document.getElementById('annotated').naturalWidth > 0")
             page.click("#btn-photo-score")
             expect(page.locator("#fans tbody tr.fan").first).to_be_visible(timeout=30000)
             expect(page.locator("#fans")).to_contain_text("Pure Straight")
@@ -117,7 +117,7 @@ def test_the_page_runs_the_table(server, hand_photo, tmp_path) -> None:
             page.select_option("#log-kind", "selftest")
             expect(page.locator("#log tr")).to_have_count(1)
             page.select_option("#log-kind", "")
-            page.wait_for_function("document.querySelectorAll('#log tr').length > 3")
+            wait_js(page, "document.querySelectorAll('#log tr').length > 3")
 
             # settings: a 144-tile set; the score form then asks which flowers
             page.select_option("#set-tiles", "144")

@@ -15,7 +15,7 @@ from playwright.sync_api import expect, sync_playwright
 
 from scoring import score_hand
 from scoring.match import HandRecord, deal, player_points, standard_points
-from service_support import serving
+from service_support import serving, wait_js
 from test_browser import ARGS, ARTIFACTS, CHROMIUM
 
 PLAYERS = ["张伟", "李娜", "王芳", "陈静"]
@@ -120,7 +120,7 @@ def test_a_whole_match_through_the_page(server, hand_photo, view) -> None:
             page.set_input_files("#photo", str(hand_photo))
             page.click("#btn-score")
             expect(page.locator("#photo-check")).to_be_visible(timeout=60000)
-            page.wait_for_function("document.getElementById('annotated').naturalWidth > 0")
+            wait_js(page, "document.getElementById('annotated').naturalWidth > 0")
             tile = page.locator('#overlay button.tile[data-tile="9m"]')
             box = tile.bounding_box()
             assert box and box["width"] >= 40  # a finger's width, its name readable

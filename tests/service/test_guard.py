@@ -263,6 +263,9 @@ def test_the_page_has_no_inline_script_or_style() -> None:
     html = (STATIC / "index.html").read_text(encoding="utf-8")
     assert all("src=" in tag for tag in re.findall(r"<script[^>]*>", html))
     assert not re.search(r"<style|\son[a-z]+\s*=|style\s*=|javascript:", html, re.I)
+    # nor markup that the script writes (innerHTML): the CSP would drop its style attributes
+    js = (STATIC / "app.js").read_text(encoding="utf-8")
+    assert not re.search(r"<[a-z][^<>]*\s(style|on[a-z]+)\s*=", js, re.I)
 
 
 @pytest.mark.parametrize("method,path,body,field", [
