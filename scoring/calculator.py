@@ -28,6 +28,7 @@ used internally for 明暗杠, which has no number.
 from __future__ import annotations
 
 import dataclasses
+from itertools import compress
 from operator import add, mul
 
 from .decompose import CHOW, KONG, PAIR, PUNG, Pack, regular_divisions, waiting_tiles
@@ -546,6 +547,7 @@ def _exclusions(ft: list[int], rules: RuleProfile) -> None:
 
 # --- the readings -------------------------------------------------------------------------------
 
+_CODES = range(len(TILE_BIT))  # every index of a count table
 _HAND_WIDE_FANS = (ALL_GREEN, ALL_TERMINALS, ALL_HONORS, ALL_TERMINALS_AND_HONORS, FULL_FLUSH, UPPER_TILES,
                    MIDDLE_TILES, LOWER_TILES, UPPER_FOUR, LOWER_FOUR, REVERSIBLE, HALF_FLUSH, ALL_TYPES, ALL_SIMPLES,
                    ONE_VOIDED_SUIT, NO_HONORS)
@@ -566,7 +568,7 @@ class _Situation:
         self.fixed_table = fixed_table
         self.standing = standing
         self.merged = merged = list(map(add, fixed_table, standing))
-        self.unique = unique = [t for t, c in enumerate(merged) if c]
+        self.unique = unique = list(compress(_CODES, merged))
         self.masks = masks = tile_masks(unique)
         # Fans of the tiles themselves (suits, kinds of tile, ranks) and of the way the hand was
         # won are the same in every reading: as (fan, count) pairs.
@@ -813,7 +815,7 @@ def _knitted_straight_reading(s: _Situation) -> Reading | None:
     """Knitted Straight (35) as a regular hand: the nine knitted tiles count as three sets, plus
     one more set (concealed or the one declared meld) and a pair."""
     st = s.standing
-    if not any(c >= 2 for c in st):
+    if max(st) < 2:
         return None
     seq = next((ks for ks in KNITTED_STRAIGHTS if all(st[t] for t in ks)), None)
     if seq is None:
@@ -922,8 +924,7 @@ def best_reading(fixed: tuple[Pack, ...], fixed_table: list[int], standing: list
         if readings:
             # A wait fan needs the winning tile in a concealed chow or the pair of some reading.
             unique_wait = False
-            if any(k == CHOW and t - 1 <= win <= t + 1 or k == PAIR and t == win
-                   for sets, pair in readings for k, t, _ in sets + ((PAIR, pair, False),)):
+            if _win_in_chow_or_pair(readings, win):
                 unique_wait = len(waiting_tiles(_without(standing, win), n_standing == 13)) == 1
             for sets, pair in readings:
                 r = _regular_reading(s, tuple(fixed) + sets + ((PAIR, pair, False),), unique_wait)
@@ -933,6 +934,17 @@ def best_reading(fixed: tuple[Pack, ...], fixed_table: list[int], standing: list
                 elif total == best_total and (r.fans[PURE_TRIPLE_CHOW] or r.fans[TRIPLE_PUNG] or seven_pairs):
                     best = r
     return best
+
+
+def _win_in_chow_or_pair(readings: list[tuple[tuple[Pack, ...], int]], win: int) -> bool:
+    """Whether some reading has the winning tile in its pair or in one of its concealed chows."""
+    for sets, pair in readings:
+        if pair == win:
+            return True
+        for kind, t, _ in sets:
+            if kind == CHOW and t - 1 <= win <= t + 1:
+                return True
+    return False
 
 
 def _without(table: list[int], t: int) -> list[int]:

@@ -103,8 +103,8 @@ class Hand:
 
     def notation(self) -> str:
         """The hand in MCR notation (melds, concealed tiles in canonical order, winning tile last)."""
-        return "".join(m.notation() for m in self.melds) + tiles_to_string(sorted(self.concealed, key=_DISPLAY_KEY.__getitem__)) \
-            + tiles_to_string([self.win_tile])
+        return "".join([m.notation() for m in self.melds]) \
+            + tiles_to_string(sorted(self.concealed, key=_DISPLAY_KEY.__getitem__)) + tile_name(self.win_tile)
 
     def all_tiles(self) -> list[int]:
         """Every tile of the hand (kongs give 4), as codes; 14 to 18 of them."""

@@ -348,9 +348,14 @@ def score(hand: Hand, ctx: WinContext, rules: str | RuleProfile = "mcr") -> Scor
     fixed_table = [0] * TABLE_SIZE
     fixed: list[Pack] = []
     for m in hand.melds:
-        fixed.append(_meld_to_pack(m.kind, m.tile, m.concealed))
-        for t in m.tiles:
+        kind, t = m.kind, m.tile
+        fixed.append(_meld_to_pack(kind, t, m.concealed))
+        if kind is MeldKind.CHOW:
             fixed_table[t] += 1
+            fixed_table[t + 1] += 1
+            fixed_table[t + 2] += 1
+        else:
+            fixed_table[t] += 3 if kind is MeldKind.PUNG else 4
     standing = [0] * TABLE_SIZE
     for t in hand.concealed:
         standing[t] += 1
