@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 from itertools import compress
-from operator import add, mul
+from operator import add, itemgetter, mul
 
 from .decompose import CHOW, KONG, PAIR, PUNG, Pack, regular_divisions, waiting_tiles
 from .fans import FANS, MELDED_AND_CONCEALED_KONG
@@ -516,14 +516,18 @@ _EXCLUSIONS_LATE: tuple[tuple[int, tuple[int, ...]], ...] = tuple(
 _EXCLUSIONS_1998: tuple[tuple[int, tuple[int, ...]], ...] = tuple(
     (n, f.excludes_1998) for n, f in FANS.items() if f.excludes_1998)
 _STRICT_VOIDED = tuple(n for n, f in FANS.items() if f.voids_a_suit)
+# The fans of a list that are counted are read at once (``itemgetter``): the same as reading them
+# in turn, since no fan of a list excludes another fan of the same list that excludes something.
+assert all(not {g for _, gone in lst for g in gone} & {f for f, _ in lst} for lst in (_EXCLUSIONS, _EXCLUSIONS_LATE))
+_EXCLUDERS = itemgetter(*(f for f, _ in _EXCLUSIONS))
+_EXCLUDERS_LATE = itemgetter(*(f for f, _ in _EXCLUSIONS_LATE))
 
 
 def _exclusions(ft: list[int], rules: RuleProfile) -> None:
     """Apply 不计: remove the fans that a counted fan implies (不重复原则)."""
-    for f, gone in _EXCLUSIONS:
-        if ft[f]:
-            for g in gone:
-                ft[g] = 0
+    for _, gone in compress(_EXCLUSIONS, _EXCLUDERS(ft)):
+        for g in gone:
+            ft[g] = 0
     if rules.strict_no_repetition:
         for f, gone in _EXCLUSIONS_1998:
             if ft[f]:
@@ -539,10 +543,9 @@ def _exclusions(ft: list[int], rules: RuleProfile) -> None:
         for f in _STRICT_VOIDED:
             if ft[f]:
                 ft[ONE_VOIDED_SUIT] = 0
-    for f, gone in _EXCLUSIONS_LATE:
-        if ft[f]:
-            for g in gone:
-                ft[g] = 0
+    for _, gone in compress(_EXCLUSIONS_LATE, _EXCLUDERS_LATE(ft)):
+        for g in gone:
+            ft[g] = 0
 
 
 # --- the readings -------------------------------------------------------------------------------
@@ -552,6 +555,9 @@ _HAND_WIDE_FANS = (ALL_GREEN, ALL_TERMINALS, ALL_HONORS, ALL_TERMINALS_AND_HONOR
                    MIDDLE_TILES, LOWER_TILES, UPPER_FOUR, LOWER_FOUR, REVERSIBLE, HALF_FLUSH, ALL_TYPES, ALL_SIMPLES,
                    ONE_VOIDED_SUIT, NO_HONORS)
 _WIN_FANS = (LAST_TILE_DRAW, LAST_TILE_CLAIM, OUT_WITH_REPLACEMENT_TILE, ROBBING_THE_KONG, LAST_TILE, SELF_DRAWN)
+#: The win-flag fans as (fan, count) pairs by (self-drawn, last tile, kong replacement, robbing
+#: the kong, 和绝张): at most 32 entries, filled by ``_win_flags``.
+_WIN_FANS_OF: dict[tuple[bool, ...], list[tuple[int, int]]] = {}
 
 
 class _Situation:
@@ -577,9 +583,13 @@ class _Situation:
         _tile_traits(masks, ft, True)
         _rank_range(masks, ft)
         self.hand_wide = [(n, ft[n]) for n in _HAND_WIDE_FANS if ft[n]]
-        _win_flags(ctx, fourth_tile, ft)
-        self.win_fans = [(n, ft[n]) for n in _WIN_FANS if ft[n]]
-        self.melded_sets = sum(1 for _, _, m in fixed if m)
+        flags = (ctx.self_drawn, ctx.last_tile, ctx.kong_replacement, ctx.robbing_kong, fourth_tile)
+        win_fans = _WIN_FANS_OF.get(flags)
+        if win_fans is None:
+            _win_flags(ctx, fourth_tile, ft)
+            win_fans = _WIN_FANS_OF[flags] = [(n, ft[n]) for n in _WIN_FANS if ft[n]]
+        self.win_fans = win_fans
+        self.melded_sets = [m for _, _, m in fixed].count(True) if fixed else 0
         self.win = win
         self.n_standing = n_standing
         self.fourth_tile = fourth_tile
