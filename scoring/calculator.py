@@ -719,7 +719,7 @@ def _three_suited_terminal_chows(chows: list[int], pair: int) -> bool:
 def _seven_pairs_reading(s: _Situation) -> Reading | None:
     """Seven Pairs (19) or Seven Shifted Pairs (6); None if the concealed tiles are not seven pairs."""
     st = s.standing
-    if any(c & 1 for c in st):
+    if st.count(1) or st.count(3):  # an odd count (counts are at most 4)
         return None
     ft = [0] * N_SLOTS
     win = s.win
@@ -794,6 +794,8 @@ def _nine_gates_reading(s: _Situation) -> Reading | None:
         return None
     st = s.standing
     base = win // 10 * 10
+    if st[base + 1] < 3 or st[base + 9] < 3:
+        return None
     r = win % 10
     need = [0, 3, 1, 1, 1, 1, 1, 1, 1, 3]
     need[r] += 1
@@ -825,7 +827,8 @@ def _knitted_straight_reading(s: _Situation) -> Reading | None:
     """Knitted Straight (35) as a regular hand: the nine knitted tiles count as three sets, plus
     one more set (concealed or the one declared meld) and a pair."""
     st = s.standing
-    if max(st) < 2:
+    m, b, p, _ = s.masks  # each suit needs three kinds of tile at least
+    if m.bit_count() < 3 or b.bit_count() < 3 or p.bit_count() < 3 or max(st) < 2:
         return None
     seq = next((ks for ks in KNITTED_STRAIGHTS if all(st[t] for t in ks)), None)
     if seq is None:

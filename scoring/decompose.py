@@ -115,23 +115,24 @@ def suit_completions(counts: tuple[int, ...]) -> tuple[bool, bool]:
     return no_pair, with_pair
 
 
-def _honor_options(table: list[int]) -> tuple[list[Pack], int] | None:
-    """Honors split into pungs and at most... one pair per tile: returns (pungs, number of pairs) or None."""
+@lru_cache(maxsize=None)
+def _honor_options(counts: tuple[int, ...]) -> tuple[tuple[Pack, ...], int] | None:
+    """The honors (seven counts, E S W N C F P) as pungs and at most one pair: (pungs, the pair's
+    tile or 0), or None when they do not split so."""
     sets: list[Pack] = []
     pairs = 0
     pair_tile = 0
-    for t in range(31, 38):
-        c = table[t]
+    for i, c in enumerate(counts):
         if c == 0:
             continue
         if c == 3:
-            sets.append((PUNG, t, False))
+            sets.append((PUNG, 31 + i, False))
         elif c == 2:
             pairs += 1
-            pair_tile = t
+            pair_tile = 31 + i
         else:
             return None
-    return (sets, pair_tile) if pairs <= 1 else None
+    return (tuple(sets), pair_tile) if pairs <= 1 else None
 
 
 @lru_cache(maxsize=None)
@@ -153,7 +154,7 @@ def regular_divisions(table: list[int], n_sets: int) -> list[tuple[tuple[Pack, .
         the list is in the canonical order of readings: by the sets' tiles, lowest first, a pung of
         a tile before a chow starting on it (this order breaks ties between equal totals).
     """
-    honors = _honor_options(table)
+    honors = _honor_options(tuple(table[31:38]))
     if honors is None:
         return []
     honor_sets, honor_pair = honors
@@ -186,7 +187,8 @@ def regular_divisions(table: list[int], n_sets: int) -> list[tuple[tuple[Pack, .
         if len(sets) != n_sets:
             continue
         out.append((tuple(sets), pair))
-    out.sort(key=_reading_key)
+    if len(out) > 1:
+        out.sort(key=_reading_key)
     return out
 
 
