@@ -935,9 +935,10 @@ def best_reading(fixed: tuple[Pack, ...], fixed_table: list[int], standing: list
         seven_pairs = special is not None
         readings = regular_divisions(standing, 4 - len(fixed))
         if readings:
-            # A wait fan needs the winning tile in a concealed chow or the pair of some reading.
+            # A wait fan needs the winning tile in a concealed chow or the pair of some reading,
+            # and a hand waiting on that tile alone.
             unique_wait = False
-            if _win_in_chow_or_pair(readings, win):
+            if _wait_may_be_unique(readings, win):
                 unique_wait = len(waiting_tiles(_without(standing, win), n_standing == 13)) == 1
             for sets, pair in readings:
                 r = _regular_reading(s, tuple(fixed) + sets + ((PAIR, pair, False),), unique_wait)
@@ -949,15 +950,25 @@ def best_reading(fixed: tuple[Pack, ...], fixed_table: list[int], standing: list
     return best
 
 
-def _win_in_chow_or_pair(readings: list[tuple[tuple[Pack, ...], int]], win: int) -> bool:
-    """Whether some reading has the winning tile in its pair or in one of its concealed chows."""
+def _wait_may_be_unique(readings: list[tuple[tuple[Pack, ...], int]], win: int) -> bool:
+    """Whether some reading has the winning tile in its pair or in one of its concealed chows,
+    while no reading shows a second waiting tile: the winning tile at the end of a chow that the
+    tile three ranks away also completes (两面), or in a concealed pung beside another pair (双碰:
+    that pair's tile also completes the hand)."""
+    found = False
+    rank = win % 10
     for sets, pair in readings:
         if pair == win:
-            return True
+            found = True
         for kind, t, _ in sets:
-            if kind == CHOW and t - 1 <= win <= t + 1:
-                return True
-    return False
+            if kind == CHOW:
+                if t - 1 == win and rank <= 6 or t + 1 == win and rank >= 4:
+                    return False
+                if t == win or t - 1 == win or t + 1 == win:
+                    found = True
+            elif kind == PUNG and t == win and pair != win:
+                return False
+    return found
 
 
 def _without(table: list[int], t: int) -> list[int]:
