@@ -383,8 +383,9 @@ def _fast_concealed(segment: str) -> list[int] | None:
     if not _FAST_CONCEALED.fullmatch(segment):
         return None
     out: list[int] = []
+    known = _TOKEN_CODES.get
     for token in _FAST_TOKEN.findall(segment):
-        out.extend(_token_codes(token))
+        out.extend(known(token) or _token_codes(token))
     return out
 
 
