@@ -28,11 +28,13 @@ used internally for 明暗杠, which has no number.
 from __future__ import annotations
 
 import dataclasses
-from operator import add, mul
+from itertools import compress
+from operator import add, itemgetter, mul
 
 from .decompose import CHOW, KONG, PAIR, PUNG, Pack, regular_divisions, waiting_tiles
 from .fans import FANS, MELDED_AND_CONCEALED_KONG
-from .tiles import (DRAGONS, GREEN_TILES, KNITTED_STRAIGHTS, REVERSIBLE_TILES, TERMINALS, TERMINALS_AND_HONORS, THIRTEEN_ORPHANS_TILES, WINDS)
+from .tiles import (DRAGONS, GREEN_TILES, KNITTED_STRAIGHTS, REVERSIBLE_TILES, TERMINALS, THIRTEEN_ORPHANS_TILES,
+                    WINDS)
 
 # --- fan numbers (第九条) -------------------------------------------------------------------
 BIG_FOUR_WINDS, BIG_THREE_DRAGONS, ALL_GREEN, NINE_GATES, FOUR_KONGS = 1, 2, 3, 4, 5
@@ -338,59 +340,85 @@ def _count_kongs_and_concealed_pungs(cp: int, mk: int, ck: int, ft: list[int], r
 
 
 # --- hand-wide properties ----------------------------------------------------------------------
+# They read the hand's kinds of tile as four bit masks (characters, bamboo, dots, honors): bit r
+# for rank r of a suit, bit 1-7 for E S W N C F P.
 
-def _suits(unique: list[int], ft: list[int]) -> None:
+#: The bit of each tile code in its suit's mask.
+TILE_BIT = [1 << (t % 10 if t < 30 else t - 30) for t in range(38)]
+
+
+class _Bits:
+    """Masks of tile kinds (as ``TILE_BIT``), in a namespace so that no module constant of this
+    file other than a fan number has a fan's value."""
+
+    TERMINALS = 1 << 1 | 1 << 9
+    WIND_TILES = sum(TILE_BIT[t] for t in WINDS)
+    DRAGON_TILES = sum(TILE_BIT[t] for t in DRAGONS)
+    REVERSIBLE = tuple(sum(TILE_BIT[t] for t in REVERSIBLE_TILES if t // 10 == suit) for suit in range(4))
+    GREEN = tuple(sum(TILE_BIT[t] for t in GREEN_TILES if t // 10 == suit) for suit in range(4))
+
+
+def tile_masks(unique: list[int]) -> tuple[int, int, int, int]:
+    """The bit masks (characters, bamboo, dots, honors) of the kinds of tile in ``unique``."""
+    masks = [0, 0, 0, 0]
+    for t in unique:
+        masks[t // 10] |= TILE_BIT[t]
+    return masks[0], masks[1], masks[2], masks[3]
+
+
+def _suits(masks: tuple[int, int, int, int], ft: list[int]) -> None:
     """No Honors, One Voided Suit, Half Flush, Full Flush, All Types (fans 76, 75, 49, 22, 51)."""
-    present = {t // 10 for t in unique}
-    honors = 3 in present
+    m, s, p, honors = masks
+    n_suits = (m != 0) + (s != 0) + (p != 0)
     if not honors:
         ft[NO_HONORS] = 1
-    voided = 3 - len(present - {3})
-    if voided == 1:
+    if n_suits == 2:
         ft[ONE_VOIDED_SUIT] = 1
-    elif voided == 2:
+    elif n_suits == 1:
         if honors:
             ft[HALF_FLUSH] = 1
         else:
             ft[FULL_FLUSH] = 1
             ft[NO_HONORS] = 0
-    if len(present) == 4 and any(t in WINDS for t in unique) and any(t in DRAGONS for t in unique):
+    elif n_suits == 3 and honors & _Bits.WIND_TILES and honors & _Bits.DRAGON_TILES:
         ft[ALL_TYPES] = 1
 
 
-def _rank_range(unique: list[int], ft: list[int]) -> None:
+def _rank_range(masks: tuple[int, int, int, int], ft: list[int]) -> None:
     """Upper/Middle/Lower Tiles and Upper/Lower Four (fans 25-27, 36, 37)."""
-    if unique[-1] > 30:
+    m, s, p, honors = masks
+    if honors:
         return
-    ranks = {t % 10 for t in unique}
-    if max(ranks) <= 4:
-        ft[LOWER_FOUR if 4 in ranks else LOWER_TILES] = 1
-    elif min(ranks) >= 6:
-        ft[UPPER_FOUR if 6 in ranks else UPPER_TILES] = 1
-    elif min(ranks) >= 4 and max(ranks) <= 6:
+    ranks = m | s | p
+    if not ranks & ~0b11110:  # 1-4
+        ft[LOWER_FOUR if ranks & 1 << 4 else LOWER_TILES] = 1
+    elif not ranks & 0b111110:  # 6-9
+        ft[UPPER_FOUR if ranks & 1 << 6 else UPPER_TILES] = 1
+    elif not ranks & ~0b1110000:  # 4-6
         ft[MIDDLE_TILES] = 1
 
 
-def _tile_traits(unique: list[int], ft: list[int], set_fans: bool) -> None:
+def _tile_traits(masks: tuple[int, int, int, int], ft: list[int], set_fans: bool) -> None:
     """All Simples, Reversible Tiles, All Green, All Honors, All Terminals, All Terminals and
     Honors (fans 68, 40, 3, 11, 8, 18). ``set_fans`` False skips the last four (1998 seven pairs)."""
-    kinds = set(unique)
-    if kinds.isdisjoint(TERMINALS_AND_HONORS):
+    m, s, p, honors = masks
+    ranks = m | s | p
+    if not honors and not ranks & _Bits.TERMINALS:
         ft[ALL_SIMPLES] = 1
-    if kinds <= REVERSIBLE_TILES:
+    rev = _Bits.REVERSIBLE
+    if not m & ~rev[0] and not s & ~rev[1] and not p & ~rev[2] and not honors & ~rev[3]:
         ft[REVERSIBLE] = 1
     if not set_fans:
         return
-    if kinds <= GREEN_TILES:
+    green = _Bits.GREEN
+    if not m & ~green[0] and not s & ~green[1] and not p & ~green[2] and not honors & ~green[3]:
         ft[ALL_GREEN] = 1
     if ft[ALL_SIMPLES]:
         return
-    if unique[0] > 30:
+    if not ranks:
         ft[ALL_HONORS] = 1
-    elif kinds <= TERMINALS:
-        ft[ALL_TERMINALS] = 1
-    elif kinds <= TERMINALS_AND_HONORS:
-        ft[ALL_TERMINALS_AND_HONORS] = 1
+    elif not ranks & ~_Bits.TERMINALS:
+        ft[ALL_TERMINALS if not honors else ALL_TERMINALS_AND_HONORS] = 1
 
 
 def _pack_traits(packs: tuple[Pack, ...], ft: list[int]) -> None:
@@ -488,14 +516,18 @@ _EXCLUSIONS_LATE: tuple[tuple[int, tuple[int, ...]], ...] = tuple(
 _EXCLUSIONS_1998: tuple[tuple[int, tuple[int, ...]], ...] = tuple(
     (n, f.excludes_1998) for n, f in FANS.items() if f.excludes_1998)
 _STRICT_VOIDED = tuple(n for n, f in FANS.items() if f.voids_a_suit)
+# The fans of a list that are counted are read at once (``itemgetter``): the same as reading them
+# in turn, since no fan of a list excludes another fan of the same list that excludes something.
+assert all(not {g for _, gone in lst for g in gone} & {f for f, _ in lst} for lst in (_EXCLUSIONS, _EXCLUSIONS_LATE))
+_EXCLUDERS = itemgetter(*(f for f, _ in _EXCLUSIONS))
+_EXCLUDERS_LATE = itemgetter(*(f for f, _ in _EXCLUSIONS_LATE))
 
 
 def _exclusions(ft: list[int], rules: RuleProfile) -> None:
     """Apply 不计: remove the fans that a counted fan implies (不重复原则)."""
-    for f, gone in _EXCLUSIONS:
-        if ft[f]:
-            for g in gone:
-                ft[g] = 0
+    for _, gone in compress(_EXCLUSIONS, _EXCLUDERS(ft)):
+        for g in gone:
+            ft[g] = 0
     if rules.strict_no_repetition:
         for f, gone in _EXCLUSIONS_1998:
             if ft[f]:
@@ -511,19 +543,28 @@ def _exclusions(ft: list[int], rules: RuleProfile) -> None:
         for f in _STRICT_VOIDED:
             if ft[f]:
                 ft[ONE_VOIDED_SUIT] = 0
-    for f, gone in _EXCLUSIONS_LATE:
-        if ft[f]:
-            for g in gone:
-                ft[g] = 0
+    for _, gone in compress(_EXCLUSIONS_LATE, _EXCLUDERS_LATE(ft)):
+        for g in gone:
+            ft[g] = 0
 
 
 # --- the readings -------------------------------------------------------------------------------
 
+_CODES = range(len(TILE_BIT))  # every index of a count table
+_HAND_WIDE_FANS = (ALL_GREEN, ALL_TERMINALS, ALL_HONORS, ALL_TERMINALS_AND_HONORS, FULL_FLUSH, UPPER_TILES,
+                   MIDDLE_TILES, LOWER_TILES, UPPER_FOUR, LOWER_FOUR, REVERSIBLE, HALF_FLUSH, ALL_TYPES, ALL_SIMPLES,
+                   ONE_VOIDED_SUIT, NO_HONORS)
+_WIN_FANS = (LAST_TILE_DRAW, LAST_TILE_CLAIM, OUT_WITH_REPLACEMENT_TILE, ROBBING_THE_KONG, LAST_TILE, SELF_DRAWN)
+#: The win-flag fans as (fan, count) pairs by (self-drawn, last tile, kong replacement, robbing
+#: the kong, 和绝张): at most 32 entries, filled by ``_win_flags``.
+_WIN_FANS_OF: dict[tuple[bool, ...], list[tuple[int, int]]] = {}
+
+
 class _Situation:
     """Everything about the hand that does not depend on the reading (built once per hand)."""
 
-    __slots__ = ("ctx", "rules", "fixed", "fixed_table", "standing", "merged", "unique", "win",
-                 "n_standing", "fourth_tile", "hand_wide")
+    __slots__ = ("ctx", "rules", "fixed", "fixed_table", "standing", "merged", "unique", "masks", "win",
+                 "n_standing", "fourth_tile", "hand_wide", "win_fans", "melded_sets")
 
     def __init__(self, fixed: tuple[Pack, ...], fixed_table: list[int], standing: list[int], win: int,
                  n_standing: int, ctx, rules: RuleProfile, fourth_tile: bool) -> None:
@@ -533,13 +574,22 @@ class _Situation:
         self.fixed_table = fixed_table
         self.standing = standing
         self.merged = merged = list(map(add, fixed_table, standing))
-        self.unique = unique = [t for t, c in enumerate(merged) if c]
-        # Fans of the tiles themselves (suits, kinds of tile, ranks) are the same in every reading.
-        hand_wide = [0] * N_SLOTS
-        _suits(unique, hand_wide)
-        _tile_traits(unique, hand_wide, True)
-        _rank_range(unique, hand_wide)
-        self.hand_wide = [(n, c) for n, c in enumerate(hand_wide) if c]
+        self.unique = unique = list(compress(_CODES, merged))
+        self.masks = masks = tile_masks(unique)
+        # Fans of the tiles themselves (suits, kinds of tile, ranks) and of the way the hand was
+        # won are the same in every reading: as (fan, count) pairs.
+        ft = [0] * N_SLOTS
+        _suits(masks, ft)
+        _tile_traits(masks, ft, True)
+        _rank_range(masks, ft)
+        self.hand_wide = [(n, ft[n]) for n in _HAND_WIDE_FANS if ft[n]]
+        flags = (ctx.self_drawn, ctx.last_tile, ctx.kong_replacement, ctx.robbing_kong, fourth_tile)
+        win_fans = _WIN_FANS_OF.get(flags)
+        if win_fans is None:
+            _win_flags(ctx, fourth_tile, ft)
+            win_fans = _WIN_FANS_OF[flags] = [(n, ft[n]) for n in _WIN_FANS if ft[n]]
+        self.win_fans = win_fans
+        self.melded_sets = [m for _, _, m in fixed].count(True) if fixed else 0
         self.win = win
         self.n_standing = n_standing
         self.fourth_tile = fourth_tile
@@ -572,7 +622,8 @@ def _regular_reading(s: _Situation, packs: tuple[Pack, ...], unique_wait: bool) 
                 concealed_kongs += 1
         else:
             pair = t
-    _win_flags(ctx, s.fourth_tile, ft)
+    for n, c in s.win_fans:  # _win_flags
+        ft[n] = c
     # A pung completed by a discard is an exposed pung (unless the tile can sit in a chow).
     if not ctx.self_drawn and not concealed_chow_has_win:
         for kind, t, melded in packs:
@@ -610,7 +661,7 @@ def _regular_reading(s: _Situation, packs: tuple[Pack, ...], unique_wait: bool) 
     else:
         _count_four_pungs(sorted(pungs), ft)
     # concealed or melded hand
-    melded_sets = sum(1 for _, _, m in s.fixed if m)
+    melded_sets = s.melded_sets
     if melded_sets == 0:
         ft[FULLY_CONCEALED_HAND if ctx.self_drawn else CONCEALED_HAND] = 1
     elif melded_sets == 4:
@@ -633,7 +684,7 @@ def _regular_reading(s: _Situation, packs: tuple[Pack, ...], unique_wait: bool) 
     for n, c in s.hand_wide:
         ft[n] = c
     if not ft[QUADRUPLE_CHOW]:
-        ft[TILE_HOG] = sum(1 for c in s.merged if c == 4) - melded_kongs - concealed_kongs
+        ft[TILE_HOG] = s.merged.count(4) - melded_kongs - concealed_kongs
     if unique_wait:
         _wait_fan(packs[len(s.fixed):], win, ft)
     _exclusions(ft, s.rules)
@@ -668,7 +719,7 @@ def _three_suited_terminal_chows(chows: list[int], pair: int) -> bool:
 def _seven_pairs_reading(s: _Situation) -> Reading | None:
     """Seven Pairs (19) or Seven Shifted Pairs (6); None if the concealed tiles are not seven pairs."""
     st = s.standing
-    if any(c & 1 for c in st):
+    if st.count(1) or st.count(3):  # an odd count (counts are at most 4)
         return None
     ft = [0] * N_SLOTS
     win = s.win
@@ -686,11 +737,11 @@ def _seven_pairs_reading(s: _Situation) -> Reading | None:
             return Reading(ft, (), "seven shifted pairs")
     ft[SEVEN_PAIRS] = 1
     set_fans = s.rules.seven_pairs_set_fans
-    _suits(s.unique, ft)
-    _tile_traits(s.unique, ft, set_fans)
+    _suits(s.masks, ft)
+    _tile_traits(s.masks, ft, set_fans)
     if set_fans:
-        _rank_range(s.unique, ft)
-    ft[TILE_HOG] = sum(1 for c in st if c == 4)
+        _rank_range(s.masks, ft)
+    ft[TILE_HOG] = st.count(4)
     _win_flags(s.ctx, s.fourth_tile, ft)
     _exclusions(ft, s.rules)
     return Reading(ft, (), "seven pairs")
@@ -743,6 +794,8 @@ def _nine_gates_reading(s: _Situation) -> Reading | None:
         return None
     st = s.standing
     base = win // 10 * 10
+    if st[base + 1] < 3 or st[base + 9] < 3:
+        return None
     r = win % 10
     need = [0, 3, 1, 1, 1, 1, 1, 1, 1, 3]
     need[r] += 1
@@ -774,7 +827,8 @@ def _knitted_straight_reading(s: _Situation) -> Reading | None:
     """Knitted Straight (35) as a regular hand: the nine knitted tiles count as three sets, plus
     one more set (concealed or the one declared meld) and a pair."""
     st = s.standing
-    if not any(c >= 2 for c in st):
+    m, b, p, _ = s.masks  # each suit needs three kinds of tile at least
+    if m.bit_count() < 3 or b.bit_count() < 3 or p.bit_count() < 3 or max(st) < 2:
         return None
     seq = next((ks for ks in KNITTED_STRAIGHTS if all(st[t] for t in ks)), None)
     if seq is None:
@@ -881,10 +935,10 @@ def best_reading(fixed: tuple[Pack, ...], fixed_table: list[int], standing: list
         seven_pairs = special is not None
         readings = regular_divisions(standing, 4 - len(fixed))
         if readings:
-            # A wait fan needs the winning tile in a concealed chow or the pair of some reading.
+            # A wait fan needs the winning tile in a concealed chow or the pair of some reading,
+            # and a hand waiting on that tile alone.
             unique_wait = False
-            if any(k == CHOW and t - 1 <= win <= t + 1 or k == PAIR and t == win
-                   for sets, pair in readings for k, t, _ in sets + ((PAIR, pair, False),)):
+            if _wait_may_be_unique(readings, win):
                 unique_wait = len(waiting_tiles(_without(standing, win), n_standing == 13)) == 1
             for sets, pair in readings:
                 r = _regular_reading(s, tuple(fixed) + sets + ((PAIR, pair, False),), unique_wait)
@@ -894,6 +948,27 @@ def best_reading(fixed: tuple[Pack, ...], fixed_table: list[int], standing: list
                 elif total == best_total and (r.fans[PURE_TRIPLE_CHOW] or r.fans[TRIPLE_PUNG] or seven_pairs):
                     best = r
     return best
+
+
+def _wait_may_be_unique(readings: list[tuple[tuple[Pack, ...], int]], win: int) -> bool:
+    """Whether some reading has the winning tile in its pair or in one of its concealed chows,
+    while no reading shows a second waiting tile: the winning tile at the end of a chow that the
+    tile three ranks away also completes (两面), or in a concealed pung beside another pair (双碰:
+    that pair's tile also completes the hand)."""
+    found = False
+    rank = win % 10
+    for sets, pair in readings:
+        if pair == win:
+            found = True
+        for kind, t, _ in sets:
+            if kind == CHOW:
+                if t - 1 == win and rank <= 6 or t + 1 == win and rank >= 4:
+                    return False
+                if t == win or t - 1 == win or t + 1 == win:
+                    found = True
+            elif kind == PUNG and t == win and pair != win:
+                return False
+    return found
 
 
 def _without(table: list[int], t: int) -> list[int]:

@@ -115,23 +115,24 @@ def suit_completions(counts: tuple[int, ...]) -> tuple[bool, bool]:
     return no_pair, with_pair
 
 
-def _honor_options(table: list[int]) -> tuple[list[Pack], int] | None:
-    """Honors split into pungs and at most... one pair per tile: returns (pungs, number of pairs) or None."""
+@lru_cache(maxsize=None)
+def _honor_options(counts: tuple[int, ...]) -> tuple[tuple[Pack, ...], int] | None:
+    """The honors (seven counts, E S W N C F P) as pungs and at most one pair: (pungs, the pair's
+    tile or 0), or None when they do not split so."""
     sets: list[Pack] = []
     pairs = 0
     pair_tile = 0
-    for t in range(31, 38):
-        c = table[t]
+    for i, c in enumerate(counts):
         if c == 0:
             continue
         if c == 3:
-            sets.append((PUNG, t, False))
+            sets.append((PUNG, 31 + i, False))
         elif c == 2:
             pairs += 1
-            pair_tile = t
+            pair_tile = 31 + i
         else:
             return None
-    return (sets, pair_tile) if pairs <= 1 else None
+    return (tuple(sets), pair_tile) if pairs <= 1 else None
 
 
 @lru_cache(maxsize=None)
@@ -153,7 +154,7 @@ def regular_divisions(table: list[int], n_sets: int) -> list[tuple[tuple[Pack, .
         the list is in the canonical order of readings: by the sets' tiles, lowest first, a pung of
         a tile before a chow starting on it (this order breaks ties between equal totals).
     """
-    honors = _honor_options(table)
+    honors = _honor_options(tuple(table[31:38]))
     if honors is None:
         return []
     honor_sets, honor_pair = honors
@@ -186,7 +187,8 @@ def regular_divisions(table: list[int], n_sets: int) -> list[tuple[tuple[Pack, .
         if len(sets) != n_sets:
             continue
         out.append((tuple(sets), pair))
-    out.sort(key=_reading_key)
+    if len(out) > 1:
+        out.sort(key=_reading_key)
     return out
 
 
@@ -248,13 +250,38 @@ def suit_waits(counts: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...
     return tuple(no_pair), tuple(with_pair)
 
 
+@lru_cache(maxsize=None)
+def honor_waits(counts: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Honor tiles that complete the honors ``counts`` (seven counts, E S W N C F P): ``(as pungs
+    only, as pungs plus one pair)``, as tile codes. Counts may reach 5 with the added tile."""
+    no_pair: list[int] = []
+    with_pair: list[int] = []
+    for i, c in enumerate(counts):
+        if c == 0:
+            continue  # a lone new honor completes nothing
+        trial = list(counts)
+        trial[i] += 1
+        pairs = 0
+        for v in trial:
+            if v == 2 or v == 5:
+                pairs += 1
+            elif v != 0 and v != 3:
+                break
+        else:
+            if pairs == 1:
+                with_pair.append(31 + i)
+            elif pairs == 0:
+                no_pair.append(31 + i)
+    return tuple(no_pair), tuple(with_pair)
+
+
 def waiting_tiles(standing: list[int], with_seven_pairs: bool) -> list[int]:
     """The tiles that would complete the standing tiles (the hand minus the winning tile).
 
     This is a question of shape: a tile counts even when all four copies are already visible,
-    as in the reference calculator. Each suit is looked up in a cache: a tile of suit X completes
-    the hand when X plus the tile splits into sets (with or without the pair) and every other
-    suit splits into sets with the remaining pair count.
+    as in the reference calculator. Each suit, and the honors, is looked up in a cache: a tile of
+    suit X completes the hand when X plus the tile splits into sets (with or without the pair)
+    and every other suit splits into sets with the remaining pair count.
 
     Args:
         standing: count table of the concealed tiles *without* the winning tile.
@@ -264,20 +291,11 @@ def waiting_tiles(standing: list[int], with_seven_pairs: bool) -> list[int]:
         The waiting tile codes in canonical order.
     """
     # Each component (three suits, then the honors) as (sets only possible, sets + pair possible).
-    comps: list[tuple[bool, bool]] = []
-    suit_counts = []
-    for base in (0, 10, 20):
-        counts = tuple(standing[base + 1:base + 10])
-        suit_counts.append(counts)
-        comps.append(suit_completions(counts) if any(counts) else (True, False))
-    honor_pairs = 0
-    honors_ok = True
-    for t in range(31, 38):
-        c = standing[t]
-        if c == 2:
-            honor_pairs += 1
-        elif c not in (0, 3):
-            honors_ok = False
+    suit_counts = (tuple(standing[1:10]), tuple(standing[11:20]), tuple(standing[21:30]))
+    comps = [suit_completions(c) if any(c) else _EMPTY_SUIT for c in suit_counts]
+    honor_counts = tuple(standing[31:38])
+    honor_pairs = honor_counts.count(2)
+    honors_ok = honor_pairs + honor_counts.count(3) + honor_counts.count(0) == 7
     comps.append((honors_ok and honor_pairs == 0, honors_ok and honor_pairs == 1))
     waits: list[int] = []
     not_sets_only = [j for j in range(4) if not comps[j][0]]
@@ -296,34 +314,25 @@ def waiting_tiles(standing: list[int], with_seven_pairs: bool) -> list[int]:
             continue
         if x < 3:
             no_pair, with_pair = suit_waits(suit_counts[x])
-            ranks = set()
-            if others_none:
-                ranks.update(with_pair)
-            if others_one:
-                ranks.update(no_pair)
-            waits.extend(x * 10 + r for r in sorted(ranks))
+            if others_none and others_one:
+                waits.extend(x * 10 + r for r in sorted(set(no_pair + with_pair)))
+            else:
+                waits.extend(x * 10 + r for r in (with_pair if others_none else no_pair))
         else:
-            for t in range(31, 38):
-                if standing[t] == 0:
-                    continue  # a lone new honor completes nothing
-                trial = list(standing[31:38])
-                trial[t - 31] += 1
-                pairs = 0
-                ok = True
-                for v in trial:
-                    if v == 2 or v == 5:
-                        pairs += 1
-                    elif v not in (0, 3):
-                        ok = False
-                        break
-                if ok and ((pairs == 1 and others_none) or (pairs == 0 and others_one)):
-                    waits.append(t)
+            no_pair, with_pair = honor_waits(honor_counts)
+            if others_none and others_one:
+                waits.extend(sorted(no_pair + with_pair))
+            else:
+                waits.extend(with_pair if others_none else no_pair)
     return _seven_pairs_wait(standing, waits) if with_seven_pairs else waits
+
+
+_EMPTY_SUIT = (True, False)
 
 
 def _seven_pairs_wait(standing: list[int], waits: list[int]) -> list[int]:
     """Add the seven-pairs wait of 13 concealed tiles (six pairs, four alike counting as two)."""
-    pairs = sum(2 if c == 4 else 1 if c >= 2 else 0 for c in standing)
+    pairs = len(standing) - standing.count(0) - standing.count(1) + standing.count(4)  # 4 alike: two pairs
     if pairs == 6:
         for t in range(TABLE_SIZE):
             if standing[t] in (1, 3):

@@ -103,8 +103,8 @@ class Hand:
 
     def notation(self) -> str:
         """The hand in MCR notation (melds, concealed tiles in canonical order, winning tile last)."""
-        return "".join(m.notation() for m in self.melds) + tiles_to_string(sorted(self.concealed, key=_DISPLAY_KEY.__getitem__)) \
-            + tiles_to_string([self.win_tile])
+        return "".join([m.notation() for m in self.melds]) \
+            + tiles_to_string(sorted(self.concealed, key=_DISPLAY_KEY.__getitem__)) + tile_name(self.win_tile)
 
     def all_tiles(self) -> list[int]:
         """Every tile of the hand (kongs give 4), as codes; 14 to 18 of them."""
@@ -165,6 +165,18 @@ class WinContext:
             ScoringError: ``bad-value`` for a wind outside E/S/W/N, a flower count outside 0-8,
                 an unknown or repeated flower, or a flag that is not a boolean.
         """
+        # Contexts given by plain values (booleans, a flower count, wind letters) are memoised:
+        # there are a few thousand of them. The types are checked first, so that 1 for True or
+        # True for a count never finds the entry of the other.
+        key = None
+        if self_drawn.__class__ is last_tile.__class__ is kong_replacement.__class__ is robbing_kong.__class__ \
+                is fourth_tile.__class__ is bool and flowers.__class__ is int and seat_wind.__class__ is str \
+                and prevalent_wind.__class__ is str:
+            key = (self_drawn, seat_wind, prevalent_wind, flowers, last_tile, kong_replacement, robbing_kong,
+                   fourth_tile)
+            hit = _CONTEXTS.get(key)
+            if hit is not None:
+                return hit
         for name, v in (("self_drawn", self_drawn), ("last_tile", last_tile),
                         ("kong_replacement", kong_replacement), ("robbing_kong", robbing_kong),
                         ("fourth_tile", fourth_tile)):
@@ -184,10 +196,16 @@ class WinContext:
             count = len(flower_tiles)
         else:
             raise ScoringError("bad-value", f"flowers must be a count 0-8 or a list of flowers, got {flowers!r}")
-        return cls(self_drawn=self_drawn, seat_wind=Wind.parse(seat_wind, "seat_wind"),
-                   prevalent_wind=Wind.parse(prevalent_wind, "prevalent_wind"), flowers=count, flower_tiles=flower_tiles,
-                   last_tile=last_tile, kong_replacement=kong_replacement, robbing_kong=robbing_kong,
-                   fourth_tile=fourth_tile)
+        ctx = cls(self_drawn=self_drawn, seat_wind=Wind.parse(seat_wind, "seat_wind"),
+                  prevalent_wind=Wind.parse(prevalent_wind, "prevalent_wind"), flowers=count, flower_tiles=flower_tiles,
+                  last_tile=last_tile, kong_replacement=kong_replacement, robbing_kong=robbing_kong,
+                  fourth_tile=fourth_tile)
+        if key is not None and len(_CONTEXTS) < 20_000:  # bounded: wind strings are untrusted input
+            _CONTEXTS[key] = ctx
+        return ctx
+
+
+_CONTEXTS: dict[tuple, WinContext] = {}
 
 
 def parse_flower(value: "str | int | Flower") -> Flower:
@@ -265,6 +283,10 @@ _FAST_MELD = re.compile(r"\[(?:([1-9]{3,4})([msp])|([ESWNCFP]{3,4}))(?:,?([1-3])
 
 def _parse_meld(text: str, start: int) -> tuple[Meld, int]:
     """Parse one bracketed meld starting at ``text[start] == '['``; return it and the position after ']'."""
+    close = text.find("]", start) + 1
+    known = _MELDS.get(text[start:close])
+    if known is not None:
+        return known, close
     m = _FAST_MELD.match(text, start)
     if m:
         digits, suit, honors, offer_text = m.groups()
@@ -276,12 +298,17 @@ def _parse_meld(text: str, start: int) -> tuple[Meld, int]:
         first = tiles[0]
         same = tiles[-1] == first
         offer = int(offer_text) if offer_text else None
+        meld = None
         if same and (offer is None or offer <= 3):
             kind = MeldKind.KONG if len(tiles) == 4 else MeldKind.PUNG
-            return Meld(kind, first, offer is None and kind is MeldKind.KONG, offer), m.end()
-        if len(tiles) == 3 and first < 30 and tiles[1] == first + 1 and tiles[2] == first + 2 and \
+            meld = Meld(kind, first, offer is None and kind is MeldKind.KONG, offer)
+        elif len(tiles) == 3 and first < 30 and tiles[1] == first + 1 and tiles[2] == first + 2 and \
                 (offer is None or offer <= 3):
-            return Meld(MeldKind.CHOW, first, False, offer), m.end()
+            meld = Meld(MeldKind.CHOW, first, False, offer)
+        if meld is not None:
+            if len(_MELDS) < 10_000:  # the valid plain melds are a few thousand texts
+                _MELDS[m.group()] = meld
+            return meld, m.end()
         # anything else (promoted kongs, bad melds) takes the full path below for its checks
     close = text.find("]", start)
     if close < 0:
@@ -329,6 +356,9 @@ def _parse_meld(text: str, start: int) -> tuple[Meld, int]:
     return Meld(kind, tiles[0], concealed, offer, promoted), close + 1
 
 
+#: Melds already read by the regular-expression path, by their text (``"[123m,1]"``).
+_MELDS: dict[str, Meld] = {}
+
 _FAST_CONCEALED = re.compile(r"(?:[1-9]+[msp]|[ESWNCFP])+")
 _FAST_TOKEN = re.compile(r"[1-9]+[msp]|[ESWNCFP]")
 _TOKEN_CODES: dict[str, tuple[int, ...]] = {}
@@ -353,8 +383,9 @@ def _fast_concealed(segment: str) -> list[int] | None:
     if not _FAST_CONCEALED.fullmatch(segment):
         return None
     out: list[int] = []
+    known = _TOKEN_CODES.get
     for token in _FAST_TOKEN.findall(segment):
-        out.extend(_token_codes(token))
+        out.extend(known(token) or _token_codes(token))
     return out
 
 

@@ -15,7 +15,8 @@ from __future__ import annotations
 import dataclasses
 from functools import lru_cache, partial
 from itertools import combinations
-from operator import add
+from itertools import compress
+from operator import add, itemgetter
 from typing import Callable, Sequence
 
 from . import calculator as C
@@ -33,9 +34,8 @@ MINIMUM_POINTS = 8
 BASE_POINTS = 8
 
 
-@dataclasses.dataclass(frozen=True, slots=True, eq=False, repr=False)
-class FanResult:
-    """One fan counted in a result.
+class FanResult(tuple):
+    """One fan counted in a result (an immutable record; a tuple underneath, for speed).
 
     Attributes:
         number: 1-81 in the rules table, ``None`` for 明暗杠.
@@ -49,19 +49,28 @@ class FanResult:
             points (the waits of a hand, a legality check) does not pay for it.
     """
 
-    number: int | None
-    name_zh: str
-    name_en: str
-    points: int
-    count: int
-    source: "tuple[str, ...] | Callable[[], tuple[str, ...]]" = ()
+    __slots__ = ()
+
+    def __new__(cls, number: int | None, name_zh: str, name_en: str, points: int, count: int,
+                source: "tuple[str, ...] | Callable[[], tuple[str, ...]]" = ()) -> "FanResult":
+        return tuple.__new__(cls, (number, name_zh, name_en, points, count, [source]))
+
+    number = property(itemgetter(0))
+    name_zh = property(itemgetter(1))
+    name_en = property(itemgetter(2))
+    points = property(itemgetter(3))
+    count = property(itemgetter(4))
+
+    @property
+    def source(self) -> "tuple[str, ...] | Callable[[], tuple[str, ...]]":
+        return self[5][0]
 
     @property
     def tiles(self) -> tuple[str, ...]:
-        src = self.source
+        box = self[5]
+        src = box[0]
         if callable(src):
-            src = src()
-            object.__setattr__(self, "source", src)
+            src = box[0] = src()
         return src
 
     def _key(self) -> tuple:
@@ -70,8 +79,14 @@ class FanResult:
     def __eq__(self, other: object) -> bool:
         return isinstance(other, FanResult) and self._key() == other._key()
 
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
     def __hash__(self) -> int:
         return hash(self._key())
+
+    def __getnewargs__(self) -> tuple:  # copy and pickle
+        return self._key()
 
     def __repr__(self) -> str:
         return (f"FanResult(number={self.number!r}, name_zh={self.name_zh!r}, name_en={self.name_en!r}, "
@@ -201,6 +216,12 @@ def _spec(n: int) -> Fan:
     return MELDED_AND_CONCEALED_KONG if n == C.MIXED_KONGS else FANS[n]
 
 
+#: (number, name_zh, name_en, points) of each fan slot: the head of its FanResult.
+_HEADS = [(_spec(n).number, _spec(n).name_zh, _spec(n).name_en, _spec(n).points) if n else None
+          for n in range(C.N_SLOTS)]
+_SLOTS = range(C.N_SLOTS)
+_new_fan = tuple.__new__
+
 #: The evidence kind of each fan slot (index 82: 明暗杠), from the specs (``Fan.evidence``).
 _EVIDENCE_OF = [_spec(n).evidence if n else "" for n in range(C.N_SLOTS)]
 _KONGS_SHOWN = {"kongs": (True, False), "melded-kongs": (True,), "concealed-kongs": (False,)}
@@ -327,9 +348,14 @@ def score(hand: Hand, ctx: WinContext, rules: str | RuleProfile = "mcr") -> Scor
     fixed_table = [0] * TABLE_SIZE
     fixed: list[Pack] = []
     for m in hand.melds:
-        fixed.append(_meld_to_pack(m.kind, m.tile, m.concealed))
-        for t in m.tiles:
+        kind, t = m.kind, m.tile
+        fixed.append(_meld_to_pack(kind, t, m.concealed))
+        if kind is MeldKind.CHOW:
             fixed_table[t] += 1
+            fixed_table[t + 1] += 1
+            fixed_table[t + 2] += 1
+        else:
+            fixed_table[t] += 3 if kind is MeldKind.PUNG else 4
     standing = [0] * TABLE_SIZE
     for t in hand.concealed:
         standing[t] += 1
@@ -343,15 +369,12 @@ def score(hand: Hand, ctx: WinContext, rules: str | RuleProfile = "mcr") -> Scor
         raise ScoringError("not-winning", f"{hand.notation()} is not a winning hand: the tiles make neither four sets "
                            "and a pair nor a special shape (seven pairs, thirteen orphans, honors and knitted tiles, "
                            "knitted straight)")
-    fans: list[FanResult] = []
     evidence = _Evidence(reading, hand, ctx, standing)
     counts = reading.fans
-    for n in [i for i, c in enumerate(counts) if c]:
-        f = _spec(n)
-        fans.append(FanResult(f.number, f.name_zh, f.name_en, f.points, counts[n], partial(evidence.of, n)))
+    of = evidence.of
+    fans = [_new_fan(FanResult, _HEADS[n] + (counts[n], [partial(of, n)])) for n in compress(_SLOTS, counts)]
     if ctx.flowers:
-        f = FANS[C.FLOWER_TILES]
-        fans.append(FanResult(81, f.name_zh, f.name_en, 1, ctx.flowers, partial(evidence.of, C.FLOWER_TILES)))
+        fans.append(_new_fan(FanResult, _HEADS[C.FLOWER_TILES] + (ctx.flowers, [partial(of, C.FLOWER_TILES)])))
     if reading.fans[C.MIXED_KONGS]:  # otherwise the table order already runs from high points to low
         fans.sort(key=lambda r: (-r.points, r.number if r.number is not None else 999))
     fan_points = reading.total
