@@ -33,6 +33,8 @@ from pathlib import Path
 from firmware_bridge import catalogue as C
 from firmware_bridge.transport import PacedPort
 
+from hardware.sim.pins import drive_model
+
 from .build import REPO, build
 
 MP_DIR = REPO / "tests" / "firmware" / "mp"
@@ -153,33 +155,12 @@ class MicroPythonMcu:
         self.outputs = word
         if not self._oah:
             word ^= (1 << (8 * self.model.profile.mcu.shift_out[4])) - 1
-        o, m = self._out_bits, self.model
+        o = self._out_bits
 
         def on(name, i=0):
             bits = o.get(name)
             return bool(bits) and bool(word >> bits[i] & 1)
-        m.set_motor(C.MOTOR_SHUFFLE, C.SIDE_NONE, on("shuffle"))
-        m.set_motor(C.MOTOR_DICE, C.SIDE_NONE, on("dice"))
-        m.set_motor(C.MOTOR_BUZZER, C.SIDE_NONE, on("buzzer"))
-        from hardware.profile import LIGHT_BITS
-        lights = 0
-        for name, masks in LIGHT_BITS.items():
-            for i, mask in enumerate(masks):
-                if name in o and on(name, i):
-                    lights |= mask
-        m.set_lights(lights)
-        for s in C.SIDES:
-            m.set_motor(C.MOTOR_FEEDER, s, on("feeder", s))
-        lifts = [(C.MOTOR_LIFT, s, "lift_up", "lift_down", s) for s in C.SIDES]
-        lifts.append((C.MOTOR_CENTRE, C.SIDE_NONE, "centre_up", "centre_down", 0))
-        for motor, side, up_name, down_name, i in lifts:
-            up, down = on(up_name, i), on(down_name, i)
-            if up and not down:
-                m.set_motor(motor, side, True, 1)
-            elif down and not up:
-                m.set_motor(motor, side, True, 0)
-            else:    # off, or both relays closed (the motor does not turn)
-                m.set_motor(motor, side, False)
+        drive_model(self.model, on)
 
     def _line(self, line):
         parts = line.split()

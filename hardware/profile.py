@@ -343,26 +343,10 @@ def parse_profile(data: dict, source: str = "<dict>") -> Profile:
         spec = _table(ins_t, k, "gpio.inputs")
         per_side = k in PER_SIDE_INPUTS
         _unknown(spec, ("pins" if per_side else "pin", "active", "pull", "bounce_ms"), full)
-        bounce = _int(spec.get("bounce_ms", DEFAULT_BOUNCE_MS.get(k, 0)), f"{full}.bounce_ms",
-                      0, 1000)
-        if k in PULSE_TIMING and bounce >= 1000 * values[PULSE_TIMING[k]]:
-            raise ProfileError(f"{full}.bounce_ms must be shorter than the sensor's pulse "
-                               f"(timing.{PULSE_TIMING[k]} = {values[PULSE_TIMING[k]]} s), "
-                               f"got {bounce}: the filter would swallow every pulse")
+        active_high, pull, bounce = _input_levels(spec, full, k, values)
         pins = _pins(spec.get("pins" if per_side else "pin"),
                      f"{full}.{'pins' if per_side else 'pin'}", 4 if per_side else 1)
-        active = spec.get("active")
-        if active not in ("high", "low"):
-            raise ProfileError(f"{full}.active must be \"high\" or \"low\", got {active!r}")
-        pull = spec.get("pull", "none")
-        if pull not in ("up", "down", "none"):
-            raise ProfileError(f"{full}.pull must be \"up\", \"down\" or \"none\", got {pull!r}")
-        # gpiozero derives the active level from an internal pull: up = active low
-        if (pull == "up" and active == "high") or (pull == "down" and active == "low"):
-            raise ProfileError(f"{full}: pull \"{pull}\" with active \"{active}\" reads the "
-                               "idle input as on; use pull = \"none\" (external resistor) or "
-                               "the opposite active level")
-        inputs[k] = tuple(InputPin(p, active == "high", pull, bounce) for p in pins)
+        inputs[k] = tuple(InputPin(p, active_high, pull, bounce) for p in pins)
     seen: dict[int, str] = {}
     for k, pins in outputs.items():
         for i, p in enumerate(pins):
@@ -381,6 +365,28 @@ def parse_profile(data: dict, source: str = "<dict>") -> Profile:
     gpio = GpioMap(str(gp.get("board", "")), str(rev), factory, oah, outputs, inputs)
     mcu = _parse_mcu(data["mcu"], values) if "mcu" in data else None
     return Profile(name, pid, tiles, timing, gears, gpio, source, mcu)
+
+
+def _input_levels(spec: dict, full: str, k: str, timing: dict[str, float]) -> tuple[bool, str, int]:
+    """(active high, pull, glitch filter ms) of input ``k``'s entry, of ``[gpio.inputs]`` or
+    ``[mcu.inputs]``."""
+    bounce = _int(spec.get("bounce_ms", DEFAULT_BOUNCE_MS.get(k, 0)), f"{full}.bounce_ms", 0, 1000)
+    if k in PULSE_TIMING and bounce >= 1000 * timing[PULSE_TIMING[k]]:
+        raise ProfileError(f"{full}.bounce_ms must be shorter than the sensor's pulse "
+                           f"(timing.{PULSE_TIMING[k]} = {timing[PULSE_TIMING[k]]} s), "
+                           f"got {bounce}: the filter would swallow every pulse")
+    active = spec.get("active")
+    if active not in ("high", "low"):
+        raise ProfileError(f"{full}.active must be \"high\" or \"low\", got {active!r}")
+    pull = spec.get("pull", "none")
+    if pull not in ("up", "down", "none"):
+        raise ProfileError(f"{full}.pull must be \"up\", \"down\" or \"none\", got {pull!r}")
+    # gpiozero derives the active level from an internal pull: up = active low
+    if (pull == "up" and active == "high") or (pull == "down" and active == "low"):
+        raise ProfileError(f"{full}: pull \"{pull}\" with active \"{active}\" reads the "
+                           "idle input as on; use pull = \"none\" (external resistor) or "
+                           "the opposite active level")
+    return active == "high", pull, bounce
 
 
 def _gpio(v: Any, full: str) -> int:
@@ -474,24 +480,11 @@ def _parse_mcu(m: Any, timing: dict[str, float]) -> McuMap:
                                + (" gpios / bits" if per_side else " gpio / bit")
                                + " (a GPIO of its own, or a bit of the input chain)")
         _unknown(spec, (where[0], "active", "pull", "bounce_ms"), full)
-        active = spec.get("active")
-        if active not in ("high", "low"):
-            raise ProfileError(f"{full}.active must be \"high\" or \"low\", got {active!r}")
-        pull = spec.get("pull", "none")
-        if pull not in ("up", "down", "none"):
-            raise ProfileError(f"{full}.pull must be \"up\", \"down\" or \"none\", got {pull!r}")
-        if (pull == "up" and active == "high") or (pull == "down" and active == "low"):
-            raise ProfileError(f"{full}: pull \"{pull}\" with active \"{active}\" reads the idle "
-                               "input as on")
+        active_high, pull, bounce = _input_levels(spec, full, k, timing)
         on_chain = where[0] in ("bits", "bit")
         if on_chain and pull != "none":
             raise ProfileError(f"{full}.pull: a bit of the input chain has no internal pull "
                                "(fit a resistor at the 74HC165 input)")
-        bounce = _int(spec.get("bounce_ms", DEFAULT_BOUNCE_MS.get(k, 0)), f"{full}.bounce_ms",
-                      0, 1000)
-        if k in PULSE_TIMING and bounce >= 1000 * timing[PULSE_TIMING[k]]:
-            raise ProfileError(f"{full}.bounce_ms must be shorter than the sensor's pulse "
-                               f"(timing.{PULSE_TIMING[k]}), got {bounce}")
         raw = spec[where[0]]
         vs = raw if per_side else [raw]
         if not isinstance(vs, list) or len(vs) != (4 if per_side else 1):
@@ -504,10 +497,10 @@ def _parse_mcu(m: Any, timing: dict[str, float]) -> McuMap:
                 if b in in_bits:
                     raise ProfileError(f"{key}: input chain bit {b} is already used by {in_bits[b]}")
                 in_bits[b] = key
-                pins.append(McuInput(None, b, active == "high", pull, bounce))
+                pins.append(McuInput(None, b, active_high, pull, bounce))
             else:
                 _claim(seen, _gpio(v, key), key)
-                pins.append(McuInput(v, None, active == "high", pull, bounce))
+                pins.append(McuInput(v, None, active_high, pull, bounce))
         inputs[k] = tuple(pins)
     return McuMap(board, link, (uid, tx, rx, baud), wdt, shift_out, oah,  # type: ignore[arg-type]
                   shift_in, outputs, inputs)  # type: ignore[arg-type]

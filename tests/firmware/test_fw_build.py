@@ -1,27 +1,17 @@
 """make firmware (firmware/build.py), the profile's [mcu] section and the boot counter."""
 
-import copy
-import tomllib
+import sys
+from pathlib import Path
 
 import pytest
 
 from firmware.build import build, pinmap_source
 from hardware.errors import ProfileError
-from hardware.profile import PROFILE_DIR, load_profile, parse_profile
+from hardware.profile import load_profile, parse_profile
 
-DEFAULT = tomllib.loads((PROFILE_DIR / "default.toml").read_text())
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "hardware"))
 
-
-def _with(path, value):
-    d = copy.deepcopy(DEFAULT)
-    node = d
-    for k in path[:-1]:
-        node = node[k]
-    if value is None:
-        del node[path[-1]]
-    else:
-        node[path[-1]] = value
-    return d
+from test_hw_profile_faults import _bad  # noqa: E402  (the default profile with one value changed)
 
 
 def test_default_profile_maps_every_part_once():
@@ -48,12 +38,12 @@ def test_default_profile_maps_every_part_once():
 ])
 def test_mcu_section_is_validated(path, value, message):
     with pytest.raises(ProfileError) as exc:
-        parse_profile(_with(path, value))
+        parse_profile(_bad(path, KeyError if value is None else value))
     assert message in str(exc.value)
 
 
 def test_profile_without_mcu_has_none_and_no_firmware():
-    p = parse_profile(_with(("mcu",), None))
+    p = parse_profile(_bad(("mcu",), KeyError))
     assert p.mcu is None
     with pytest.raises(ProfileError, match="has no \\[mcu\\] section"):
         pinmap_source(p)
