@@ -28,6 +28,7 @@ import tempfile
 import threading
 import time
 import tty
+import types
 from pathlib import Path
 
 from firmware_bridge import catalogue as C
@@ -39,6 +40,9 @@ from .build import REPO, build
 
 MP_DIR = REPO / "tests" / "firmware" / "mp"
 HEAPSIZE = "160K"
+#: real ms by which the stand-in delays every input change (tests/firmware/mp/machine.py): this
+#: process hands the model's changes over in batches, late by up to that much under load
+INPUT_DELAY_MS = 20
 _U32 = 0xFFFFFFFF
 
 
@@ -116,7 +120,7 @@ class MicroPythonMcu:
                    FW_FROM_TABLE_FD=str(to_fw_r), FW_FLASH=str(tmp / "flash"),
                    FW_TICKS_START_MS=str(ticks_start_ms), FW_TICKS_START_US=str(ticks_start_us),
                    FW_GPIO=",".join(f"{g}:{v}" for g, v in gpio_levels.items()),
-                   FW_CHAIN="%x" % self._chain)
+                   FW_CHAIN="%x" % self._chain, FW_INPUT_DELAY_MS=str(INPUT_DELAY_MS))
         self.proc = subprocess.Popen(
             [exe, "-X", f"heapsize={heapsize}", str(MP_DIR / "run_firmware.py")],
             pass_fds=(master, from_fw_w, to_fw_r), env=env,
@@ -125,6 +129,8 @@ class MicroPythonMcu:
         for fd in (master, from_fw_w, to_fw_r):
             os.close(fd)
         self._lock = threading.Lock()
+        #: ``runner.lock``: held while this side touches the model (as SimulatedMcu's runner)
+        self.runner = types.SimpleNamespace(lock=self._lock)
         model.sink = self._sink
         self._stop = False
         self._thread = threading.Thread(target=self._run, name="micropython-table", daemon=True)
@@ -145,7 +151,8 @@ class MicroPythonMcu:
 
     def _sink(self, sensor, side, value):
         g = self._level((sensor, side), value)
-        msg = f"G {g[0]} {g[1]}\n" if g is not None else f"C {self._chain:x}\n"
+        t = int(self.model.now / self.speed * 1000)   # ms since t0 when the machine made it
+        msg = f"G {g[0]} {g[1]} {t}\n" if g is not None else f"C {self._chain:x} {t}\n"
         try:
             os.write(self._to_fw, msg.encode())
         except OSError:
@@ -191,6 +198,20 @@ class MicroPythonMcu:
                         self._line(line.decode())
             with self._lock:
                 self.model.run_to((time.monotonic() - self.t0) * self.speed)
+
+    def operator(self, backend):
+        """The operator of the simulated table: a SetGear sent through ``backend`` also turns
+        the model's gear dial and loads the matching set (the firmware cannot: the dial is a
+        switch on the panel), as the in-process device's machine and the GPIO build do."""
+        from firmware_bridge.messages import SetGear
+        submit = backend.submit
+
+        def submit_and_dial(command):
+            if isinstance(command, SetGear):
+                with self._lock:
+                    self.model.set_gear(command.tiles)
+            return submit(command)
+        backend.submit = submit_and_dial
 
     def model_time(self, now_ms):
         return now_ms / 1000.0 * self.speed

@@ -81,6 +81,8 @@ def open_backend(kind: str, profile: Profile | str = "default", seed: int = 0,
     backend = McuBackend(prof, link, speed=speed, device_t0_ms=device.t0_ms, device=device,
                          model=model)
     backend._t0 = device.t0
+    if hasattr(device, "operator"):
+        device.operator(backend)   # the firmware's table: the gear dial follows SetGear
     try:
         backend.connect()
     except BaseException:

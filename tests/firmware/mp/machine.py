@@ -8,9 +8,10 @@ reached through two pipes of text lines:
 
 * to the table: ``O <hex>`` the latched outputs of the chain each time they change (0 while
   /OE is high), ``P <peak> <live> <passes>`` heap figures, ``X <reason>`` on a reset;
-* from the table: ``G <gpio> <level>`` a GPIO input's level (fires the pin's edge
-  interrupt, as a soft IRQ between two calls of the firmware), ``C <hex>`` the levels of the
-  input chain's inputs, ``Q`` stop.
+* from the table: ``G <gpio> <level> <ms>`` a GPIO input's level (fires the pin's edge
+  interrupt, as a soft IRQ between two calls of the firmware), ``C <hex> <ms>`` the levels of
+  the input chain's inputs, each at its time (ms since FW_T0_NS) plus FW_INPUT_DELAY_MS;
+  ``Q`` stop.
 
 ``UART`` is the pseudo-terminal whose other end the CPython host backend opens (its fd is
 inherited, non-blocking). ``WDT`` checks that it is fed within its timeout and resets (the
@@ -32,6 +33,7 @@ _HALF = PERIOD >> 1
 _T0_NS = int(os.getenv("FW_T0_NS") or time.time_ns())
 _START_MS = int(os.getenv("FW_TICKS_START_MS") or 0)
 _START_US = int(os.getenv("FW_TICKS_START_US") or 0)
+_INPUT_DELAY_MS = int(os.getenv("FW_INPUT_DELAY_MS") or 0)
 
 
 def _fd_file(name, mode):
@@ -64,6 +66,7 @@ class _Table:
         self.sent = None
         self.sr_in = 0
         self.pins = {}
+        self.pending = []
         self.stop = False
 
     def send(self, line):
@@ -106,20 +109,32 @@ class _Table:
         while b"\n" in self.buf:
             line, self.buf = self.buf.split(b"\n", 1)
             parts = line.split()
-            if not parts:
-                continue
-            if parts[0] == b"G":
-                g, v = int(parts[1]), int(parts[2])
-                old = self.levels.get(g, 0)
-                self.levels[g] = v
-                p = self.pins.get(g)
-                if p is not None and p._handler is not None and v != old and \
-                        p._trigger & (Pin.IRQ_RISING if v else Pin.IRQ_FALLING):
-                    p._handler(p)
-            elif parts[0] == b"C":
-                self.chain_in = int(parts[1], 16)
-            elif parts[0] == b"Q":
-                self.stop = True
+            if parts:
+                self.pending.append(parts)
+        # each level change carries its time (ms since FW_T0_NS on the table's clock) and
+        # is applied FW_INPUT_DELAY_MS later: the table process may hand several over at
+        # once, and they must reach the pins as far apart as the machine made them
+        now = clock.real_ms()
+        while self.pending:
+            parts = self.pending[0]
+            if parts[0] in (b"G", b"C") and int(parts[-1]) + _INPUT_DELAY_MS > now:
+                break
+            self.pending.pop(0)
+            self._apply(parts)
+
+    def _apply(self, parts):
+        if parts[0] == b"G":
+            g, v = int(parts[1]), int(parts[2])
+            old = self.levels.get(g, 0)
+            self.levels[g] = v
+            p = self.pins.get(g)
+            if p is not None and p._handler is not None and v != old and \
+                    p._trigger & (Pin.IRQ_RISING if v else Pin.IRQ_FALLING):
+                p._handler(p)
+        elif parts[0] == b"C":
+            self.chain_in = int(parts[1], 16)
+        elif parts[0] == b"Q":
+            self.stop = True
 
 
 _table = _Table()

@@ -1,0 +1,48 @@
+"""The hardware behavioural suite (tests/hardware/test_hw_backends.py: full builds, lifts,
+dice, and every machine fault with its symptom) run through the firmware under MicroPython:
+the same test functions, with the mcu backend's device end being firmware/rp2040 in the unix
+port at a 160 KB heap instead of the in-process device engine."""
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "hardware"))
+
+import hardware  # noqa: E402
+from hw_driver import Table  # noqa: E402
+
+import test_hw_backends as suite  # noqa: E402
+
+# 6 in tests/hardware. The firmware reads its slow inputs (74HC165 chain) once per pass of its
+# main loop, 2-3 ms here; a tile-present pulse of 40 ms machine time lasts 6.7 ms at 6x and a
+# loaded CPU stalls the loop that long: at 3x the pulses last 13 ms. (On the board, at 1x,
+# they last 40 ms against a pass of about 1 ms.)
+MCU_SPEED = 3.0
+
+for _name in dir(suite):
+    if _name.startswith("test_"):
+        globals()[_name] = getattr(suite, _name)
+
+
+@pytest.fixture
+def kind(micropython):
+    return "mcu"
+
+
+@pytest.fixture
+def open_table(micropython, kind):
+    if kind != "mcu":     # a test of the suite parametrized over other backends too
+        pytest.skip("runs the firmware on the mcu backend only")
+    opened = []
+
+    def make(faults=(), seed=1):
+        b = hardware.open_backend("mcu", seed=seed, faults=faults, speed=MCU_SPEED,
+                                  device="micropython")
+        opened.append(b)
+        return Table(b)
+
+    yield make
+    for b in opened:
+        b.close()
