@@ -41,8 +41,10 @@ from .build import REPO, build
 MP_DIR = REPO / "tests" / "firmware" / "mp"
 HEAPSIZE = "160K"
 #: real ms by which the stand-in delays every input change (tests/firmware/mp/machine.py): this
-#: process hands the model's changes over in batches, late by up to that much under load
-INPUT_DELAY_MS = 20
+#: process hands the model's changes over in batches, a few ms late; the delay keeps their
+#: spacing. It lengthens every timed motion the firmware measures by up to as much (x speed in
+#: machine time), so it stays small
+INPUT_DELAY_MS = 5
 _U32 = 0xFFFFFFFF
 
 

@@ -34,6 +34,7 @@ _T0_NS = int(os.getenv("FW_T0_NS") or time.time_ns())
 _START_MS = int(os.getenv("FW_TICKS_START_MS") or 0)
 _START_US = int(os.getenv("FW_TICKS_START_US") or 0)
 _INPUT_DELAY_MS = int(os.getenv("FW_INPUT_DELAY_MS") or 0)
+_CHAIN_HOLD_MS = 2   # more than the longest glitch filter of a chain input in the profile
 
 
 def _fd_file(name, mode):
@@ -67,6 +68,8 @@ class _Table:
         self.sr_in = 0
         self.pins = {}
         self.pending = []
+        self.chain_reads = 2
+        self.chain_at = 0
         self.stop = False
 
     def send(self, line):
@@ -83,6 +86,9 @@ class _Table:
             self.latched = self.sr_out
         elif gpio == self.si_load and not v:
             self.sr_in = self.chain_in      # /PL low: the inputs are loaded
+            self.chain_reads += 1
+            if self.chain_reads == 1:
+                self.chain_at = clock.real_ms()   # the first read of this level
         elif gpio == self.si_clock and rising:
             self.sr_in >>= 1
         if gpio in (self.so_latch, self.so_oe):
@@ -119,6 +125,13 @@ class _Table:
             parts = self.pending[0]
             if parts[0] in (b"G", b"C") and int(parts[-1]) + _INPUT_DELAY_MS > now:
                 break
+            if parts[0] == b"C" and (self.chain_reads < 2 or now - self.chain_at < _CHAIN_HOLD_MS):
+                # a level of the input chain stays until the firmware has read it twice, the
+                # last at least _CHAIN_HOLD_MS after the first (its glitch filter confirms a level on a later
+                # read): a pulse of 40 ms on the table is some 40 reads long on the board, but
+                # this process may have been descheduled for longer than that (the test
+                # machine's other work)
+                break
             self.pending.pop(0)
             self._apply(parts)
 
@@ -133,6 +146,7 @@ class _Table:
                 p._handler(p)
         elif parts[0] == b"C":
             self.chain_in = int(parts[1], 16)
+            self.chain_reads = 0
         elif parts[0] == b"Q":
             self.stop = True
 
