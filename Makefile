@@ -5,7 +5,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-dev
 
-.PHONY: demo test venv bench train clean
+.PHONY: demo test venv bench train clean firmware
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +26,12 @@ demo: $(STAMP)
 test: $(STAMP)
 	@sh tools/system-deps
 	$(PY) -m pytest
+
+# The Pico's firmware (firmware/rp2040 + firmware_bridge's device side, .mpy by mpy-cross, and
+# pinmap.py from the profile's [mcu] section) into build/firmware; PROFILE=name or path.
+PROFILE ?= default
+firmware: $(STAMP)
+	$(PY) -m firmware.build --profile $(PROFILE) --out build/firmware
 
 bench: $(STAMP)
 	$(PY) benchmarks/scoring_speed.py

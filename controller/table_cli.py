@@ -32,6 +32,9 @@ def _backend_args(p: argparse.ArgumentParser, faults: bool = True) -> None:
     p.add_argument("--profile", default=None, help="machine profile name or .toml path (default: the setting)")
     p.add_argument("--port", default="/dev/serial0", help="serial device of the table's microcontroller (mcu)")
     p.add_argument("--seed", type=int, default=None, help="seed of the simulated machine (default: random)")
+    p.add_argument("--device", choices=("python", "micropython"), default="python",
+                   help="mcu with --sim: the device end in this process (python), or the firmware "
+                        "(firmware/rp2040) under the MicroPython unix port (micropython; a dev install)")
     if faults:
         p.add_argument("--fault", action="append", default=[], metavar="KIND[:SIDE]",
                        help="inject a fault into the simulated machine (see mjtable faults --list); repeatable")
@@ -96,7 +99,8 @@ def _open(args, *, kind_default: str = "sim"):
         seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 30)
         speed = getattr(args, "speed", 0.0) if kind == "mcu" else 1.0
         return hardware.open_backend(kind, profile=profile, seed=seed, faults=faults,
-                                     speed=speed if speed and speed > 0 else 8.0), stored
+                                     speed=speed if speed and speed > 0 else 8.0,
+                                     device=getattr(args, "device", "python")), stored
     if kind == "sim":
         raise TableCliError("the sim backend is the simulated machine: add --sim")
     prof = hardware.load_profile(profile)

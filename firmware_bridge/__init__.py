@@ -5,17 +5,24 @@ Host side: :class:`HostLink` (threaded, blocking calls) over :class:`HostProtoco
 See ``docs/protocol.md`` for the wire format and the message catalogue.
 """
 
-from .device import DeviceEngine
-from .errors import (CommandError, CommandRejected, FrameError, HandshakeError, LinkDown,
-                     LinkError, LinkTimeout, PeerReset, TransportError)
-from .host import (CommandFailed, Connected, HostLink, HostProtocol, LinkLost, LinkStats,
-                   McuReset, PendingCommand)
-from .machine import FakeMachine, Machine
-from .messages import (ClearSafeStop, DeviceHeartbeat, DeviceInfo, DeviceState, Fault,
-                       FaultCode, FeedStacks, GetStatus, Lift, MotionDone, Motor, Outcome,
-                       Reply, ReplyCode, RollDice, SelfTestStep, Sensor, SensorChanged,
-                       SetGear, Side, StacksCounted, StartShuffle, Status, StopAll,
-                       StopReason, StopShuffle)
-from .transport import DeviceRunner, PacedPort, open_port, pty_pair
+import sys
 
-__all__ = [name for name in dir() if not name.startswith("_")]
+from .device import DeviceEngine
+
+if sys.implementation.name != "micropython":
+    # The host side (threads, dataclasses, pyserial) and the typed messages. Under
+    # MicroPython (firmware/rp2040) the package holds only the device side: wire, reliable,
+    # catalogue, motion, executor, device, machine.
+    from .errors import (CommandError, CommandRejected, FrameError, HandshakeError, LinkDown,
+                         LinkError, LinkTimeout, PeerReset, TransportError)
+    from .host import (CommandFailed, Connected, HostLink, HostProtocol, LinkLost, LinkStats,
+                       McuReset, PendingCommand)
+    from .machine import FakeMachine, Machine
+    from .messages import (ClearSafeStop, DeviceHeartbeat, DeviceInfo, DeviceState, Fault,
+                           FaultCode, FeedStacks, GetStatus, Lift, MotionDone, Motor, Outcome,
+                           Reply, ReplyCode, RollDice, SelfTestStep, Sensor, SensorChanged,
+                           SetGear, Side, StacksCounted, StartShuffle, Status, StopAll,
+                           StopReason, StopShuffle)
+    from .transport import DeviceRunner, PacedPort, open_port, pty_pair
+
+    __all__ = [name for name in dir() if not name.startswith("_") and name != "sys"]

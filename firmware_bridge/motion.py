@@ -37,7 +37,16 @@ motor is stopped and the motion ends with OUTCOME_DEADLINE. Outcomes are reporte
 ``on_done(motion, outcome, elapsed_ms)``, after the motor has been stopped.
 """
 
+import sys
+
 from . import catalogue as C
+
+if sys.implementation.name == "micropython":
+    # A MicroPython dict does not keep insertion order: motions that end in the same tick
+    # (stop_all, a deadline shared) would be reported in another order than on CPython.
+    from collections import OrderedDict as _motions_dict
+else:
+    _motions_dict = dict
 
 #: ms between one relay of a lift opening and the other closing (relay release time plus
 #: margin; typical small power relays release in 5-15 ms)
@@ -89,7 +98,7 @@ class MotionTable:
 
     def __init__(self, machine, on_stack=None, on_done=None, home=None):
         self.machine = machine
-        self.motions = {}
+        self.motions = _motions_dict()
         self.on_stack = on_stack or _nothing
         self.on_done = on_done or _nothing
         #: ``home(side) -> bool``: the push head of ``side`` reads home now
@@ -230,7 +239,7 @@ class MotionTable:
         for key, m in self.motions.items():
             if m.motor in _REVERSIBLE and not m.waiting:
                 self.stopped[key] = (self.last_ms, m.direction)
-        self.motions = {}
+        self.motions = _motions_dict()
         self.machine.stop_all()
 
     def motors_mask(self):

@@ -27,7 +27,7 @@ KINDS = ("sim", "gpio", "mcu")
 
 def open_backend(kind: str, profile: Profile | str = "default", seed: int = 0,
                  faults: Iterable[FaultSpec | str] = (), speed: float = 1.0,
-                 boot: int = 1) -> TableBackend:
+                 boot: int = 1, device: str = "python") -> TableBackend:
     """A backend of ``kind`` over a simulated machine.
 
     Args:
@@ -37,6 +37,8 @@ def open_backend(kind: str, profile: Profile | str = "default", seed: int = 0,
         faults: ``KIND[:SIDE]`` strings or FaultSpec (see hardware.sim.faults.INJECTABLE).
         speed: mcu only: machine time runs ``speed`` x real time (1..50).
         boot: mcu only: the simulated microcontroller's first boot counter.
+        device: mcu only: "python" (the device engine in this process) or "micropython"
+            (the firmware, firmware/rp2040, under the MicroPython unix port: firmware/sim.py).
     Returns: the backend; ``backend.model`` is the simulated machine.
     Raises: BackendError (unknown kind, pins, pty), ProfileError, FaultSpecError (unknown
     fault, or a fault that does not apply to ``kind``).
@@ -65,13 +67,22 @@ def open_backend(kind: str, profile: Profile | str = "default", seed: int = 0,
     from firmware_bridge.host import HostLink
 
     from .mcu import McuBackend
-    from .sim.mcu_device import SimulatedMcu
-    device = SimulatedMcu(model, speed=speed, boot=boot, seed=seed)
+    if device == "micropython":
+        from firmware.sim import MicroPythonMcu
+        dev = MicroPythonMcu(model, speed=speed, boot=boot, seed=seed)
+    elif device == "python":
+        from .sim.mcu_device import SimulatedMcu
+        dev = SimulatedMcu(model, speed=speed, boot=boot, seed=seed)
+    else:
+        raise BackendError(f"device must be python or micropython, got {device!r}")
+    device = dev
     link = HostLink(device.host_port)
     link.start()
     backend = McuBackend(prof, link, speed=speed, device_t0_ms=device.t0_ms, device=device,
                          model=model)
     backend._t0 = device.t0
+    if hasattr(device, "operator"):
+        device.operator(backend)   # the firmware's table: the gear dial follows SetGear
     try:
         backend.connect()
     except BaseException:

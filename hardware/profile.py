@@ -131,6 +131,45 @@ class GpioMap:
     inputs: dict[str, tuple[InputPin, ...]]
 
 
+#: GPIOs a Raspberry Pi Pico brings out (23-25 and 29 are the board's own: SMPS mode, VBUS
+#: sense, LED, VSYS/3)
+PICO_GPIOS = tuple(range(0, 23)) + (26, 27, 28)
+MCU_LINKS = ("usb", "uart")
+#: RP2040 UART pin pairs: uart id -> ((tx pins), (rx pins))
+RP2040_UART_PINS = {0: ((0, 12, 16, 28), (1, 13, 17)), 1: ((4, 8, 20), (5, 9, 21))}
+
+
+@dataclass(frozen=True)
+class McuInput:
+    """One input of the microcontroller: on a GPIO of its own (``gpio``: edge interrupt,
+    timestamped) or a bit of the 74HC165 chain (``bit``: polled every loop); active
+    level, pull (GPIO only) and glitch filter (ms)."""
+
+    gpio: int | None
+    bit: int | None
+    active_high: bool
+    pull: str
+    bounce_ms: int
+
+
+@dataclass(frozen=True)
+class McuMap:
+    """Pin map of the RP2040 firmware (``[mcu]``): the link, the output chain (74HC595:
+    every motor driver input and indicator is a bit of it, off while its /OE is pulled
+    high), the input chain (74HC165) and the inputs. ``outputs[name]`` is a tuple of
+    chain bits (one, or four for E, S, W, N); ``inputs[name]`` a tuple of McuInput."""
+
+    board: str
+    link: str
+    uart: tuple[int, int, int, int]          # id, tx, rx, baud
+    watchdog_ms: int
+    shift_out: tuple[int, int, int, int, int]  # data, clock, latch, enable (/OE), chips
+    outputs_active_high: bool
+    shift_in: tuple[int, int, int, int]      # load (/PL), clock, data (Q7), chips
+    outputs: dict[str, tuple[int, ...]]
+    inputs: dict[str, tuple[McuInput, ...]]
+
+
 @dataclass(frozen=True)
 class Profile:
     """A machine profile. ``gears[tiles]`` = stacks per side (E, S, W, N)."""
@@ -142,6 +181,8 @@ class Profile:
     gears: dict[int, tuple[int, int, int, int]]
     gpio: GpioMap
     source: str
+    #: the RP2040 firmware's pin map (``[mcu]``), None when the profile has none
+    mcu: McuMap | None = None
 
     def stacks(self, gear: int) -> tuple[int, int, int, int]:
         """Stacks per side for ``gear`` (tiles). Raises ProfileError for an unknown gear."""
@@ -302,26 +343,10 @@ def parse_profile(data: dict, source: str = "<dict>") -> Profile:
         spec = _table(ins_t, k, "gpio.inputs")
         per_side = k in PER_SIDE_INPUTS
         _unknown(spec, ("pins" if per_side else "pin", "active", "pull", "bounce_ms"), full)
-        bounce = _int(spec.get("bounce_ms", DEFAULT_BOUNCE_MS.get(k, 0)), f"{full}.bounce_ms",
-                      0, 1000)
-        if k in PULSE_TIMING and bounce >= 1000 * values[PULSE_TIMING[k]]:
-            raise ProfileError(f"{full}.bounce_ms must be shorter than the sensor's pulse "
-                               f"(timing.{PULSE_TIMING[k]} = {values[PULSE_TIMING[k]]} s), "
-                               f"got {bounce}: the filter would swallow every pulse")
+        active_high, pull, bounce = _input_levels(spec, full, k, values)
         pins = _pins(spec.get("pins" if per_side else "pin"),
                      f"{full}.{'pins' if per_side else 'pin'}", 4 if per_side else 1)
-        active = spec.get("active")
-        if active not in ("high", "low"):
-            raise ProfileError(f"{full}.active must be \"high\" or \"low\", got {active!r}")
-        pull = spec.get("pull", "none")
-        if pull not in ("up", "down", "none"):
-            raise ProfileError(f"{full}.pull must be \"up\", \"down\" or \"none\", got {pull!r}")
-        # gpiozero derives the active level from an internal pull: up = active low
-        if (pull == "up" and active == "high") or (pull == "down" and active == "low"):
-            raise ProfileError(f"{full}: pull \"{pull}\" with active \"{active}\" reads the "
-                               "idle input as on; use pull = \"none\" (external resistor) or "
-                               "the opposite active level")
-        inputs[k] = tuple(InputPin(p, active == "high", pull, bounce) for p in pins)
+        inputs[k] = tuple(InputPin(p, active_high, pull, bounce) for p in pins)
     seen: dict[int, str] = {}
     for k, pins in outputs.items():
         for i, p in enumerate(pins):
@@ -338,7 +363,147 @@ def parse_profile(data: dict, source: str = "<dict>") -> Profile:
         for i, ip in enumerate(ips):
             _claim(seen, ip.pin, f"gpio.inputs.{k}" + (f"[{i}]" if len(ips) > 1 else ""))
     gpio = GpioMap(str(gp.get("board", "")), str(rev), factory, oah, outputs, inputs)
-    return Profile(name, pid, tiles, timing, gears, gpio, source)
+    mcu = _parse_mcu(data["mcu"], values) if "mcu" in data else None
+    return Profile(name, pid, tiles, timing, gears, gpio, source, mcu)
+
+
+def _input_levels(spec: dict, full: str, k: str, timing: dict[str, float]) -> tuple[bool, str, int]:
+    """(active high, pull, glitch filter ms) of input ``k``'s entry, of ``[gpio.inputs]`` or
+    ``[mcu.inputs]``."""
+    bounce = _int(spec.get("bounce_ms", DEFAULT_BOUNCE_MS.get(k, 0)), f"{full}.bounce_ms", 0, 1000)
+    if k in PULSE_TIMING and bounce >= 1000 * timing[PULSE_TIMING[k]]:
+        raise ProfileError(f"{full}.bounce_ms must be shorter than the sensor's pulse "
+                           f"(timing.{PULSE_TIMING[k]} = {timing[PULSE_TIMING[k]]} s), "
+                           f"got {bounce}: the filter would swallow every pulse")
+    active = spec.get("active")
+    if active not in ("high", "low"):
+        raise ProfileError(f"{full}.active must be \"high\" or \"low\", got {active!r}")
+    pull = spec.get("pull", "none")
+    if pull not in ("up", "down", "none"):
+        raise ProfileError(f"{full}.pull must be \"up\", \"down\" or \"none\", got {pull!r}")
+    # gpiozero derives the active level from an internal pull: up = active low
+    if (pull == "up" and active == "high") or (pull == "down" and active == "low"):
+        raise ProfileError(f"{full}: pull \"{pull}\" with active \"{active}\" reads the "
+                           "idle input as on; use pull = \"none\" (external resistor) or "
+                           "the opposite active level")
+    return active == "high", pull, bounce
+
+
+def _gpio(v: Any, full: str) -> int:
+    if isinstance(v, bool) or not isinstance(v, int) or v not in PICO_GPIOS:
+        raise ProfileError(f"{full} must be a GPIO the Pico brings out (0-22, 26-28), got {v!r}")
+    return v
+
+
+def _parse_mcu(m: Any, timing: dict[str, float]) -> McuMap:
+    """``[mcu]``: validated like ``[gpio]`` (every part, no pin used twice, pulls against
+    active levels, glitch filters shorter than the pulses)."""
+    if not isinstance(m, dict):
+        raise ProfileError(f"mcu must be a table, got {m!r}")
+    _unknown(m, ("board", "link", "uart", "watchdog_ms", "shift_out", "shift_in",
+                 "outputs", "inputs"), "mcu")
+    board = m.get("board", "pico")
+    if board != "pico":
+        raise ProfileError(f"mcu.board must be \"pico\" (Raspberry Pi Pico, RP2040), got {board!r}")
+    link = m.get("link", "usb")
+    if link not in MCU_LINKS:
+        raise ProfileError(f"mcu.link must be one of {', '.join(MCU_LINKS)}, got {link!r}")
+    u = _table(m, "uart", "mcu")
+    _unknown(u, ("id", "tx", "rx", "baud"), "mcu.uart")
+    uid = _int(u.get("id"), "mcu.uart.id", 0, 1)
+    tx, rx = _gpio(u.get("tx"), "mcu.uart.tx"), _gpio(u.get("rx"), "mcu.uart.rx")
+    if tx not in RP2040_UART_PINS[uid][0] or rx not in RP2040_UART_PINS[uid][1]:
+        raise ProfileError(f"mcu.uart: UART{uid} has TX on GPIO "
+                           f"{', '.join(map(str, RP2040_UART_PINS[uid][0]))} and RX on GPIO "
+                           f"{', '.join(map(str, RP2040_UART_PINS[uid][1]))}, got tx {tx}, rx {rx}")
+    baud = _int(u.get("baud", 115200), "mcu.uart.baud", 9600, 1_000_000)
+    wdt = _int(m.get("watchdog_ms", 1000), "mcu.watchdog_ms", 100, 8388)  # RP2040: 8.3 s at most
+    so = _table(m, "shift_out", "mcu")
+    _unknown(so, ("data", "clock", "latch", "enable", "chips", "outputs_active_high"),
+             "mcu.shift_out")
+    shift_out = tuple(_gpio(so.get(k), f"mcu.shift_out.{k}")
+                      for k in ("data", "clock", "latch", "enable")) + (
+        _int(so.get("chips"), "mcu.shift_out.chips", 1, 8),)
+    oah = so.get("outputs_active_high")
+    if not isinstance(oah, bool):
+        raise ProfileError(f"mcu.shift_out.outputs_active_high must be true or false, got {oah!r}")
+    si = _table(m, "shift_in", "mcu")
+    _unknown(si, ("load", "clock", "data", "chips"), "mcu.shift_in")
+    shift_in = tuple(_gpio(si.get(k), f"mcu.shift_in.{k}") for k in ("load", "clock", "data")) \
+        + (_int(si.get("chips"), "mcu.shift_in.chips", 1, 8),)
+    seen: dict[int, str] = {}
+    for k, p in zip(("data", "clock", "latch", "enable"), shift_out):
+        _claim(seen, p, f"mcu.shift_out.{k}")
+    for k, p in zip(("load", "clock", "data"), shift_in):
+        _claim(seen, p, f"mcu.shift_in.{k}")
+    if link == "uart":
+        _claim(seen, tx, "mcu.uart.tx")
+        _claim(seen, rx, "mcu.uart.rx")
+    outs_t = _table(m, "outputs", "mcu")
+    _unknown(outs_t, SINGLE_OUTPUTS + PER_SIDE_OUTPUTS, "mcu.outputs")
+    outputs: dict[str, tuple[int, ...]] = {}
+    bits: dict[int, str] = {}
+    n_out = 8 * shift_out[4]
+    for k in SINGLE_OUTPUTS + PER_SIDE_OUTPUTS:
+        if k == "heartbeat" and k not in outs_t:
+            continue  # the board's own watchdog (machine.WDT) replaces the Pi's heartbeat
+        v = outs_t.get(k)
+        one = k in SINGLE_OUTPUTS
+        if one and isinstance(v, list) or not one and not isinstance(v, list):
+            raise ProfileError(f"mcu.outputs.{k} must be " + (
+                "one bit of the output chain" if one else "a list of 4 bits (E, S, W, N)")
+                + f", got {v!r}")
+        vs = [v] if one else v
+        if len(vs) != (1 if one else 4):
+            raise ProfileError(f"mcu.outputs.{k} must be a list of 4 bits (E, S, W, N), got {v!r}")
+        out = []
+        for i, b in enumerate(vs):
+            key = f"mcu.outputs.{k}" + ("" if one else f"[{i}]")
+            b = _int(b, key, 0, n_out - 1)
+            if b in bits:
+                raise ProfileError(f"{key}: chain bit {b} is already used by {bits[b]}")
+            bits[b] = key
+            out.append(b)
+        outputs[k] = tuple(out)
+    ins_t = _table(m, "inputs", "mcu")
+    _unknown(ins_t, tuple(PER_SIDE_INPUTS) + tuple(SINGLE_INPUTS), "mcu.inputs")
+    inputs: dict[str, tuple[McuInput, ...]] = {}
+    in_bits: dict[int, str] = {}
+    n_in = 8 * shift_in[3]
+    for k in tuple(PER_SIDE_INPUTS) + tuple(SINGLE_INPUTS):
+        full = f"mcu.inputs.{k}"
+        spec = _table(ins_t, k, "mcu.inputs")
+        per_side = k in PER_SIDE_INPUTS
+        where = [w for w in (("gpios", "bits") if per_side else ("gpio", "bit")) if w in spec]
+        if len(where) != 1:
+            raise ProfileError(f"{full} needs exactly one of "
+                               + (" gpios / bits" if per_side else " gpio / bit")
+                               + " (a GPIO of its own, or a bit of the input chain)")
+        _unknown(spec, (where[0], "active", "pull", "bounce_ms"), full)
+        active_high, pull, bounce = _input_levels(spec, full, k, timing)
+        on_chain = where[0] in ("bits", "bit")
+        if on_chain and pull != "none":
+            raise ProfileError(f"{full}.pull: a bit of the input chain has no internal pull "
+                               "(fit a resistor at the 74HC165 input)")
+        raw = spec[where[0]]
+        vs = raw if per_side else [raw]
+        if not isinstance(vs, list) or len(vs) != (4 if per_side else 1):
+            raise ProfileError(f"{full}.{where[0]} must be a list of 4 (E, S, W, N), got {raw!r}")
+        pins = []
+        for i, v in enumerate(vs):
+            key = f"{full}.{where[0]}" + (f"[{i}]" if per_side else "")
+            if on_chain:
+                b = _int(v, key, 0, n_in - 1)
+                if b in in_bits:
+                    raise ProfileError(f"{key}: input chain bit {b} is already used by {in_bits[b]}")
+                in_bits[b] = key
+                pins.append(McuInput(None, b, active_high, pull, bounce))
+            else:
+                _claim(seen, _gpio(v, key), key)
+                pins.append(McuInput(v, None, active_high, pull, bounce))
+        inputs[k] = tuple(pins)
+    return McuMap(board, link, (uid, tx, rx, baud), wdt, shift_out, oah,  # type: ignore[arg-type]
+                  shift_in, outputs, inputs)  # type: ignore[arg-type]
 
 
 def _claim(seen: dict[int, str], pin: int, key: str) -> None:

@@ -9,7 +9,7 @@ runs against the simulated machine.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from firmware_bridge import catalogue as C
 
@@ -57,24 +57,30 @@ class PinBridge:
         on: dict[tuple[str, int], bool] = {}
         for pin, name, i in self.out:
             on[(name, i)] = bool(pin.state) == self.active_high
-        m = self.model
-        m.set_motor(C.MOTOR_SHUFFLE, C.SIDE_NONE, on[("shuffle", 0)])
-        m.set_motor(C.MOTOR_DICE, C.SIDE_NONE, on[("dice", 0)])
-        m.set_motor(C.MOTOR_BUZZER, C.SIDE_NONE, on.get(("buzzer", 0), False))
-        lights = 0
-        for name, bits in LIGHT_BITS.items():
-            for i, bit in enumerate(bits):
-                lights |= bit if on.get((name, i)) else 0
-        m.set_lights(lights)
-        lifts = [(C.MOTOR_LIFT, s, "lift_up", "lift_down", s) for s in C.SIDES]
-        lifts.append((C.MOTOR_CENTRE, C.SIDE_NONE, "centre_up", "centre_down", 0))
-        for s in C.SIDES:
-            m.set_motor(C.MOTOR_FEEDER, s, on[("feeder", s)])
-        for motor, side, up_name, down_name, i in lifts:
-            up, down = on[(up_name, i)], on[(down_name, i)]
-            if up and not down:
-                m.set_motor(motor, side, True, 1)
-            elif down and not up:
-                m.set_motor(motor, side, True, 0)
-            else:  # off, or both relays closed (the motor does not turn)
-                m.set_motor(motor, side, False)
+        drive_model(self.model, lambda name, i=0: on.get((name, i), False))
+
+
+def drive_model(m: TableModel, on: Callable[..., bool]) -> None:
+    """Switch the model's motors and lights from the driver inputs: ``on(name, i=0)`` tells
+    whether output ``name`` (a profile output name; ``i``: its side, or 0) is on. Also used by
+    the firmware's table (firmware/sim.py)."""
+    m.set_motor(C.MOTOR_SHUFFLE, C.SIDE_NONE, on("shuffle"))
+    m.set_motor(C.MOTOR_DICE, C.SIDE_NONE, on("dice"))
+    m.set_motor(C.MOTOR_BUZZER, C.SIDE_NONE, on("buzzer"))
+    lights = 0
+    for name, bits in LIGHT_BITS.items():
+        for i, bit in enumerate(bits):
+            lights |= bit if on(name, i) else 0
+    m.set_lights(lights)
+    lifts = [(C.MOTOR_LIFT, s, "lift_up", "lift_down", s) for s in C.SIDES]
+    lifts.append((C.MOTOR_CENTRE, C.SIDE_NONE, "centre_up", "centre_down", 0))
+    for s in C.SIDES:
+        m.set_motor(C.MOTOR_FEEDER, s, on("feeder", s))
+    for motor, side, up_name, down_name, i in lifts:
+        up, down = on(up_name, i), on(down_name, i)
+        if up and not down:
+            m.set_motor(motor, side, True, 1)
+        elif down and not up:
+            m.set_motor(motor, side, True, 0)
+        else:  # off, or both relays closed (the motor does not turn)
+            m.set_motor(motor, side, False)

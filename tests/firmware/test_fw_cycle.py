@@ -1,0 +1,66 @@
+"""The firmware (firmware/rp2040) under the MicroPython unix port at an RP2040's heap, on the
+simulated machine: `mjtable cycle --sim --backend mcu --device micropython`, and a build
+across the 2^30 wrap of the tick counters."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+sys.path.insert(0, str(REPO / "tests" / "hardware"))
+
+from hw_driver import Table  # noqa: E402
+
+from firmware_bridge.messages import Fault, Lift, Outcome, RollDice, Side  # noqa: E402
+
+WRAP = 1 << 30
+
+
+def test_cli_cycle_through_the_firmware(micropython, tmp_path):
+    env = dict(os.environ, HOME=str(tmp_path), XDG_CONFIG_HOME=str(tmp_path),
+               PATH=str(Path(micropython).parent) + os.pathsep + os.environ.get("PATH", ""))
+    r = subprocess.run([sys.executable, "-m", "controller.cli", "cycle", "--sim", "--backend", "mcu",
+                        "--device", "micropython", "--seed", "3"], capture_output=True, text=True,
+                       timeout=240, cwd=str(REPO), env=env)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    assert "Walls up: 136 tiles, stacks E 17, S 17, W 17, N 17" in r.stdout
+
+
+def test_build_lift_dice_across_the_tick_wrap(micropython, monkeypatch, capsys):
+    import hardware
+    # ticks_ms wraps 3 s after the start, ticks_us (2^30 us, 18 min on the chip) after 2 s
+    monkeypatch.setenv("MJTABLE_FW_TICKS_START_MS", str(WRAP - 3000))
+    monkeypatch.setenv("MJTABLE_FW_TICKS_START_US", str(WRAP - 2_000_000))
+    b = hardware.open_backend("mcu", speed=8, device="micropython", seed=5)
+    dev = b.device
+    try:
+        t = Table(b)
+        t.start()
+        done = t.build(136)
+        for side in Side:
+            assert (done[side].outcome, done[side].detail) == (Outcome.COMPLETED, 17)
+        assert b.model.walls == [17, 17, 17, 17]
+        ids = [t.call(Lift(s, True, t.p.lift_deadline_ms()))[0] for s in Side]
+        up = t.wait_done(ids, 10)
+        for d in up.values():
+            assert d.outcome == Outcome.COMPLETED and abs(d.elapsed_ms - 2000) <= 200
+        spin, deadline = t.p.dice_ms()
+        i, _ = t.call(RollDice(spin, deadline))
+        assert t.wait_done([i], 5)[i].outcome == Outcome.COMPLETED
+        assert not t.of(Fault)
+    finally:
+        b.close()
+    assert dev.ticks is not None, (dev.exit_reason, dev.output[-2000:])
+    start, end = dev.ticks
+    assert start > WRAP - 3000 and end < start, "the run did not cross the ticks_ms wrap"
+    peak, live, passes, boot = dev.heap
+    with capsys.disabled():
+        print(f"\nfirmware under MicroPython, 160K heap: peak mem_alloc {peak} B (garbage "
+              f"included), live after collect {live} B, {passes} loop passes; ticks_ms "
+              f"{start} -> {end}")
+    assert live < 120 * 1024
+    assert b.model.running() == {}
