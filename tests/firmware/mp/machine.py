@@ -243,17 +243,6 @@ class WDT:
         self.fed = now
 
 
-class Timer:
-    """Not used by the firmware (its main loop does the timing); present so that code
-    written for ``machine`` imports."""
-
-    ONE_SHOT = 0
-    PERIODIC = 1
-
-    def __init__(self, *args, **kw):
-        raise NotImplementedError("machine.Timer: the stand-in has none (the firmware uses none)")
-
-
 def reset(reason="machine.reset()"):
     _table.send("X " + reason)
     sys.exit(4)
