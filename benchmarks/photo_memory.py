@@ -49,7 +49,7 @@ def run(tree: Path, photo: bytes, small: bytes, tmp: Path) -> dict:
     cfg = tmp / "table.toml"
     cfg.write_text("[service]\nmax_upload_mb = 32\n")
     env = {**os.environ, "MJTABLE_STATE_DIR": str(tmp / "state"), "PYTHONPATH": str(tree)}
-    proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "serve", "--sim", "--speed", "10", "--config",
+    proc = subprocess.Popen([sys.executable, "-m", "app", "serve", "--sim", "--speed", "10", "--config",
                              str(cfg), "--port", str(port), "--token-file", str(tmp / "token"), "--log",
                              str(tmp / "events.sqlite"), "--no-preload"], cwd=tree, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)

@@ -201,7 +201,7 @@ def abuse(port: int, tmp: Path, env: dict[str, str], *, streams: int, uploaders:
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
 
-    proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "serve", "--sim", "--port", str(port),
+    proc = subprocess.Popen([sys.executable, "-m", "app", "serve", "--sim", "--port", str(port),
                              "--token-file", str(tmp / "token"), "--log", str(tmp / "events.sqlite")], cwd=ROOT,
                             env=env, stdout=subprocess.DEVNULL, stderr=errlog, text=True, preexec_fn=limit)
     socks: list = []
@@ -318,7 +318,7 @@ def main() -> int:
         return abuse(port, tmp, env, streams=min(max(args.streams, 0), 2000),
                      uploaders=min(max(args.uploaders, 0), 8), seconds=min(max(args.seconds, 2.0), 60.0),
                      nofile=args.nofile)
-    proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "serve", "--sim", "--port", str(port),
+    proc = subprocess.Popen([sys.executable, "-m", "app", "serve", "--sim", "--port", str(port),
                              "--speed", str(args.speed), "--token-file", str(tmp / "token"),
                              "--log", str(tmp / "events.sqlite")], cwd=ROOT, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)

@@ -194,7 +194,7 @@ def peak_rss_recognize(image: Path) -> float:
     child's own high-water mark (VmHWM, which the exec of the child resets; ru_maxrss of a child
     would include the benchmark's memory copied at fork)."""
     code = ("import sys\n"
-            "from controller.cli import main\n"
+            "from app.cli import main\n"
             "rc = main(['recognize', sys.argv[1]])\n"
             "hwm = [l for l in open('/proc/self/status') if l.startswith('VmHWM')]\n"
             "print(hwm[0].split()[1] if hwm else -1, file=sys.stderr)\n")

@@ -1,2 +1,3 @@
-"""The table's controller: state machine, settings, diagnostics, the event log, the HTTP API and
-the ``mjtable`` command line. So far it holds the command line (``controller.cli``)."""
+"""The table's controller: the pure state machine of a cycle, settings, dice, the fault catalogue
+and diagnosis, the self-test and the runtime that drives a backend. The command line that runs it
+is ``app`` (the composition root above ``controller`` and ``service``)."""

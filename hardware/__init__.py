@@ -1,5 +1,8 @@
 """The table as hardware: one interface (:class:`TableBackend`), three backends.
 
+Open a table with ``open_table(TableSpec(...))`` (:mod:`hardware.table_spec`): simulated or real,
+sim, gpio or mcu, port, profile, seed, faults, speed. The functions below are what it builds on.
+
 ``open_backend("sim" | "gpio" | "mcu", profile=..., seed=..., faults=[...], speed=...)``
 builds the simulated machine and, for gpio and mcu, the real backend code wired to it:
 
@@ -21,8 +24,9 @@ from .errors import BackendError, FaultSpecError, HardwareError, HardwareTimeout
 from .interface import EVENT_TYPES, SensorSnapshot, TableBackend
 from .profile import Profile, load_profile
 from .sim.faults import INJECTABLE, FaultSpec, parse_fault
+from .table_spec import BACKENDS, DEVICES, TableSpec, open_table
 
-KINDS = ("sim", "gpio", "mcu")
+KINDS = BACKENDS
 
 
 def open_backend(kind: str, profile: Profile | str = "default", seed: int = 0,
@@ -134,7 +138,7 @@ def open_mcu(port: str = "/dev/serial0", profile: Profile | str = "default",
     return backend
 
 
-__all__ = ["open_backend", "open_gpio", "open_mcu", "KINDS", "TableBackend", "SensorSnapshot",
+__all__ = ["open_table", "TableSpec", "open_backend", "open_gpio", "open_mcu", "KINDS", "TableBackend", "SensorSnapshot",
            "EVENT_TYPES", "Profile", "load_profile", "INJECTABLE", "FaultSpec", "parse_fault",
            "HardwareError", "ProfileError", "FaultSpecError", "BackendError",
            "HardwareTimeout"]

@@ -27,7 +27,8 @@ import dataclasses
 import enum
 import re
 from functools import lru_cache
-from typing import Iterable, Sequence
+from types import MappingProxyType
+from typing import Any, ClassVar, Iterable, Mapping, Sequence
 
 from .errors import ScoringError
 from .tiles import (EAST, HONOR_LETTERS, SUIT_LETTERS, TABLE_SIZE, Z_TO_CODE, Flower, Wind,
@@ -150,6 +151,39 @@ class WinContext:
     kong_replacement: bool = False
     robbing_kong: bool = False
     fourth_tile: bool = False
+
+    #: The win options by name, with their defaults: the keys ``from_options`` reads. The command
+    #: line's flags are these names with dashes (``--self-drawn``), ``score --batch`` lines and the
+    #: HTTP API's score bodies carry them as they are.
+    OPTIONS: ClassVar[Mapping[str, Any]] = MappingProxyType({
+        "self_drawn": False, "seat_wind": "E", "prevalent_wind": "E", "flowers": 0, "last_tile": False,
+        "kong_replacement": False, "robbing_kong": False, "fourth_tile": False})
+
+    @classmethod
+    def from_options(cls, options: Mapping[str, Any], *, other_keys: Sequence[str] = ()) -> "WinContext":
+        """The context of a win given as named options, e.g. ``{"self_drawn": True, "seat_wind": "S",
+        "flowers": ["1f", "5f"]}``: the one reading of the command line's score flags, the keys of a
+        ``score --batch`` line and the body of ``POST /api/score``. A missing option takes its default
+        (``OPTIONS``); values as ``make`` takes them.
+
+        Args:
+            options: option name -> value; the names of ``OPTIONS`` and of ``other_keys``.
+            other_keys: keys the caller reads itself (e.g. ``"hand"``, ``"rules"``): skipped here,
+                and named among the allowed keys when an unknown one is refused.
+        Raises:
+            ScoringError: ``bad-value`` for options that are not a mapping, a key that is not an
+                option (the message names it and lists the allowed ones), or a value ``make``
+                refuses (a wind outside E/S/W/N, flowers outside 0-8, a flag that is not a boolean).
+        """
+        if not isinstance(options, Mapping):
+            raise ScoringError("bad-value", f"the win options must be a mapping of names to values, got "
+                               f"{type(options).__name__}")
+        unknown = [k for k in options if k not in cls.OPTIONS and k not in other_keys]
+        if unknown:
+            allowed = [k for k in other_keys if k not in cls.OPTIONS] + list(cls.OPTIONS)
+            raise ScoringError("bad-value", f"unknown option(s) {', '.join(map(repr, unknown))}; allowed: "
+                               f"{', '.join(allowed)}")
+        return cls.make(**{k: v for k, v in options.items() if k in cls.OPTIONS})
 
     @classmethod
     def make(cls, *, self_drawn: bool = False, seat_wind: "Wind | str" = "E",

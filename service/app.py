@@ -29,6 +29,7 @@ from starlette.formparsers import MultiPartParser
 
 from controller import settings as ST
 from controller.faults import CATALOGUE, code_sheet, lookup
+from scoring import PROFILES, ScoringError, WinContext
 
 from . import api_errors, auth
 from .connections import Connections
@@ -38,6 +39,7 @@ from .eventlog import EventLog
 from .guard import Guard, Limits
 from .match_api import apply_stored, make_router
 from .scorer import Scorer, analyse, score, score_system
+from .scorer import score_photo as read_and_score_photo
 
 STATIC = Path(__file__).parent / "static"
 Seat = Literal["E", "S", "W", "N"]
@@ -77,19 +79,44 @@ class FaultBody(_Strict):
     fault: str = Field(min_length=1, max_length=64, description="KIND or KIND:SIDE, e.g. lift-short:W")
 
 
-class ScoreOptions(_Strict):
-    self_drawn: bool = False
-    seat_wind: Seat = "E"
-    prevalent_wind: Seat = "E"
-    flowers: int | None = Field(None, ge=0, le=8)
-    last_tile: bool = False
-    kong_replacement: bool = False
-    robbing_kong: bool = False
-    fourth_tile: bool = False
+#: The win options in a score body, documented in the API's schema; their values are checked by
+#: ``scoring.WinContext.from_options`` (the names, checks and messages of ``mjtable score``).
+_WIN_OPTIONS_SCHEMA = {"properties": {k: {"default": v, "description": "win option (scoring.WinContext.OPTIONS)"}
+                                      for k, v in WinContext.OPTIONS.items()}}
+
+
+class ScoreOptions(BaseModel):
+    """The options of a scored hand or photo: ``rules``, ``options`` (another rule system's) and
+    ``accept_uncertain`` (photos) are read here; every other key is a win option
+    (``scoring.WinContext.OPTIONS``: ``self_drawn``, ``seat_wind``, ``prevalent_wind``, ``flowers``,
+    ``last_tile``, ``kong_replacement``, ``robbing_kong``, ``fourth_tile``), checked when scored by
+    ``WinContext.from_options``, as the command line's flags and batch keys are: an unknown key is
+    refused there with the list of allowed ones."""
+
+    model_config = ConfigDict(extra="allow", strict=True, json_schema_extra=_WIN_OPTIONS_SCHEMA)
     rules: str = Field("mcr", max_length=32, description="rule system: mcr, mcr-1998 or another of `mjtable rules --list`")
     options: dict[str, Any] | None = Field(None, description="situation options of a rule system other than MCR "
                                            "(e.g. {\"riichi\": true, \"dora\": \"3m\"}); see `mjtable rules --list`")
     accept_uncertain: bool = False
+
+    def win_options(self, where: str = "body") -> dict[str, Any]:
+        """The keys given besides the model's fields: the win options, each checked by
+        ``WinContext.from_options`` (the check and the message of ``mjtable score``).
+
+        Raises:
+            RequestValidationError: a key that is not a win option, or a value it does not take (422
+                naming each field as ``where.key``, in the API's error shape).
+        """
+        given = dict(self.model_extra or {})
+        errors = []
+        for key, value in given.items():
+            try:
+                WinContext.from_options({key: value}, other_keys=tuple(type(self).model_fields))
+            except ScoringError as e:
+                errors.append({"loc": (where, key), "msg": e.message, "type": "value_error"})
+        if errors:
+            raise RequestValidationError(errors)
+        return given
 
 
 class ScoreBody(ScoreOptions):
@@ -113,14 +140,6 @@ class ShantenBody(_Strict):
     """``POST /api/shanten``: a 13- or 14-tile hand and the tiles seen elsewhere."""
     hand: str = Field(min_length=2, max_length=120)
     seen: str = Field("", max_length=400, description="tiles visible elsewhere, e.g. 5s5s1pE")
-
-
-def _opts(o: ScoreOptions, flowers_default: Any = 0) -> dict[str, Any]:
-    return {"self_drawn": o.self_drawn, "seat_wind": o.seat_wind, "prevalent_wind": o.prevalent_wind,
-            "flowers": o.flowers if o.flowers is not None else flowers_default, "last_tile": o.last_tile,
-            "kong_replacement": o.kong_replacement, "robbing_kong": o.robbing_kong, "fourth_tile": o.fourth_tile,
-            "rules": o.rules}
-
 
 
 
@@ -332,11 +351,11 @@ def create_app(control: Control, log: EventLog, token: str, scorer: Scorer, *,
         """Score a hand string with the winds given: a calculator, nothing goes on the score sheet (a hand
         of the match is scored with the match's winds by ``POST /api/match/hand``). ``rules`` and
         ``options`` score it by another rule system (``scoring.systems``)."""
-        if body.rules not in ("mcr", "mcr-1998") or body.options:
-            flags = {k: v for k, v in body.model_dump(exclude_unset=True).items() if k in _opts(body)}
-            result = await asyncio.to_thread(score_system, body.rules, body.hand, {**flags, **(body.options or {})})
+        if body.rules not in PROFILES or body.options:
+            result = await asyncio.to_thread(score_system, body.rules, body.hand,
+                                             {**body.win_options(), **(body.options or {})})
             return {"score": result.to_dict()}
-        result = await asyncio.to_thread(score, body.hand, _opts(body))
+        result = await asyncio.to_thread(score, body.hand, {**body.win_options(), "rules": body.rules})
         return await asyncio.to_thread(_finish, result, body.hand, "hand")
 
     # ---- waits and shanten (听牌, 向听): analysis only, nothing recorded, so no token needed ----
@@ -350,22 +369,27 @@ def create_app(control: Control, log: EventLog, token: str, scorer: Scorer, *,
         """Shanten by shape; useful tiles, or each discard of a 14-tile hand (as ``mjtable shanten --json``)."""
         return await asyncio.to_thread(analyse, "shanten", body.model_dump())
 
-    def _photo(read, o: ScoreOptions, source: str) -> dict:
-        r = read()
-        a = r["recognition"]  # plain data from the worker process (vision is not imported here)
-        out = {**r, "score": None, "problem": None}
-        if not a["tiles"]:
-            out["problem"] = "no tiles found: photograph the revealed hand from above"
-        elif a["hand"] is None:
-            out["problem"] = "the tiles do not add up to a hand: " + "; ".join(a["problems"])
-        elif a["uncertain"] and not o.accept_uncertain:
-            out["problem"] = ("tiles read with low confidence: " +
-                              ", ".join(f"{t['tile']} ({t['confidence']:.2f})" for t in a["uncertain"]) +
-                              ": check them and score the corrected hand, or accept them")
-        else:
-            result = score(a["hand"], _opts(o, list(a["flowers"])))
-            out.update(_finish(result, a["hand"], source))
-        return out
+    def _photo_options(o: ScoreOptions, where: str) -> dict[str, Any]:
+        """The options of a photo, checked before it is read (422 naming the field)."""
+        if o.options:
+            raise ServiceError(f"{'options' if where == 'body' else where + '.options'}: the options of another rule system do not apply to a photo, which "
+                               f"is scored by {' or '.join(PROFILES)}", 422, "bad-value")
+        return {**o.win_options(where), "rules": o.rules, "accept_uncertain": o.accept_uncertain}
+
+    def _photo(read, options: dict[str, Any], source: str, name: str) -> dict:
+        """Read and score a photo (``controller.table_scoring.score_photo``, as ``mjtable score-photo``):
+        ``{**what read returned, "score", "problem"}``; a scored hand goes on the log."""
+        answer: dict[str, Any] = {}
+
+        def recognition() -> dict:
+            answer.update(read())
+            return answer["recognition"]  # plain data from the worker process (vision is not imported here)
+
+        outcome = read_and_score_photo(recognition, options, name)
+        answer.update(score=None, problem=outcome.problem)
+        if outcome.result is not None:
+            answer.update(_finish(outcome.result, outcome.recognition["hand"], source))
+        return answer
 
     @app.post("/api/score/photo", dependencies=[Auth])
     async def score_photo(photo: Annotated[UploadFile, File(description="JPEG or PNG of the revealed hand")],
@@ -376,16 +400,18 @@ def create_app(control: Control, log: EventLog, token: str, scorer: Scorer, *,
             o = ScoreOptions.model_validate_json(options)
         except ValidationError as e:
             raise RequestValidationError([{**x, "loc": ("options",) + tuple(x.get("loc", ()))} for x in e.errors()])
+        opts = _photo_options(o, "options")
         data = await photo.read(max_upload_bytes + 1)
         if len(data) > max_upload_bytes:
             raise ServiceError(f"the photo is larger than {max_upload_bytes} bytes", 413, "too-large")
         name = photo.filename or "the upload"
-        return await asyncio.to_thread(_photo, lambda: scorer.read_upload(data, name), o, "photo")
+        return await asyncio.to_thread(_photo, lambda: scorer.read_upload(data, name), opts, "photo", name)
 
     @app.post("/api/score/capture", dependencies=[Auth])
     async def score_capture(body: ScoreOptions) -> dict:
         """Take a picture with the table's camera, then as /api/score/photo (404 with no camera)."""
-        return await asyncio.to_thread(_photo, scorer.read_camera, body, "camera")
+        return await asyncio.to_thread(_photo, scorer.read_camera, _photo_options(body, "body"), "camera",
+                                       "the camera's picture")
 
     @app.get("/api/score/photo/{key}.jpg")
     async def annotated_photo(key: str) -> Response:

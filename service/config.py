@@ -36,10 +36,9 @@ from pathlib import Path
 from typing import Any
 
 from controller import settings as ST
+from hardware.table_spec import BACKENDS
 
 from .errors import ConfigError
-
-BACKENDS = ("sim", "gpio", "mcu")
 
 
 @dataclasses.dataclass

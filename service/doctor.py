@@ -191,7 +191,8 @@ def _probe_handshake(port: str, profile: Any) -> str:
     import hardware
     from firmware_bridge.errors import LinkError
     try:
-        backend = hardware.open_mcu(port, profile)  # handshake and one GetStatus: no motor moves
+        # handshake and one GetStatus: no motor moves
+        backend = hardware.open_table(hardware.TableSpec(simulated=False, backend="mcu", port=port, profile=profile))
     except (hardware.HardwareError, LinkError) as e:
         raise ProbeFailed(str(e)) from None
     try:

@@ -104,10 +104,20 @@ class Scorer:
         self.photos.close()
 
 
-def score(hand: str, opts: dict[str, Any]) -> Any:
-    """``scoring.score_hand`` with the request's options. Raises ServiceError 422 on a bad hand."""
-    from scoring import score_hand
-    return _scoring(score_hand, hand, **opts)
+def score(hand: str, options: dict[str, Any]) -> Any:
+    """Score ``hand`` with a request's options by name (``controller.table_scoring.score_from_options``:
+    the win options of ``scoring.WinContext.OPTIONS`` and ``rules``, as ``mjtable score``). Raises
+    ServiceError 422 on a bad hand or option, with the command line's message."""
+    from controller.table_scoring import score_from_options
+    return _scoring(score_from_options, hand, options)
+
+
+def score_photo(read, options: dict[str, Any], name: str) -> Any:
+    """Read a photo (``read``: the recognition as plain data) and score it with a request's options
+    (``controller.table_scoring.score_photo``, as ``mjtable score-photo``). Returns its ``PhotoScore``.
+    Raises ServiceError 422 on a bad option (before the photo is read), and ``read``'s errors."""
+    from controller.table_scoring import score_photo as use_case
+    return _scoring(use_case, read, options, name)
 
 
 def analyse(kind: str, body: dict[str, Any]) -> dict[str, Any]:

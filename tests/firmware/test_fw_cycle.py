@@ -26,7 +26,7 @@ WRAP = 1 << 30
 def test_cli_cycle_through_the_firmware(micropython, tmp_path):
     env = dict(os.environ, HOME=str(tmp_path), XDG_CONFIG_HOME=str(tmp_path),
                PATH=str(Path(micropython).parent) + os.pathsep + os.environ.get("PATH", ""))
-    r = subprocess.run([sys.executable, "-m", "controller.cli", "cycle", "--sim", "--backend", "mcu",
+    r = subprocess.run([sys.executable, "-m", "app", "cycle", "--sim", "--backend", "mcu",
                         "--device", "micropython", "--seed", "3"], capture_output=True, text=True,
                        timeout=240, cwd=str(REPO), env=env)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]

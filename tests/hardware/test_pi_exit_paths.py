@@ -65,7 +65,7 @@ def test_an_exception_leaves_every_output_low(monkeypatch):
 def test_sigterm_to_the_service_leaves_every_output_low(tmp_path, monkeypatch):
     """``mjtable serve`` with the GPIO backend on mock pins, in this process: SIGTERM while
     motors run goes through the service's own signal handling, and every output ends low."""
-    from controller import cli
+    from app import cli
 
     monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "mock")
     monkeypatch.setenv("MJTABLE_STATE_DIR", str(tmp_path / "state"))

@@ -122,8 +122,8 @@ def test_loader_refusal_uses_the_same_table():
 def _cli_unit(*args: str) -> str:
     import io
 
-    from controller import service_cli
-    from controller.cli import _parser
+    from app import service_cli
+    from app.cli import _parser
     out, err = io.StringIO(), io.StringIO()
     assert service_cli.cmd_unit(_parser().parse_args(["unit", *args]), out, err) == 0, err.getvalue()
     return out.getvalue()
@@ -139,7 +139,7 @@ def test_the_shipped_units_are_what_mjtable_unit_renders():
 
 
 def test_mjtable_unit_reads_the_config(tmp_path, capsys):
-    from controller.cli import main
+    from app.cli import main
     cfg = tmp_path / "table.toml"
     cfg.write_text('[machine]\nbackend = "gpio"\n')
     text = _cli_unit("--config", str(cfg))

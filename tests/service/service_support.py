@@ -68,7 +68,7 @@ class Server:
         env = {**os.environ, "MJTABLE_STATE_DIR": str(tmp / "state"), "PYTHONUNBUFFERED": "1", **(env or {})}
         machine = ["--sim", "--seed", "5", "--speed", str(speed)] if sim else []
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "controller.cli", "serve", *machine, "--port", str(self.port),
+            [sys.executable, "-m", "app", "serve", *machine, "--port", str(self.port),
              "--token-file", str(self.token_file), "--log", str(self.log), *args],
             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.wait_ready()

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import hardware
-from controller.cli import main
+from app.cli import main
 from hardware import pi_safety
 from service import doctor as D
 from service import pi_arch

@@ -97,7 +97,7 @@ def test_the_service_survives_sigkill_and_restarts_with_its_data(tmp_path) -> No
 
 def run_cli(*args: str, env_extra: dict | None = None) -> subprocess.CompletedProcess:
     env = {**os.environ, **(env_extra or {})}
-    return subprocess.run([sys.executable, "-m", "controller.cli", *args], cwd=ROOT, env=env, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "app", *args], cwd=ROOT, env=env, capture_output=True,
                           text=True, timeout=60)
 
 

@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from controller import cli
+from app import cli
 from service import auth
 from service.config import check_public_url
 from service.errors import ConfigError

@@ -27,7 +27,7 @@ def _serve(tmp: Path, *args: str, nofile: int | None = None) -> subprocess.Popen
         if nofile is not None:
             resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
 
-    return subprocess.Popen([sys.executable, "-m", "controller.cli", "serve", "--sim", "--no-preload",
+    return subprocess.Popen([sys.executable, "-m", "app", "serve", "--sim", "--no-preload",
                              "--token-file", str(tmp / "token"), "--log", str(tmp / "events.sqlite"), *args],
                             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             preexec_fn=limit)

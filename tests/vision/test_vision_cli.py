@@ -10,7 +10,7 @@ import cv2
 import numpy as np
 import pytest
 
-from controller import vision_cli
+from app import vision_cli
 
 
 def run(argv: list[str]) -> tuple[int, str, str]:

@@ -2,11 +2,11 @@
 
 * ``mjtable rules --list [--json]``: the registered systems with tile set, hand size, options.
 * ``mjtable score HAND --rules X [options of X]``: scored by ``scoring.systems``; an option of
-  another system is refused with X's list. MCR hands keep ``controller.cli``'s own output unless an
+  another system is refused with X's list. MCR hands keep ``app.cli``'s own output unless an
   option only the registry knows (``--discarder``) is given.
 * batch lines with a ``rules`` other than mcr/mcr-1998 take that system's option keys.
 
-Wired into ``mjtable`` by ``controller/cli.py`` (``add_parsers``, ``add_score_options``,
+Wired into ``mjtable`` by ``app/cli.py`` (``add_parsers``, ``add_score_options``,
 ``wants_registry``, ``cmd_score``, ``batch_line``, ``cmd_rules``).
 """
 

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from controller import settings as ST
-from controller.cli import main
+from app.cli import main
 
 
 @pytest.fixture(autouse=True)

@@ -1,6 +1,6 @@
 """The table commands of ``mjtable``: cycle, diagnose, selftest, dice, config, faults.
 
-``controller.cli`` builds the parser and turns errors into one line; this module adds the
+``app.cli`` builds the parser and turns errors into one line; this module adds the
 sub-commands (``add_parsers``) and runs them.
 """
 
@@ -10,13 +10,14 @@ import argparse
 import json
 from typing import IO
 
-from . import cycle as CY
-from . import settings as ST
-from .dice import Method, roll, wall_break
-from .faults import CATALOGUE, catalogue_json, code_sheet, lookup, render_code_sheet
-from .runtime import TableRuntime, centre_state, lift_states
+from controller import cycle as CY
+from controller import settings as ST
+from controller.dice import Method, roll, wall_break
+from controller.faults import CATALOGUE, catalogue_json, code_sheet, lookup, render_code_sheet
+from controller.runtime import TableRuntime, centre_state, lift_states
+from hardware import table_spec as TS
 
-BACKENDS = ("sim", "gpio", "mcu")
+BACKENDS = TS.BACKENDS
 SIDES = ("E", "S", "W", "N")
 
 
@@ -32,7 +33,7 @@ def _backend_args(p: argparse.ArgumentParser, faults: bool = True) -> None:
     p.add_argument("--profile", default=None, help="machine profile name or .toml path (default: the setting)")
     p.add_argument("--port", default="/dev/serial0", help="serial device of the table's microcontroller (mcu)")
     p.add_argument("--seed", type=int, default=None, help="seed of the simulated machine (default: random)")
-    p.add_argument("--device", choices=("python", "micropython"), default="python",
+    p.add_argument("--device", choices=TS.DEVICES, default="python",
                    help="mcu with --sim: the device end in this process (python), or the firmware "
                         "(firmware/rp2040) under the MicroPython unix port (micropython; a dev install)")
     if faults:
@@ -82,31 +83,27 @@ def add_parsers(sub) -> None:
 # --- helpers ----------------------------------------------------------------------------------
 
 def _open(args, *, kind_default: str = "sim"):
-    """Open the backend the options ask for; returns (backend, stored settings)."""
-    import random
+    """Open the table the options ask for (``hardware.open_table``); returns (backend, stored settings).
 
+    ``--sim`` (or a ``--fault``) is the simulated machine behind ``--backend`` (default sim); without
+    it, the real table: ``--backend gpio`` or ``--backend mcu --port``.
+    """
     import hardware
     stored = ST.load()
-    profile = args.profile or stored.profile
     kind = args.backend or (kind_default if args.sim else None)
     faults = getattr(args, "fault", [])
     if kind is None:
         raise TableCliError("no table given: add --sim to run on the simulated machine, or --backend mcu --port "
                             "/dev/serial0 (or --backend gpio) on the table's Raspberry Pi")
-    if args.sim or faults:
-        if faults and not (args.sim or args.backend):
-            raise TableCliError("--fault needs --sim: faults are injected into the simulated machine")
-        seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 30)
-        speed = getattr(args, "speed", 0.0) if kind == "mcu" else 1.0
-        return hardware.open_backend(kind, profile=profile, seed=seed, faults=faults,
-                                     speed=speed if speed and speed > 0 else 8.0,
-                                     device=getattr(args, "device", "python")), stored
-    if kind == "sim":
+    simulated = bool(args.sim or faults)
+    if not simulated and kind == "sim":
         raise TableCliError("the sim backend is the simulated machine: add --sim")
-    prof = hardware.load_profile(profile)
-    if kind == "gpio":
-        return hardware.open_gpio(prof), stored
-    return hardware.open_mcu(args.port, prof), stored
+    speed = 1.0
+    if simulated and kind == "mcu":  # the simulated microcontroller's speed-up (--speed 0: the default 8)
+        speed = max(getattr(args, "speed", 0.0), 0.0) or 8.0
+    spec = hardware.TableSpec(simulated=simulated, backend=kind, port=args.port, profile=args.profile or stored.profile,
+                              seed=args.seed, faults=tuple(faults), speed=speed, device=args.device)
+    return hardware.open_table(spec), stored
 
 
 def _settings(backend, stored: ST.StoredSettings, tile_count: int | None) -> CY.Settings:
@@ -233,7 +230,7 @@ def cmd_diagnose(args, out: IO[str]) -> int:
 
 
 def cmd_selftest(args, out: IO[str]) -> int:
-    from .selftest import SelfTestAborted, run_selftest
+    from controller.selftest import SelfTestAborted, run_selftest
     backend, _ = _open(args)
     try:
         try:

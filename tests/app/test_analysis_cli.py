@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from controller.cli import SHANTEN_KEYS, WAITS_KEYS, _shanten_line, _waits_line, run_batch
+from app.cli import SHANTEN_KEYS, WAITS_KEYS, _shanten_line, _waits_line, run_batch
 from test_mjtable_cli import run
 
 READY = "123m456m789m234p5s"        # waits on 5s alone (single wait)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.cli import main, run_batch
+from app.cli import main, run_batch
 
 HAND = "123m456m789m234p5s5s"
 
@@ -97,7 +97,7 @@ def test_batch_accepts_the_rulebook_file_and_a_bom(tmp_path: Path) -> None:
     data = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "mcr" / "rulebook_examples.jsonl"
     f = tmp_path / "in.jsonl"
     f.write_bytes(b"\xef\xbb\xbf" + data.read_bytes())
-    r = subprocess.run([sys.executable, "-m", "controller.cli", "score", "--batch", str(f)],
+    r = subprocess.run([sys.executable, "-m", "app", "score", "--batch", str(f)],
                        capture_output=True, text=True)
     rows = [json.loads(x) for x in r.stdout.splitlines()]
     assert r.returncode == 0 and len(rows) == 132 and all(x["ok"] for x in rows)

@@ -4,12 +4,12 @@
   [--last-tile] [--kong-replacement] [--robbing-kong] [--fourth-tile] [--rules mcr|mcr-1998] [--json]``
 * ``mjtable score --batch FILE`` (``-`` for standard input): JSON lines in, JSON lines out.
 * ``mjtable score HAND --rules riichi|taiwan|classic|... [that system's options]`` and ``mjtable
-  rules --list [--json]``: the other rule systems (``controller.rules_cli``, ``scoring.systems``).
+  rules --list [--json]``: the other rule systems (``app.rules_cli``, ``scoring.systems``).
 * ``mjtable fans [--json]``: the fan table.
 * ``mjtable demo``: one simulated table cycle, the dice, a table scene and hands scored.
 * the table commands (``cycle``, ``diagnose``, ``selftest``, ``dice``, ``config``, ``faults``) come
-  from ``controller.table_cli``, ``recognize``/``score-photo`` from ``controller.vision_cli``,
-  ``serve`` from ``controller.service_cli`` and ``doctor`` from ``controller.doctor_cli``.
+  from ``app.table_cli``, ``recognize``/``score-photo`` from ``app.vision_cli``,
+  ``serve`` from ``app.service_cli`` and ``doctor`` from ``app.doctor_cli``.
 
 Errors are one line on standard error with a non-zero exit code (1 for a hand or input that
 cannot be scored, 2 for a command-line usage error), never a traceback. SIGTERM unwinds like
@@ -27,15 +27,17 @@ from typing import IO, Callable, Iterable, Sequence
 
 import scoring
 import scoring.systems
-from scoring import FANS, MELDED_AND_CONCEALED_KONG, ScoreResult, ScoringError, score_hand, tile_name
+from controller.table_scoring import score_from_options
+from scoring import FANS, MELDED_AND_CONCEALED_KONG, ScoreResult, ScoringError, WinContext, tile_name
 from scoring.analysis import ShantenReport, WaitsReport, analyse_shanten, find_waits
 from scoring.shanten import Shape
 
 from . import cli_args, doctor_cli, rules_cli, service_cli, table_cli, vision_cli
 
-#: Keys a batch line may carry as input (see ``mjtable score --batch``).
-BATCH_KEYS = ("id", "hand", "self_drawn", "seat_wind", "prevalent_wind", "flowers", "last_tile",
-              "kong_replacement", "robbing_kong", "fourth_tile", "rules")
+#: Keys a batch line may carry as input (see ``mjtable score --batch``): the win options of
+#: ``WinContext.OPTIONS`` and these, which ``_score_line`` reads itself.
+SCORE_LINE_KEYS = ("id", "hand", "rules")
+BATCH_KEYS = SCORE_LINE_KEYS[:2] + tuple(WinContext.OPTIONS) + SCORE_LINE_KEYS[2:]
 #: Keys that annotate a line (as in ../shared/data/mcr/rulebook_examples.jsonl) and are ignored.
 BATCH_ANNOTATIONS = ("expected", "fan_section", "note", "comment")
 
@@ -98,11 +100,10 @@ def _unique_keys(pairs: list) -> dict:
 
 
 def _score_line(data: dict) -> dict:
-    """Score one batch line's hand with its options (the keys of ``BATCH_KEYS``)."""
-    kwargs = {k: data[k] for k in BATCH_KEYS[2:] if k in data}
-    if "rules" in kwargs and not isinstance(kwargs["rules"], str):
-        raise ScoringError("bad-value", f"rules must be a string, got {kwargs['rules']!r}")
-    result = score_hand(data["hand"], **kwargs)
+    """Score one batch line's hand with its options (``hand``, ``rules``, the win options)."""
+    if "hand" not in data:
+        raise ScoringError("bad-value", "the key 'hand' is missing")
+    result = score_from_options(data["hand"], data, SCORE_LINE_KEYS)
     return {"legal": result.legal, "total": result.total, "fans": [f.to_dict() for f in result.fans],
             "payments": result.payments.to_dict() if result.payments else None}
 
@@ -124,8 +125,14 @@ def _batch_line(line: str, keys: Sequence[str] = BATCH_KEYS, compute: Callable[[
         return _error(None, "bad-value", "id must be a string or a number")
     unknown = [k for k in data if k not in keys and k not in BATCH_ANNOTATIONS]
     try:
-        if compute is _score_line and (data.get("rules", "mcr") not in scoring.PROFILES or "discarder" in data):
-            return rules_cli.batch_line(ident, {"rules": "mcr", **data}, BATCH_ANNOTATIONS)
+        if compute is _score_line:
+            rules = data.get("rules", "mcr")
+            if not isinstance(rules, str):
+                raise ScoringError("bad-value", f"rules must be a string, got {rules!r}")
+            if rules not in scoring.PROFILES or "discarder" in data:
+                return rules_cli.batch_line(ident, {"rules": "mcr", **data}, BATCH_ANNOTATIONS)
+            # the keys are checked by WinContext.from_options, as in POST /api/score
+            return {"id": ident, "ok": True, **_score_line({k: v for k, v in data.items() if k not in BATCH_ANNOTATIONS})}
         if unknown:
             raise ScoringError("bad-value", f"unknown key(s) {', '.join(map(repr, unknown))}; allowed: "
                                f"{', '.join(keys)}")
@@ -233,20 +240,8 @@ def _analysis_parser(sub, name: str, help: str, description: str, win_options: b
 
 
 def _win_options(p: argparse.ArgumentParser, single_win: bool) -> None:
-    """The win options of ``score`` (``single_win``) or ``waits`` (which scores both a discard and a
-    self-drawn win and sets 和绝张 by itself, so without ``--self-drawn`` and ``--fourth-tile``)."""
-    if single_win:
-        p.add_argument("--self-drawn", action="store_true", help="won on a self-drawn tile (自摸)")
-    p.add_argument("--seat-wind", type=cli_args.wind, default="E", help="seat wind E/S/W/N (门风; default E)")
-    p.add_argument("--prevalent-wind", type=cli_args.wind, default="E", help="prevalent wind E/S/W/N (圈风; default E)")
-    p.add_argument("--flowers", type=cli_args.flowers, default=0, help="number of flower tiles 0-8 (花牌)")
-    p.add_argument("--last-tile", action="store_true", help="last tile of the wall (妙手回春 / 海底捞月)")
-    p.add_argument("--kong-replacement", action="store_true", help="won on a kong replacement tile (杠上开花)"
-                   + ("" if single_win else "; self-drawn wins only"))
-    p.add_argument("--robbing-kong", action="store_true", help="robbing the kong (抢杠和)"
-                   + ("" if single_win else "; wins on a discard only"))
-    if single_win:
-        p.add_argument("--fourth-tile", action="store_true", help="the last tile of its kind (和绝张)")
+    """The win options of ``score`` (``single_win``) or ``waits`` (``cli_args.win_options``), and ``--rules``."""
+    cli_args.win_options(p, single_win=single_win)
     if single_win:
         p.add_argument("--rules", choices=list(scoring.systems.SYSTEMS), default="mcr",
                        help="the rule system: mcr (current practice, default), mcr-1998 (the 1998 text literally), "
@@ -256,9 +251,7 @@ def _win_options(p: argparse.ArgumentParser, single_win: bool) -> None:
                        help="mcr (current practice, default) or mcr-1998 (the 1998 text literally)")
 
 
-_SCORE_DEFAULTS = {"self_drawn": False, "seat_wind": "E", "prevalent_wind": "E", "flowers": 0, "last_tile": False,
-                   "kong_replacement": False, "robbing_kong": False, "fourth_tile": False, "rules": "mcr",
-                   "json": False}
+_SCORE_DEFAULTS = {**WinContext.OPTIONS, "rules": "mcr", "json": False}
 
 
 def _cmd_score(args: argparse.Namespace, out: IO[str]) -> int:
@@ -269,18 +262,14 @@ def _cmd_score(args: argparse.Namespace, out: IO[str]) -> int:
                                                        **rules_cli.given_options(args)}]
         if given:
             raise _UsageError(f"score options ({', '.join(given)}) apply only to a single HAND; with --batch give them per line "
-                              "(keys self_drawn, seat_wind, prevalent_wind, flowers, last_tile, kong_replacement, "
-                              "robbing_kong, fourth_tile, rules)")
+                              f"(keys {', '.join(BATCH_KEYS[2:])})")
         failed = _run_batch_file(args.batch, out)
         return 1 if failed else 0
     if args.hand is None:
         raise _UsageError("give a HAND to score (e.g. mjtable score 123m456m789m234p55s) or --batch FILE")
     if rules_cli.wants_registry(args):
         return rules_cli.cmd_score(args, out)
-    result = score_hand(args.hand, self_drawn=args.self_drawn, seat_wind=args.seat_wind,
-                        prevalent_wind=args.prevalent_wind, flowers=args.flowers, last_tile=args.last_tile,
-                        kong_replacement=args.kong_replacement, robbing_kong=args.robbing_kong,
-                        fourth_tile=args.fourth_tile, rules=args.rules)
+    result = score_from_options(args.hand, {**cli_args.given_win_options(args), "rules": args.rules})
     if args.json:
         out.write(json.dumps(result.to_dict(), ensure_ascii=False, indent=2) + "\n")
     else:
@@ -405,16 +394,14 @@ def _cmd_fans(args: argparse.Namespace, out: IO[str]) -> int:
 def _cmd_demo(args: argparse.Namespace, out: IO[str]) -> int:
     """The main job on the simulator: one table cycle at a speed a person can watch, the dice and
     the wall break, then hands scored."""
-    import random
-
     import hardware
 
-    from .cycle import Settings
-    from .runtime import TableRuntime
+    from controller.cycle import Settings
+    from controller.runtime import TableRuntime
 
     stored = table_cli.ST.load()
     out.write("mjtable demo: one cycle of a simulated four-port table (自动麻将机), then scoring (MCR)\n\n")
-    backend = hardware.open_backend("sim", profile=stored.profile, seed=random.SystemRandom().randrange(1 << 30))
+    backend = hardware.open_table(hardware.TableSpec(profile=stored.profile))  # simulated, a random seed
     try:
         settings = Settings.from_profile(backend.profile, stored.tile_count, stored.dice_method, stored.dealer)
         speed = args.speed
@@ -438,7 +425,7 @@ def _cmd_demo(args: argparse.Namespace, out: IO[str]) -> int:
         shown = " ".join(f"--{k.replace('_', '-')}" + ("" if v is True else f" {v}")
                          for k, v in flags.items() if v is not False)
         out.write(f"\n$ mjtable score '{hand}' {shown}   # {what}\n")
-        out.write(format_result(score_hand(hand, **flags)) + "\n")
+        out.write(format_result(score_from_options(hand, flags)) + "\n")
     out.write("\nMore: mjtable cycle --sim --fault lift-short:W, mjtable selftest --sim, mjtable faults --list, "
               "mjtable --help\n")
     return 0 if t.fault is None else 1
@@ -454,8 +441,8 @@ def _table_errors() -> tuple[type[BaseException], ...]:
 
     from service.doctor import DoctorError
 
-    from .dice import DiceError
-    from .settings import SettingsError
+    from controller.dice import DiceError
+    from controller.settings import SettingsError
     return (table_cli.TableCliError, SettingsError, DiceError, HardwareError, LinkError, DoctorError)
 
 

@@ -1,5 +1,5 @@
 """``mjtable serve``: the table service, and ``mjtable unit``: its systemd unit (wired in by
-``controller/cli.py``).
+``app/cli.py``).
 
     mjtable serve [--sim] [--config table.toml] [--host H] [--port P] [--token-file PATH]
                   [--log PATH] [--speed N] [--seed N] [--fault KIND[:SIDE]] [--camera-image FILE]
@@ -15,10 +15,11 @@ Ctrl-C. Every motor is stopped when it ends, whatever the reason. Errors are one
 from __future__ import annotations
 
 import argparse
-import random
 import sys
 from pathlib import Path
 from typing import IO
+
+from hardware.table_spec import BACKENDS
 
 
 class ServiceCliError(Exception):
@@ -68,7 +69,7 @@ def add_parsers(sub) -> None:
     u.add_argument("--profile", default=None,
                    help="machine profile (default: [machine] profile of the config, else default); set it in "
                    "table.toml so that the service and its unit use the same pin map")
-    u.add_argument("--backend", choices=("sim", "gpio", "mcu"), default=None,
+    u.add_argument("--backend", choices=BACKENDS, default=None,
                    help="the backend the unit is for (default: [machine] backend of the config)")
 
 
@@ -155,18 +156,16 @@ def cmd_token(args: argparse.Namespace, out: IO[str] | None = None, err: IO[str]
 
 
 def _open_backend(cfg, faults: list[str]):
+    """The table of the service's configuration (``hardware.open_table``) and the stored settings."""
     import hardware
     from controller import settings as ST
     stored = ST.load()
-    profile = cfg.profile or stored.profile
-    if cfg.backend == "sim":
-        seed = cfg.seed if cfg.seed is not None else random.SystemRandom().randrange(1 << 30)
-        return hardware.open_backend("sim", profile=profile, seed=seed, faults=faults), stored
-    prof = hardware.load_profile(profile)
-    if cfg.backend == "gpio":
-        return hardware.open_gpio(prof), stored
-    # the service starts without its board: a lost link is a fault on the page (E62), reconnected by itself
-    return hardware.open_mcu(cfg.serial_port, prof, wait=False), stored
+    simulated = cfg.backend == "sim"
+    # a real board may be absent at start: a lost link is a fault on the page (E62), reconnected by itself
+    spec = hardware.TableSpec(simulated=simulated, backend=cfg.backend, port=cfg.serial_port,
+                              profile=cfg.profile or stored.profile, seed=cfg.seed, faults=tuple(faults),
+                              reconnect=not simulated and cfg.backend == "mcu")
+    return hardware.open_table(spec), stored
 
 
 def cmd_serve(args: argparse.Namespace, out: IO[str] = sys.stdout, err: IO[str] = sys.stderr) -> int:
@@ -176,7 +175,7 @@ def cmd_serve(args: argparse.Namespace, out: IO[str] = sys.stdout, err: IO[str] 
     from hardware import HardwareError
     from service.errors import ServiceError
 
-    from .settings import SettingsError
+    from controller.settings import SettingsError
     try:
         return _serve(args, out)
     except (ServiceCliError, ServiceError, HardwareError, LinkError, SettingsError) as e:

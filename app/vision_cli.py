@@ -1,11 +1,11 @@
-"""The camera commands of the ``mjtable`` command line (wired in by ``controller/cli.py``).
+"""The camera commands of the ``mjtable`` command line (wired in by ``app/cli.py``).
 
 * ``mjtable recognize IMAGE [--json] [--annotate OUT.png]``: the tiles found and the assembled hand.
 * ``mjtable score-photo IMAGE [--self-drawn] [--seat-wind E] [--prevalent-wind E] [--flowers N]
   [--last-tile] [--kong-replacement] [--robbing-kong] [--fourth-tile] [--rules mcr|mcr-1998]
   [--json] [--annotate OUT.png] [--accept-uncertain]``: recognise, then score.
 
-Wired into ``mjtable`` by ``controller/cli.py`` (``add_parsers`` and ``HANDLERS``). The handlers print their own one-line error on standard error
+Wired into ``mjtable`` by ``app/cli.py`` (``add_parsers`` and ``HANDLERS``). The handlers print their own one-line error on standard error
 and return 1 for an unreadable or empty image, a picture with no tiles, a hand that does not add
 up or uncertain tiles (score-photo), never raising (OpenCV is imported only when they run).
 """
@@ -17,7 +17,10 @@ import json
 import sys
 from typing import IO, Callable
 
+from scoring import PROFILES
+
 from . import cli_args
+
 
 def add_parsers(subparsers: "argparse._SubParsersAction") -> None:
     """Add ``recognize`` and ``score-photo`` to the ``mjtable`` sub-command parsers."""
@@ -32,15 +35,8 @@ def add_parsers(subparsers: "argparse._SubParsersAction") -> None:
                               description="Recognise the hand in a photo, then score it as `mjtable score` does. "
                               "Flowers are counted from the photo unless --flowers is given.")
     s.add_argument("image", help="image file (JPEG, PNG, ...)")
-    s.add_argument("--self-drawn", action="store_true", help="won on a self-drawn tile (自摸)")
-    s.add_argument("--seat-wind", type=cli_args.wind, default="E", help="seat wind E/S/W/N (门风; default E)")
-    s.add_argument("--prevalent-wind", type=cli_args.wind, default="E", help="prevalent wind E/S/W/N (圈风; default E)")
-    s.add_argument("--flowers", type=cli_args.flowers, default=None, help="number of flowers 0-8 (default: those in the photo)")
-    s.add_argument("--last-tile", action="store_true", help="last tile of the wall (妙手回春 / 海底捞月)")
-    s.add_argument("--kong-replacement", action="store_true", help="won on a kong replacement tile (杠上开花)")
-    s.add_argument("--robbing-kong", action="store_true", help="robbing the kong (抢杠和)")
-    s.add_argument("--fourth-tile", action="store_true", help="the last tile of its kind (和绝张)")
-    s.add_argument("--rules", choices=("mcr", "mcr-1998"), default="mcr", help="rule profile (default mcr)")
+    cli_args.win_options(s, photo=True)
+    s.add_argument("--rules", choices=sorted(PROFILES), default="mcr", help="rule profile (default mcr)")
     s.add_argument("--json", action="store_true", help="print the recognition and the result as JSON")
     s.add_argument("--annotate", metavar="OUT.png", help="write the annotated photo as well")
     s.add_argument("--accept-uncertain", action="store_true",
@@ -70,8 +66,6 @@ def _recognise(args: argparse.Namespace):
             write_annotated(args.annotate, image, rec)
     except VisionError as e:
         return None, f"{e.code}: {e.message}"
-    if not rec.tiles:
-        return None, f"no-tiles: no mahjong tiles found in {args.image}: photograph the revealed hand from above"
     return rec, None
 
 
@@ -94,27 +88,40 @@ def _describe(rec) -> str:
 
 def cmd_recognize(args: argparse.Namespace, out: IO[str] = sys.stdout, err: IO[str] = sys.stderr) -> int:
     """``mjtable recognize``: 0 when a hand was assembled, 1 otherwise (message on ``err``)."""
+    from controller.table_scoring import reading_problem
+
     rec, problem = _recognise(args)
     if rec is None:
         return _fail(err, problem)
+    found = reading_problem(rec.to_dict(), accept_uncertain=True, name=args.image)
+    if found is not None and found[0] == "no-tiles":
+        return _fail(err, ": ".join(found))
     if args.json:
         out.write(json.dumps(rec.to_dict(), ensure_ascii=False) + "\n")
     else:
         out.write(_describe(rec) + "\n")
-    if rec.assembly.hand is None:
-        return _fail(err, "layout: the tiles do not add up to a hand: " + "; ".join(rec.assembly.problems))
+    if found is not None:  # the tiles do not add up (uncertain tiles are listed, not refused, here)
+        return _fail(err, ": ".join(found))
     return 0
 
 
 def cmd_score_photo(args: argparse.Namespace, out: IO[str] = sys.stdout, err: IO[str] = sys.stderr) -> int:
     """``mjtable score-photo``: 0 when the hand was recognised and scored, 1 otherwise (with
-    ``--json``, stdout then has ``{"recognition": ..., "score": null, "error": "..."}``)."""
+    ``--json``, stdout then has ``{"recognition": ..., "score": null, "error": "..."}``). Scored by
+    ``controller.table_scoring.score_photo``, as ``POST /api/score/photo`` is."""
+    from controller.table_scoring import score_photo
+    options = {**cli_args.given_win_options(args), "rules": args.rules, "accept_uncertain": args.accept_uncertain}
     rec, problem = _recognise(args)
     if rec is None:
         return _fail(err, problem)
-    a = rec.assembly
-
-    def refuse(message: str) -> int:
+    outcome = score_photo(rec.to_dict, options, name=args.image)
+    if outcome.problem_code == "no-tiles":
+        return _fail(err, outcome.problem)
+    if outcome.result is None:
+        message = outcome.problem
+        if outcome.problem_code == "uncertain":
+            message += (f" (run `mjtable score '{rec.assembly.hand}'` with the corrected hand, or add "
+                        "--accept-uncertain)")
         # what was read goes to stdout (the JSON object with "score": null and the error, or the
         # text description), the reason to stderr
         if args.json:
@@ -123,29 +130,13 @@ def cmd_score_photo(args: argparse.Namespace, out: IO[str] = sys.stdout, err: IO
         else:
             out.write(_describe(rec) + "\n")
         return _fail(err, message)
-
-    if a.hand is None:
-        return refuse("layout: the tiles do not add up to a hand: " + "; ".join(a.problems))
-    if a.uncertain and not args.accept_uncertain:
-        names = ", ".join(f"{t.tile} ({t.confidence:.2f})" for t in a.uncertain)
-        return refuse(f"uncertain: {len(a.uncertain)} tile(s) read with low confidence ({names}): check them, "
-                      f"then run `mjtable score '{a.hand}'` with the corrected hand, or add --accept-uncertain")
-    from scoring import ScoringError, score_hand
-
-    flowers = args.flowers if args.flowers is not None else list(a.flowers)
-    try:
-        result = score_hand(a.hand, self_drawn=args.self_drawn, seat_wind=args.seat_wind,
-                            prevalent_wind=args.prevalent_wind, flowers=flowers, last_tile=args.last_tile,
-                            kong_replacement=args.kong_replacement, robbing_kong=args.robbing_kong,
-                            fourth_tile=args.fourth_tile, rules=args.rules)
-    except ScoringError as e:
-        return refuse(f"{e.code}: {e.message} (hand read from the photo: {a.hand})")
     if args.json:
-        out.write(json.dumps({"recognition": rec.to_dict(), "score": result.to_dict()}, ensure_ascii=False) + "\n")
+        out.write(json.dumps({"recognition": rec.to_dict(), "score": outcome.result.to_dict()},
+                             ensure_ascii=False) + "\n")
     else:
-        from controller.cli import format_result
+        from .cli import format_result
 
-        out.write(_describe(rec) + "\n\n" + format_result(result) + "\n")
+        out.write(_describe(rec) + "\n\n" + format_result(outcome.result) + "\n")
     return 0
 
 

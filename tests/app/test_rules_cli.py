@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from controller.cli import run_batch
+from app.cli import run_batch
 from test_mjtable_cli import run
 
 

@@ -1,4 +1,4 @@
-"""``mjtable doctor``: check the Raspberry Pi the table runs on (wired in by ``controller/cli.py``).
+"""``mjtable doctor``: check the Raspberry Pi the table runs on (wired in by ``app/cli.py``).
 
     mjtable doctor [--root DIR] [--config table.toml] [--json]
 
