@@ -144,3 +144,6 @@ def test_a_hand_that_is_no_win(monkeypatch, scene_file):
     doc = json.loads(out)
     assert code == 1 and doc["score"] is None and doc["error"].startswith("not-winning:")
     assert doc["recognition"]["hand"] == "123456789mESWN" + "P" and err.startswith("mjtable: not-winning:")
+    # the words of the use-case POST /api/score/photo answers with too (tests/service/test_score_use_cases.py)
+    from controller.table_scoring import score_photo
+    assert err == f"mjtable: {score_photo(lambda: doc['recognition'], {}, name=str(scene_file)).problem}\n"

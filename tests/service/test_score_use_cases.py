@@ -1,0 +1,119 @@
+"""The HTTP API and the command line score through the same use-cases: ``WinContext.from_options`` for a
+hand's options (one set of names, one check, one message) and ``controller.table_scoring.score_photo``
+for a photo."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+
+from app.cli import run_batch
+from controller.table_scoring import score_photo
+from scoring import ScoringError, WinContext
+from service_support import AUTH
+
+HAND = "123m456m789m234p5s5s"
+
+
+def _batch_error(options: dict) -> str:
+    out = io.StringIO()
+    run_batch([json.dumps({"id": 1, "hand": HAND, **options})], out)
+    row = json.loads(out.getvalue())
+    assert not row["ok"] and row["error"]["code"] == "bad-value"
+    return row["error"]["message"]
+
+
+@pytest.mark.parametrize("key, value", [("flowers", 9), ("flowers", "2"), ("seat_wind", "X"), ("prevalent_wind", 7),
+                                        ("self_drawn", 1), ("fourth_tile", None)])
+def test_a_bad_value_has_one_message_on_the_command_line_and_over_http(api, key, value) -> None:
+    c, _, log = api
+    with pytest.raises(ScoringError) as e:
+        WinContext.from_options({key: value})
+    r = c.post("/api/score", headers=AUTH, json={"hand": HAND, key: value})
+    assert r.status_code == 422
+    err = r.json()["error"]
+    assert err["message"] == f"{key}: {e.value.message}" and err["fields"] == [{"field": key, "problem": e.value.message}]
+    assert _batch_error({key: value}) == e.value.message
+    assert log.count("score") == 0
+
+
+def test_an_unknown_key_is_refused_with_the_same_words(api) -> None:
+    c, _, _ = api
+    r = c.post("/api/score", headers=AUTH, json={"hand": HAND, "self_drawm": True})
+    http = r.json()["error"]["message"]
+    batch = _batch_error({"self_drawm": True})
+    options = ", ".join(WinContext.OPTIONS)
+    for message in (http, batch):
+        assert "unknown option(s) 'self_drawm'; allowed: " in message and message.endswith(options)
+    assert r.status_code == 422
+
+
+def test_good_options_score_the_same_on_the_command_line_and_over_http(api) -> None:
+    c, _, _ = api
+    options = {"self_drawn": True, "seat_wind": "S", "flowers": ["1f", "6f"], "last_tile": True}
+    r = c.post("/api/score", headers=AUTH, json={"hand": HAND, **options})
+    out = io.StringIO()
+    assert run_batch([json.dumps({"hand": HAND, **options})], out) == 0
+    line = json.loads(out.getvalue())
+    assert r.status_code == 200 and r.json()["score"]["total"] == line["total"]
+    assert r.json()["score"]["fans"] == line["fans"]
+
+
+def _recognition(hand: str | None, tiles: list[str], uncertain=(), problems=()) -> dict:
+    boxed = [{"tile": t, "box": [40 * i, 0, 40 * i + 38, 52], "confidence": 0.99, "sideways": False}
+             for i, t in enumerate(tiles)]
+    return {"tiles": boxed, "hand": hand, "uncertain": [dict(boxed[i], confidence=0.4) for i in uncertain],
+            "melds": [], "concealed": tiles[:-1], "winning_tile": tiles[-1] if tiles else None, "flowers": [],
+            "problems": list(problems), "notes": [], "seconds": 0.01, "image_size": [800, 600]}
+
+
+NOT_A_WIN = _recognition("123456789mESWNP", [f"{n}m" for n in range(1, 10)] + ["E", "S", "W", "N", "P"])
+
+
+@pytest.mark.parametrize("rec, options, code", [
+    (_recognition(None, [], ()), {}, "no-tiles"),
+    (_recognition(None, ["1m", "2m"], problems=["单放: no tile laid apart"]), {}, "layout"),
+    (_recognition("123456789mEEENN", [f"{n}m" for n in range(1, 10)] + ["E", "E", "E", "N", "N"], uncertain=(3,)),
+     {}, "uncertain"),
+    (NOT_A_WIN, {}, "not-winning"),
+])
+def test_a_photo_that_cannot_be_scored_says_why_as_the_command_line_does(api, monkeypatch, rec, options, code) -> None:
+    c, _, log = api
+    scorer = c.app.state.scorer
+    monkeypatch.setattr(scorer, "read_upload", lambda data, name: {"recognition": rec, "photo": "k",
+                                                                   "annotated": "/api/score/photo/k.jpg"})
+    r = c.post("/api/score/photo", headers=AUTH, data={"options": json.dumps(options)},
+               files={"photo": ("hand.png", b"png", "image/png")})
+    assert r.status_code == 200, r.text
+    d = r.json()
+    expected = score_photo(lambda: rec, options, name="hand.png")
+    assert expected.problem_code == code and d["problem"] == expected.problem and d["score"] is None
+    assert d["recognition"] == rec and log.count("score") == 0
+
+
+def test_a_photo_is_scored_with_its_own_flowers_unless_given(api, monkeypatch) -> None:
+    c, _, log = api
+    rec = dict(_recognition("123456789mEEENN", [f"{n}m" for n in range(1, 10)] + ["E", "E", "E", "N", "N"]),
+               flowers=["2f", "7f"])
+    monkeypatch.setattr(c.app.state.scorer, "read_upload", lambda data, name: {"recognition": rec, "photo": "k"})
+    photo = {"photo": ("hand.png", b"png", "image/png")}
+    d = c.post("/api/score/photo", headers=AUTH, data={"options": '{"self_drawn": true}'}, files=photo).json()
+    assert d["problem"] is None and d["score"]["total"] - d["score"]["fan_points"] == 2
+    assert d["score"] == score_photo(lambda: rec, {"self_drawn": True}).result.to_dict()
+    d = c.post("/api/score/photo", headers=AUTH, data={"options": '{"self_drawn": true, "flowers": 0}'},
+               files=photo).json()
+    assert d["score"]["total"] == d["score"]["fan_points"]
+    assert log.count("score") == 2
+
+
+def test_bad_photo_options_are_refused_before_the_photo_is_read(api, monkeypatch) -> None:
+    c, _, _ = api
+    monkeypatch.setattr(c.app.state.scorer, "read_upload", lambda data, name: pytest.fail("the photo was read"))
+    photo = {"photo": ("hand.png", b"png", "image/png")}
+    for options, field in (('{"seat_wind": "Q"}', "options.seat_wind"), ('{"winner": "E"}', "options.winner"),
+                           ('{"rules": "riichi"}', "rules 'riichi': a photo is scored by mcr or mcr-1998"),
+                           ('{"options": {"riichi": true}}', "options.options")):
+        r = c.post("/api/score/photo", headers=AUTH, data={"options": options}, files=photo)
+        assert r.status_code == 422 and field in r.json()["error"]["message"], r.text
