@@ -89,9 +89,9 @@ class ScoreOptions(BaseModel):
     """The options of a scored hand or photo: ``rules``, ``options`` (another rule system's) and
     ``accept_uncertain`` (photos) are read here; every other key is a win option
     (``scoring.WinContext.OPTIONS``: ``self_drawn``, ``seat_wind``, ``prevalent_wind``, ``flowers``,
-    ``last_tile``, ``kong_replacement``, ``robbing_kong``, ``fourth_tile``), checked when scored by
-    ``WinContext.from_options``, as the command line's flags and batch keys are: an unknown key is
-    refused there with the list of allowed ones."""
+    ``last_tile``, ``kong_replacement``, ``robbing_kong``, ``fourth_tile``), checked by ``win_options``
+    through ``WinContext.from_options``, as the command line's flags and batch keys are: an unknown key
+    is refused there with the list of allowed ones."""
 
     model_config = ConfigDict(extra="allow", strict=True, json_schema_extra=_WIN_OPTIONS_SCHEMA)
     rules: str = Field("mcr", max_length=32, description="rule system: mcr, mcr-1998 or another of `mjtable rules --list`")
@@ -372,8 +372,9 @@ def create_app(control: Control, log: EventLog, token: str, scorer: Scorer, *,
     def _photo_options(o: ScoreOptions, where: str) -> dict[str, Any]:
         """The options of a photo, checked before it is read (422 naming the field)."""
         if o.options:
-            raise ServiceError(f"{'options' if where == 'body' else where + '.options'}: the options of another rule system do not apply to a photo, which "
-                               f"is scored by {' or '.join(PROFILES)}", 422, "bad-value")
+            field = "options" if where == "body" else f"{where}.options"
+            raise ServiceError(f"{field}: the options of another rule system do not apply to a photo, which is "
+                               f"scored by {' or '.join(PROFILES)}", 422, "bad-value")
         return {**o.win_options(where), "rules": o.rules, "accept_uncertain": o.accept_uncertain}
 
     def _photo(read, options: dict[str, Any], source: str, name: str) -> dict:
