@@ -430,7 +430,7 @@ def make_router(*, control: Any, log: Any, scorer: Any, auth: Any,
 
 
 def apply_stored(control: Any, log: Any, changes: dict[str, Any], source: str = "page") -> dict[str, Any]:
-    """Validate, save and apply setting changes (tile_count, dice_method, dealer) on the control
+    """Validate, save and apply setting changes (rules, tile_count, dice_method, dealer) on the control
     thread; logged as a ``settings`` event (``source``: page, match). Returns the settings and a note
     when they apply from the next cycle. Raises ServiceError 422 naming the value and what is allowed."""
     st = ST.load()
@@ -439,22 +439,31 @@ def apply_stored(control: Any, log: Any, changes: dict[str, Any], source: str = 
         raise error(f"tile_count {changes['tile_count']} is not supported: allowed are {', '.join(map(str, allowed))}",
                     f"不支持 {changes['tile_count']} 张：可选 {'、'.join(map(str, allowed))}")
     new_st = st
-    for key, v in changes.items():
+    # the rules first: they set the tile count and dice method that the other changes then check against
+    for key, v in sorted(changes.items(), key=lambda kv: kv[0] != "rules"):
         try:
             new_st = ST.validate(key.replace("_", "-"), str(v), new_st) if key != "tile_count" else \
                 dataclasses.replace(new_st, tile_count=v)
         except ST.SettingsError as e:
             raise ServiceError(str(e), 422, "bad-value") from None
+    problem = new_st.rules and ST.rule_system(new_st.rules).gear_problem(new_st.tile_count)
+    if problem:
+        raise error(f"tile_count {new_st.tile_count} does not fit the table's rules: {problem} (change the rules "
+                    "first, or set rules none)",
+                    f"{new_st.tile_count} 张不符合本桌的规则（{ST.rule_system(new_st.rules).name_zh} 用 "
+                    f"{ST.rule_system(new_st.rules).gear} 张）：请先改规则，或不设规则")
     current = control.rt.table.settings
     if new_st == st and (current.dealer, current.dice_method.value) == (st.dealer, st.dice_method) \
             and source == "match":
-        return {"tile_count": st.tile_count, "dice_method": st.dice_method, "dealer": st.dealer, "note": None}
+        return {"rules": st.rules, "tile_count": st.tile_count, "dice_method": st.dice_method, "dealer": st.dealer,
+                "note": None}
     ST.save(new_st)
     new = CY.Settings.from_profile(control.backend.profile, new_st.tile_count, new_st.dice_method, new_st.dealer)
     note = control.apply_settings(new)
     log.append("settings", {"changes": changes, "pending": note is not None, "source": source})
     control.hub.publish({"type": "event", "kind": "settings"})
-    return {"tile_count": new_st.tile_count, "dice_method": new_st.dice_method, "dealer": new_st.dealer, "note": note}
+    return {"rules": new_st.rules, "tile_count": new_st.tile_count, "dice_method": new_st.dice_method,
+            "dealer": new_st.dealer, "note": note}
 
 
 __all__ = ["SEAT_CHANGES", "TILE_CHOICES", "MatchState", "apply_stored", "csv_bytes", "make_router", "replay",

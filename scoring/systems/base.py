@@ -275,7 +275,11 @@ class RuleSystem:
         hand_sizes: tiles of a winning hand, each kong counted as 3, flowers left out, the winning
             tile included: ``(14,)``, or ``(17,)`` for Taiwan 16-tile.
         options: the situation options it takes (others are refused).
-        dice_rule: how the dice open the wall (for the table setting).
+        dice_rule: how the dice open the wall, in words with its source.
+        dice_method: the same as a method of the table's dice (``controller.dice.Method`` value:
+            ``two-throw``, ``one-throw``, ``sum-smaller``, ``sum-count``) that the table setting
+            ``rules`` switches to; ``None`` where the seed gives no method the table's dice can
+            do (the table keeps its own setting).
         doc: path of its rules document in the repository.
         scorer: ``(hand_text, options) -> SystemResult``; options complete and checked.
         excludes: ``{element key: keys it excludes}`` (the property tests check none is counted
@@ -294,6 +298,7 @@ class RuleSystem:
     scorer: Callable[[str, dict], SystemResult]
     unit: Unit
     excludes: Mapping[str, frozenset[str]] = dataclasses.field(default_factory=dict)
+    dice_method: str | None = None
 
     @property
     def gear(self) -> int:
@@ -303,7 +308,8 @@ class RuleSystem:
     def gear_problem(self, tile_count: int) -> str | None:
         """``None`` when the table's ``tile_count`` gear fits this system, else the reason (one line).
 
-        For the table setting ``rules`` (later work): picking a system sets or checks the gear.
+        For the table setting ``rules`` (``controller.settings``): picking a system sets the gear,
+        and a gear that does not fit the table's rules is refused with this reason.
         """
         if tile_count == self.gear:
             return None

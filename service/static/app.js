@@ -19,6 +19,7 @@ const T = {
     flowers: "花牌", lastTile: "海底（妙手回春/海底捞月）", kongRepl: "杠上开花", robKong: "抢杠和", fourthTile: "和绝张",
     draw: "荒牌", scorePhoto: "按照片计分", undo: "撤销上一盘", csv: "导出 CSV", mySeat: "本屏座位", settings: "设置",
     tileCount: "牌数", diceMethod: "掷骰方法", twoThrow: "两次掷骰", oneThrow: "一次掷骰", dealer: "庄家", save: "保存",
+    rules: "规则", noRules: "未设（按国标计分）", sumSmaller: "和数定方位，小点数墩", sumCount: "和数定方位并数墩",
     maintenance: "维护", liftTrend: "升牌时间（每次洗牌）", eventLog: "事件日志", kind: "类型", all: "全部",
     confirmTile: "确认无误", markWin: "设为和牌张", back: "返回", dealerMark: "庄", matchOver: "本局 16 盘已打完",
     round: (r, w) => `${w}风圈`, handNo: (n, k) => `第 ${k} 盘（全局第 ${n}/16 盘）`, dealerIs: "庄家", roundCol: "圈",
@@ -51,6 +52,8 @@ const T = {
     draw: "Drawn hand", scorePhoto: "Score the photo", undo: "Undo last hand", csv: "Export CSV",
     mySeat: "This screen's seat", settings: "Settings", tileCount: "Tile count", diceMethod: "Dice method",
     twoThrow: "two throws", oneThrow: "one throw", dealer: "Dealer", save: "Save", maintenance: "Maintenance",
+    rules: "Rules", noRules: "not set (scored by MCR)", sumSmaller: "sum points, small die counts",
+    sumCount: "sum points and counts",
     liftTrend: "Lift-up time per cycle", eventLog: "Event log", kind: "Kind", all: "all",
     confirmTile: "Correct as read", markWin: "Mark as winning tile", back: "Back", dealerMark: "dealer",
     matchOver: "the session's 16 hands are played",
@@ -134,6 +137,7 @@ function applyLang() {
   document.querySelectorAll("[data-i18n]").forEach((el) => { el.textContent = t(el.dataset.i18n); });
   $("lang").textContent = zh() ? "English" : "中文";
   for (const sel of [$("my-seat"), $("set-dealer")]) for (const o of sel.options) o.textContent = sideName(o.value);
+  if (settings) renderRulesOptions($("set-rules").value);
   renderLogKinds();
   showLive();
   checkPairing();
@@ -506,11 +510,25 @@ async function scorePhoto() {
 async function loadSettings() {
   settings = await (await fetch("/api/settings")).json();
   $("set-tiles").innerHTML = settings.allowed_tile_counts.map((n) => `<option value="${n}">${n}</option>`).join("");
+  renderRulesOptions(settings.rules || "none");
   $("set-tiles").value = settings.tile_count; $("set-dice").value = settings.dice_method; $("set-dealer").value = settings.dealer;
+}
+function renderRulesOptions(value) {
+  $("set-rules").innerHTML = `<option value="none">${esc(t("noRules"))}</option>` + settings.rules_choices.map((c) =>
+    `<option value="${esc(c.name)}">${esc(zh() ? c.name_zh : c.name_en)} · ${c.tile_count}</option>`).join("");
+  $("set-rules").value = value;
+}
+// Picking rules shows the tile count and dice method they are played with (the server sets the same).
+function rulesPicked() {
+  const c = (settings.rules_choices || []).find((x) => x.name === $("set-rules").value);
+  if (!c) return;
+  $("set-tiles").value = c.tile_count;
+  if (c.dice_method) $("set-dice").value = c.dice_method;
 }
 async function saveSettings(e) {
   e.preventDefault();
-  const body = { tile_count: +$("set-tiles").value, dice_method: $("set-dice").value, dealer: $("set-dealer").value };
+  const body = { rules: $("set-rules").value, tile_count: +$("set-tiles").value, dice_method: $("set-dice").value,
+                 dealer: $("set-dealer").value };
   const r = await api("PUT", "/api/settings", body).catch(() => null);
   if (r) $("settings-note").textContent = r.note ? t("appliesNext") : t("changedSettings");
 }
@@ -547,7 +565,7 @@ function eventSummary(e) {
   if (e.kind === "score") return `${d.hand ? setText(d.hand) : ""} ${d.total ?? ""}${d.winner ? " " + sideName(d.winner) : ""}`;
   if (e.kind === "match") return d.action === "new" ? `${t("newMatch")}: ${(d.players || []).join(", ")}` : `${zh() ? { undo: "撤销", delete: "删除", edit: "修改" }[d.action] : d.action} #${d.target}`;
   if (e.kind === "cycle") return d.dice && (zh() ? d.dice.text_zh : d.dice.text_en) || "";
-  if (e.kind === "settings") return Object.entries(d.changes || {}).map(([k, v]) => `${zh() ? { tile_count: "牌数", dice_method: "掷骰方法", dealer: "庄家" }[k] || k : k}=${k === "dealer" ? sideName(v) : v}`).join(" ");
+  if (e.kind === "settings") return Object.entries(d.changes || {}).map(([k, v]) => `${zh() ? { tile_count: "牌数", dice_method: "掷骰方法", dealer: "庄家", rules: "规则" }[k] || k : k}=${k === "dealer" ? sideName(v) : v}`).join(" ");
   if (e.kind === "selftest") return d.passed ? t("pass") : t("fail");
   if (e.kind === "operator") return (zh() ? ACTION_ZH[d.action] || "" : d.action + (d.fault ? " " + d.fault : "")) +
     (d.source === "button" ? (zh() ? "（按键）" : " (button)") : "") + (d.refused ? (zh() ? " 被拒绝" : " refused") : "");
@@ -591,6 +609,7 @@ $("match-form").onsubmit = (e) => {
   }));
 };
 $("settings-form").onsubmit = saveSettings;
+$("set-rules").onchange = rulesPicked;
 $("log-kind").onchange = loadLog;
 $("my-seat").value = localStorage.getItem("mjtable.seat") || "E";
 $("my-seat").onchange = () => { localStorage.setItem("mjtable.seat", $("my-seat").value); if (status) drawTable(status); };
