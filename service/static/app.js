@@ -86,6 +86,7 @@ const ACTION_ZH = { cycle: "开始洗牌", "clear-fault": "清除故障", "lift-
   dice: "掷骰", "stop-all": "全部停止", inject: "模拟故障" };
 let lang = localStorage.getItem("mjtable.lang") || "zh";
 let status = null, lastScore = null, lastSelftest = null, live = false, match = null, settings = null;
+let diceTouched = false;  // the dice method was changed by hand in the settings form
 let photo = null, editing = null;
 const $ = (id) => document.getElementById(id);
 const t = (k, ...a) => { const v = T[lang][k] ?? k; return typeof v === "function" ? v(...a) : v; };
@@ -511,6 +512,7 @@ async function loadSettings() {
   settings = await (await fetch("/api/settings")).json();
   $("set-tiles").innerHTML = settings.allowed_tile_counts.map((n) => `<option value="${n}">${n}</option>`).join("");
   renderRulesOptions(settings.rules || "none");
+  diceTouched = false;
   $("set-tiles").value = settings.tile_count; $("set-dice").value = settings.dice_method; $("set-dealer").value = settings.dealer;
 }
 function renderRulesOptions(value) {
@@ -523,12 +525,14 @@ function rulesPicked() {
   const c = (settings.rules_choices || []).find((x) => x.name === $("set-rules").value);
   if (!c) return;
   $("set-tiles").value = c.tile_count;
-  if (c.dice_method) $("set-dice").value = c.dice_method;
+  $("set-dice").value = c.dice_method || settings.dice_method;
+  diceTouched = false;
 }
 async function saveSettings(e) {
   e.preventDefault();
-  const body = { rules: $("set-rules").value, tile_count: +$("set-tiles").value, dice_method: $("set-dice").value,
-                 dealer: $("set-dealer").value };
+  // the dice method is sent only when changed by hand: rules that name none keep the table's own (server side)
+  const body = { rules: $("set-rules").value, tile_count: +$("set-tiles").value, dealer: $("set-dealer").value };
+  if (diceTouched) body.dice_method = $("set-dice").value;
   const r = await api("PUT", "/api/settings", body).catch(() => null);
   if (r) $("settings-note").textContent = r.note ? t("appliesNext") : t("changedSettings");
 }
@@ -610,6 +614,7 @@ $("match-form").onsubmit = (e) => {
 };
 $("settings-form").onsubmit = saveSettings;
 $("set-rules").onchange = rulesPicked;
+$("set-dice").onchange = () => { diceTouched = true; };
 $("log-kind").onchange = loadLog;
 $("my-seat").value = localStorage.getItem("mjtable.seat") || "E";
 $("my-seat").onchange = () => { localStorage.setItem("mjtable.seat", $("my-seat").value); if (status) drawTable(status); };
