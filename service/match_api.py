@@ -40,6 +40,7 @@ from controller import settings as ST
 import scoring.systems
 from scoring import ScoringError, score_hand
 from scoring.match import HANDS_PER_SESSION, SEAT_CHANGES, Deal, HandRecord, deal, player_points, standard_points
+from scoring.systems.base import OPTION_LABELS
 
 from .errors import ServiceError
 
@@ -197,7 +198,8 @@ def sheet(st: MatchState) -> dict[str, Any]:
             "id": k, "deal": d.to_dict(), "kind": h["kind"], "winner": rec.winner, "discarder": rec.discarder,
             "winner_player": d.players[rec.winner] if rec.winner else None,
             "discarder_player": d.players[rec.discarder] if rec.discarder else None,
-            "total": rec.total, "unit": h.get("unit", "fan"), "rules": h.get("rules") or "mcr", "hand": h.get("hand"), "fans": h.get("fans", []), "flags": h.get("flags", {}),
+            "total": rec.total, "unit": h.get("unit", "fan"), "rules": h.get("rules") or "mcr", "hand": h.get("hand"),
+            "fans": h.get("fans", []), "flags": h.get("flags", {}), "options": h.get("options", {}),
             "source": h.get("source"), "edited": h.get("edited"), "note": h.get("note", ""),
             "points": [pts[p] for p in range(4)], "running": [run[p] for p in range(4)]})
     totals = [rows[-1][1][p] for p in range(4)] if rows else [500] * 4
@@ -206,7 +208,8 @@ def sheet(st: MatchState) -> dict[str, Any]:
     system = scoring.systems.get(st.rules)
     return {"match": st.id, "players": st.players, "practice": st.practice, "hands_per_session": HANDS_PER_SESSION,
             "rules": st.rules, "rules_zh": system.name_zh, "rules_en": system.name_en, "unit": system.unit.value,
-            "options": [dataclasses.asdict(o) for o in system.options if o.name not in DEAL_OPTIONS],
+            "options": [{**dataclasses.asdict(o), "label_en": OPTION_LABELS[o.name][0], "label_zh": OPTION_LABELS[o.name][1]}
+                        for o in system.options if o.name not in DEAL_OPTIONS],
             "current": ({**nd.to_dict(), "names": {s: st.players[nd.players[s]] for s in SIDES}} if nd else None),
             "finished": nd is None, "hands": out_hands, "totals": totals,
             "match_points": [t - 500 for t in totals], "standard_points": [std[p] for p in range(4)]}

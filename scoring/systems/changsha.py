@@ -225,7 +225,7 @@ def _payments(amount: int, o: dict, birds: list[str], notes: list[str]) -> tuple
         paid[p] = base * 2 ** n if o["bird_rule"] == "double" else base + n
     if birds:
         notes.append(f"birds {''.join(birds)} land on {', '.join(landed)} (counted from {start}); hits per payer "
-                     f"{hits} ({'each doubles' if o['bird_rule'] == 'double' else 'each adds 1'})")
+                     f"{', '.join(f'{k} {v}' for k, v in hits.items())} ({'each doubles' if o['bird_rule'] == 'double' else 'each adds 1'})")
     return seat_payments(winner, paid), {"bird_seats": landed, "bird_hits": hits}
 
 

@@ -19,7 +19,8 @@ const T = {
     flowers: "花牌", lastTile: "海底（妙手回春/海底捞月）", kongRepl: "杠上开花", robKong: "抢杠和", fourthTile: "和绝张",
     draw: "荒牌", scorePhoto: "按照片计分", undo: "撤销上一盘", csv: "导出 CSV", mySeat: "本屏座位", settings: "设置",
     tileCount: "牌数", diceMethod: "掷骰方法", twoThrow: "两次掷骰", oneThrow: "一次掷骰", dealer: "庄家", save: "保存",
-    rules: "规则", noRules: "未设（按国标计分）", sumSmaller: "和数定方位，小点数墩", sumCount: "和数定方位并数墩",
+    rules: "规则", noRules: "未设（按国标计分）", scoredBy: "计分规则", payments: "收付",
+    units: { fan: "番", han: "翻", tai: "台", points: "分", doubles: "倍" }, options: "本规则的选项", sumSmaller: "和数定方位，小点数墩", sumCount: "和数定方位并数墩",
     maintenance: "维护", liftTrend: "升牌时间（每次洗牌）", eventLog: "事件日志", kind: "类型", all: "全部",
     confirmTile: "确认无误", markWin: "设为和牌张", back: "返回", dealerMark: "庄", matchOver: "本局 16 盘已打完",
     round: (r, w) => `${w}风圈`, handNo: (n, k) => `第 ${k} 盘（全局第 ${n}/16 盘）`, dealerIs: "庄家", roundCol: "圈",
@@ -52,7 +53,8 @@ const T = {
     draw: "Drawn hand", scorePhoto: "Score the photo", undo: "Undo last hand", csv: "Export CSV",
     mySeat: "This screen's seat", settings: "Settings", tileCount: "Tile count", diceMethod: "Dice method",
     twoThrow: "two throws", oneThrow: "one throw", dealer: "Dealer", save: "Save", maintenance: "Maintenance",
-    rules: "Rules", noRules: "not set (scored by MCR)", sumSmaller: "sum points, small die counts",
+    rules: "Rules", noRules: "not set (scored by MCR)", scoredBy: "scored by", payments: "payments",
+    units: { fan: "points", han: "han", tai: "tai", points: "points", doubles: "doubles" }, options: "Options of these rules", sumSmaller: "sum points, small die counts",
     sumCount: "sum points and counts",
     liftTrend: "Lift-up time per cycle", eventLog: "Event log", kind: "Kind", all: "all",
     confirmTile: "Correct as read", markWin: "Mark as winning tile", back: "Back", dealerMark: "dealer",
@@ -311,6 +313,8 @@ function renderMatch() {
     ? `<b id="round">${esc(t("round", c.round, sideName(c.prevalent_wind)))}</b> · <span id="hand-no">${esc(t("handNo", c.number, c.hand))}</span>` +
       ` · ${t("dealerIs")}: <b id="dealer">${sideName(c.dealer)} ${esc(c.names[c.dealer])}</b>`
     : `<b id="round">${t("matchOver")}</b>`;
+  $("match-line").insertAdjacentHTML("beforeend", ` · ${t("scoredBy")}: <b id="match-rules">${esc(zh() ? match.rules_zh : match.rules_en)}</b>`);
+  renderSystemOptions();
   const last = match.hands.length ? match.hands[match.hands.length - 1] : null;
   const running = last ? last.running : match.totals;
   $("seats").querySelector("tbody").innerHTML = SIDES.map((s) => {
@@ -366,6 +370,11 @@ function startEdit(id) {
   $("f-last").checked = !!f.last_tile; $("f-kong").checked = !!f.kong_replacement;
   $("f-rob").checked = !!f.robbing_kong; $("f-fourth").checked = !!f.fourth_tile;
   setFlowers(f.flowers ?? 0);
+  for (const [k, v] of Object.entries(h.options || {})) {
+    const el = $(`opt-${k}`);
+    if (!el) continue;
+    if (el.dataset.kind === "bool") el.checked = !!v; else el.value = v ?? "";
+  }
   $("score-view").scrollIntoView();
 }
 function stopEdit() { editing = null; $("editing").hidden = true; }
@@ -392,7 +401,49 @@ function setFlowers(v) {
   if (Array.isArray(v)) { $("flowers").value = v.length; $("flower-list").querySelectorAll("input").forEach((x) => { x.checked = v.includes(x.value); }); }
   else { $("flowers").value = v; $("flower-list").querySelectorAll("input").forEach((x) => { x.checked = false; }); }
 }
+// ---- the match's rules: MCR uses the form's flowers and flags; another system its own options ----
+const isMcr = () => !match || match.rules === "mcr" || match.rules === "mcr-1998";
+function optionInput(o) {
+  const id = `opt-${o.name}`, title = esc(o.help);
+  const name = esc(zh() ? o.label_zh : o.label_en);
+  if (o.kind === "bool")
+    return `<label title="${title}"><input type="checkbox" id="${id}" data-opt="${o.name}" data-kind="bool"${o.default ? " checked" : ""}> ${name}</label>`;
+  if (o.kind === "int")
+    return `<label title="${title}">${name} <input type="number" id="${id}" data-opt="${o.name}" data-kind="int" class="num" ` +
+      `min="${o.choices[0] ?? 0}" max="${o.choices[1] ?? 1000000}" value="${o.default}" inputmode="numeric"></label>`;
+  if (o.kind === "choice" || o.kind === "seat" || o.kind === "seat?") {
+    const vals = o.kind === "choice" ? o.choices : (o.kind === "seat?" ? ["", ...SIDES] : SIDES);
+    return `<label title="${title}">${name} <select id="${id}" data-opt="${o.name}" data-kind="${o.kind}">` +
+      vals.map((v) => `<option value="${esc(v)}"${v === (o.default ?? "") ? " selected" : ""}>${esc(v || "—")}</option>`).join("") + "</select></label>";
+  }
+  return `<label title="${title}">${name} <input id="${id}" data-opt="${o.name}" data-kind="tiles" value="${esc(o.default ?? "")}" ` +
+    `autocomplete="off" autocapitalize="off" spellcheck="false" placeholder="3m7z"></label>`;
+}
+function renderSystemOptions() {
+  const mcr = isMcr(), box = $("sys-options");
+  $("mcr-flowers").hidden = mcr ? false : true;
+  $("mcr-flags").hidden = !mcr;
+  box.hidden = mcr;
+  const key = mcr ? "" : `${match.rules}/${lang}`;
+  if (box.dataset.key === key) return;
+  box.dataset.key = key;
+  box.innerHTML = mcr ? "" : `<span>${t("options")}</span> ` + match.options.map(optionInput).join("");
+}
+function systemOptions() {
+  const o = {};
+  $("sys-options").querySelectorAll("[data-opt]").forEach((el) => {
+    const k = el.dataset.kind;
+    o[el.dataset.opt] = k === "bool" ? el.checked : k === "int" ? (parseInt(el.value || "0", 10) || 0)
+      : k === "seat?" ? (el.value || null) : el.value.trim();
+  });
+  return o;
+}
 function winOptions() {
+  if (!isMcr()) {
+    const o = { winner: $("winner").value, options: systemOptions() };
+    if ($("discarder").value) o.discarder = $("discarder").value;
+    return o;
+  }
   const o = { winner: $("winner").value, flowers: flowerValue(), last_tile: $("f-last").checked,
     kong_replacement: $("f-kong").checked, robbing_kong: $("f-rob").checked, fourth_tile: $("f-fourth").checked };
   if ($("discarder").value) o.discarder = $("discarder").value;
@@ -403,6 +454,7 @@ function clearResult() { lastScore = null; $("result").hidden = true; }
 function resetForm() {
   $("hand").value = ""; $("photo").value = ""; showFileName(); setFlowers(0);
   for (const id of ["f-last", "f-kong", "f-rob", "f-fourth"]) $(id).checked = false;
+  if (match) { $("sys-options").dataset.key = ""; renderSystemOptions(); }  // the system's defaults again
   $("discarder").value = "";
 }
 function renderResult(d) {
@@ -411,6 +463,7 @@ function renderResult(d) {
   $("result").hidden = !sc;
   if (!sc) return;
   $("score-hand").textContent = `${t("hand")}: ${setText(sc.hand)}` + (d.deal ? ` · ${t("handNo", d.deal.number, d.deal.hand)}` : "");
+  if (sc.elements) return renderSystemResult(d, sc);
   $("fans").querySelector("tbody").innerHTML = sc.fans.map((f) =>
     `<tr class="fan"><td>${f.number ?? "-"}</td><td>${esc(zh() ? f.name_zh : f.name_en)}</td>` +
     `<td class="sets">${esc(f.tiles.map(setText).join(" "))}</td><td>${f.points}</td><td>${f.count}</td></tr>`).join("");
@@ -418,6 +471,24 @@ function renderResult(d) {
   const p = sc.payments;
   let pay = p ? `${t("receives")} ${p.winner_receives}` + (p.self_drawn ? ` (3 × ${p.from_each_other})` : ` (${p.from_discarder} + 2 × ${p.from_each_other})`) : "";
   const h = d.sheet && d.sheet.hands.find((x) => x.id === (d.recorded ?? d.edited));
+  if (h) pay += ` · ${t("newRunning")}: ` + d.sheet.players.map((n, i) => `${n} ${h.running[i]}`).join(", ");
+  $("payments").textContent = pay;
+}
+// A hand scored by another rule system: its elements (台, han, fu, doublings ...) and payments per side.
+function renderSystemResult(d, sc) {
+  const unit = (u) => t("units")[u] || u;
+  $("fans").querySelector("tbody").innerHTML = sc.elements.map((e) =>
+    `<tr class="fan"><td>-</td><td>${esc(zh() ? e.name_zh : (e.name_ja ? `${e.name_en} (${e.name_ja})` : e.name_en))}</td>` +
+    `<td class="sets">${esc(e.tiles.map(setText).join(" "))}</td><td>${e.value} ${esc(unit(e.unit))}</td><td>${e.count}</td></tr>`).join("");
+  $("score-total").textContent = `${t("total")}: ${sc.total} ${unit(sc.unit)}` +
+    (sc.notes.length ? ` — ${sc.notes.join(" ")}` : "");
+  const deal = d.deal, h = d.sheet && d.sheet.hands.find((x) => x.id === (d.recorded ?? d.edited));
+  let pay = "";
+  if (sc.payments && deal) {
+    const sideOf = Object.fromEntries(Object.entries(deal.seat_winds).map(([side, w]) => [w, side]));
+    pay = `${t("payments")}: ` + SIDES.map((w) => [sideOf[w], sc.payments[w]])
+      .map(([side, v]) => `${sideName(side)} ${esc(playerAt(side))} ${v > 0 ? "+" + v : v}`).join(", ");
+  }
   if (h) pay += ` · ${t("newRunning")}: ` + d.sheet.players.map((n, i) => `${n} ${h.running[i]}`).join(", ");
   $("payments").textContent = pay;
 }
