@@ -3,19 +3,7 @@ sets its gear and dice method; a gear that does not fit is refused with the reas
 
 from __future__ import annotations
 
-import time
-
-from service_support import AUTH, wait_state
-
-
-def status_when(c, check, timeout: float = 10.0) -> dict:
-    """/api/status once ``check(status)`` holds (the status is the control loop's last snapshot)."""
-    end = time.monotonic() + timeout
-    while True:
-        st = c.get("/api/status").json()
-        if check(st) or time.monotonic() > end:
-            return st
-        time.sleep(0.02)
+from service_support import AUTH, status_until, wait_state
 
 
 def test_settings_list_the_rules_the_table_can_be_set_to(api) -> None:
@@ -33,7 +21,7 @@ def test_picking_changsha_sets_the_108_gear_and_its_dice(api) -> None:
     r = c.put("/api/settings", headers=AUTH, json={"rules": "changsha"})
     assert r.status_code == 200, r.text
     assert (r.json()["rules"], r.json()["tile_count"], r.json()["dice_method"]) == ("changsha", 108, "sum-smaller")
-    st = status_when(c, lambda st: st["tile_count"] == 108)
+    st = status_until(c, lambda st: st["tile_count"] == 108, 10.0)
     assert st["tile_count"] == 108 and st["dice_method"] == "sum-smaller"
     # the page sends its whole form: rules with the gear and method they go with
     r = c.put("/api/settings", headers=AUTH, json={"rules": "changsha", "tile_count": 108, "dice_method": "sum-smaller",
