@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from firmware_bridge import catalogue as C
 from service_support import status_until as _status_until
 
