@@ -62,16 +62,18 @@ def add_parsers(sub) -> None:
 
     r = sub.add_parser("dice", help="roll the dice and show where to break the wall")
     r.add_argument("--method", choices=[m.value for m in Method], default=None,
-                   help="two-throw (the rules) or one-throw (big die points, small die counts)")
+                   help="two-throw (MCR), one-throw (big die points, small die counts), sum-smaller (Changsha: the "
+                        "sum points, the small die counts) or sum-count (riichi: the sum points and counts); "
+                        "default: the stored setting")
     r.add_argument("--values", default=None, help="the values shown by motor dice, e.g. 3,4,2,5 (default: electronic dice)")
     r.add_argument("--dealer", default=None, help="the dealer's side E/S/W/N")
     r.add_argument("--tile-count", type=int, default=None)
     r.add_argument("--profile", default=None)
     r.add_argument("--json", action="store_true")
 
-    g = sub.add_parser("config", help="read or change a setting (tile-count, profile, dice-method, dealer)")
+    g = sub.add_parser("config", help="read or change a setting (tile-count, profile, dice-method, dealer, rules)")
     g.add_argument("action", choices=["get", "set"])
-    g.add_argument("key", help="tile-count, profile, dice-method or dealer")
+    g.add_argument("key", help="tile-count, profile, dice-method, dealer or rules (a system of mjtable rules --list, or none)")
     g.add_argument("value", nargs="?")
 
     f = sub.add_parser("faults", help="the fault codes and the injectable faults; one code in full: mjtable faults E21")
@@ -111,6 +113,11 @@ def _settings(backend, stored: ST.StoredSettings, tile_count: int | None) -> CY.
     allowed = tuple(backend.profile.gears)
     if gear not in allowed:
         raise TableCliError(f"tile count {gear} is not supported: allowed are {', '.join(map(str, allowed))}")
+    if stored.rules is not None:
+        problem = ST.rule_system(stored.rules).gear_problem(gear)
+        if problem:
+            raise TableCliError(f"tile count {gear} does not fit the table's rules: {problem} (mjtable config set "
+                                "rules none to play without)")
     return CY.Settings.from_profile(backend.profile, gear, stored.dice_method, stored.dealer)
 
 
@@ -273,19 +280,27 @@ def cmd_dice(args, out: IO[str]) -> int:
 
 def cmd_config(args, out: IO[str]) -> int:
     current = ST.load(lenient=args.action == "set")  # a broken file can be repaired with config set
-    field = {"tile-count": "tile_count", "profile": "profile", "dice-method": "dice_method", "dealer": "dealer"}
+    field = {"tile-count": "tile_count", "profile": "profile", "dice-method": "dice_method", "dealer": "dealer",
+             "rules": "rules"}
     if args.key not in field:
         raise TableCliError(f"unknown setting {args.key!r}: settings are {', '.join(ST.KEYS)}")
     if args.action == "get":
         if args.value is not None:
             raise TableCliError("config get takes no value")
-        out.write(f"{getattr(current, field[args.key])}\n")
+        value = getattr(current, field[args.key])
+        out.write(f"{'none' if value is None else value}\n")
         return 0
     if args.value is None:
         raise TableCliError(f"config set {args.key} needs a value")
     new = ST.validate(args.key, args.value, current)
     path = ST.save(new)
-    out.write(f"{args.key} = {getattr(new, field[args.key])} (saved in {path}; applies from the next cycle)\n")
+    value = getattr(new, field[args.key])
+    out.write(f"{args.key} = {'none' if value is None else value} (saved in {path}; applies from the next cycle)\n")
+    if args.key == "rules" and new.rules is not None:
+        system = ST.rule_system(new.rules)
+        out.write(f"  {system.name_en} ({system.name_zh}): tile-count = {new.tile_count}, dice-method = "
+                  f"{new.dice_method}" + ("" if system.dice_method else " (the seed names no dice method the table "
+                                          "can throw: the table's own is kept)") + "\n")
     return 0
 
 

@@ -10,6 +10,14 @@ Two methods:
 * **one-throw** (../shared/seeds/004_439ac0ac3d24f1c0.txt, 掷骰子规则: 大点指位，小点数牌): one
   throw of two dice; the bigger die points to the seat (counted the same way), the smaller die
   counts the stacks from the right end of that seat's wall.
+* **sum-smaller** (Changsha, ../shared/seeds/004_439ac0ac3d24f1c0.txt, 长沙麻将: 点数之和定方位，小点数垛):
+  one throw of two dice; the sum picks the seat (counted the same way), the smaller die counts
+  the stacks from the right end of that seat's wall.
+* **sum-count** (riichi; common practice, the seeds do not say: docs/rules/riichi.md): one throw
+  of two dice; the sum picks the seat and also counts the stacks from the right end of its wall.
+
+A rule system picks its method with the table setting ``rules`` (``controller.settings``): each
+system names one in ``scoring.systems.RuleSystem.dice_method``.
 
 Geometry. The sides of the table are named E, S, W, N in turn order: S sits at E's right (下家),
 W across, N at E's left (上家). A player's wall lies in front of them; its right end meets the
@@ -49,6 +57,8 @@ class Method(enum.Enum):
 
     TWO_THROW = "two-throw"
     ONE_THROW = "one-throw"
+    SUM_SMALLER = "sum-smaller"
+    SUM_COUNT = "sum-count"
 
     @classmethod
     def parse(cls, value: "Method | str") -> "Method":
@@ -57,7 +67,7 @@ class Method(enum.Enum):
         try:
             return cls(value)
         except ValueError:
-            raise DiceError(f"dice method {value!r} unknown: use two-throw or one-throw") from None
+            raise DiceError(f"dice method {value!r} unknown: use {', '.join(m.value for m in cls)}") from None
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -148,8 +158,8 @@ def wall_break(method: "Method | str", dice: Sequence[int], stacks: Mapping[str,
     """Compute the wall break from dice values.
 
     Args:
-        method: ``"two-throw"`` (four values: dealer's two dice, then the second thrower's two)
-            or ``"one-throw"`` (two values).
+        method: ``"two-throw"`` (four values: dealer's two dice, then the second thrower's two),
+            or ``"one-throw"``, ``"sum-smaller"``, ``"sum-count"`` (two values each).
         dice: the values, each 1-6.
         stacks: stacks in each side's wall, e.g. ``{"E": 17, "S": 17, "W": 17, "N": 17}`` for
             136 tiles (108 tiles: 14, 13, 14, 13).
@@ -180,8 +190,9 @@ def wall_break(method: "Method | str", dice: Sequence[int], stacks: Mapping[str,
         first = Throw(dealer, (dice[0], dice[1]))
         throws = (first,)
         big, small = max(dice), min(dice)
-        counting_side = seat_from_count(dealer, big)
-        count = small
+        pointer, count = {Method.ONE_THROW: (big, small), Method.SUM_SMALLER: (first.total, small),
+                          Method.SUM_COUNT: (first.total, first.total)}[m]
+        counting_side = seat_from_count(dealer, pointer)
     wall, stack = _locate(counting_side, count, stacks)
     first_stacks = (_advance(wall, stack, 1, stacks), _advance(wall, stack, 2, stacks))
     d = SIDES.index(dealer)

@@ -1,4 +1,5 @@
-"""Persisted settings: the tile count (and the machine profile and dice method it goes with).
+"""Persisted settings: the tile count (and the machine profile and dice method it goes with), and
+the rules the table is played by.
 
 Stored as JSON in the state folder: ``$MJTABLE_STATE_DIR``, else ``$XDG_STATE_HOME/mjtable``,
 else ``~/.local/state/mjtable``; file ``settings.json``. Written atomically (a temporary file
@@ -7,6 +8,14 @@ renamed over the old one), so a power cut leaves either the old or the new setti
 A tile count is checked against the machine profile's gears (136 / 144 / 152 / 108 in the default
 profile); a change made while a cycle runs applies from the next cycle (see
 ``controller.cycle.request_gear``).
+
+The rules (issue #20): ``rules`` names a system of ``scoring.systems`` (``mjtable rules --list``)
+or is unset (``none``: any gear, hands scored by MCR). Picking a system sets the gear it is played
+with (Changsha 108, Taiwan and Fuzhou 144 with flowers, riichi and the classic table 136, MCR 144)
+and, where it names one, its dice method (Changsha: the sum picks the wall, the smaller die
+counts); a gear the profile lacks refuses the rules, and while rules are set a tile count that
+does not fit them is refused with the reason. The dice method can still be changed by hand after
+the rules (a house choice some halls make).
 """
 
 from __future__ import annotations
@@ -18,7 +27,9 @@ from pathlib import Path
 
 from .dice import Method
 
-KEYS = ("tile-count", "profile", "dice-method", "dealer")
+KEYS = ("tile-count", "profile", "dice-method", "dealer", "rules")
+#: ``config set rules none`` (or an empty value) unsets the rules.
+NO_RULES = ("none", "")
 
 
 class SettingsError(ValueError):
@@ -34,12 +45,42 @@ class StoredSettings:
         profile: machine profile name (hardware/profiles/NAME.toml) or a path to one.
         dice_method: ``two-throw`` (the rules' method) or ``one-throw``.
         dealer: the dealer's side E/S/W/N (for the wall break).
+        rules: the rule system's name (``scoring.systems.SYSTEMS``), or ``None``: no rules set.
     """
 
     tile_count: int = 136
     profile: str = "default"
     dice_method: str = Method.TWO_THROW.value
     dealer: str = "E"
+    rules: str | None = None
+
+    @property
+    def scoring_rules(self) -> str:
+        """The system hands at this table are scored by: the rules set, else ``"mcr"``."""
+        return self.rules or "mcr"
+
+
+def rule_system(name: str):
+    """The ``scoring.systems.RuleSystem`` called ``name``.
+
+    Raises:
+        SettingsError: no such system (the message lists the systems).
+    """
+    import scoring.systems
+    try:
+        return scoring.systems.get(name)
+    except scoring.systems.RulesError:
+        raise SettingsError(f"rules {name!r} unknown: allowed are {', '.join(scoring.systems.SYSTEMS)}, "
+                            "or none") from None
+
+
+def rules_choices(gears: "tuple[int, ...] | list[int]") -> list[dict]:
+    """The systems a table with these tile-count ``gears`` can be set to, for a settings form:
+    ``[{"name", "name_zh", "name_en", "tile_count", "dice_method"}]`` (``dice_method`` None where
+    the system keeps the table's own)."""
+    import scoring.systems
+    return [{"name": s.name, "name_zh": s.name_zh, "name_en": s.name_en, "tile_count": s.gear,
+             "dice_method": s.dice_method} for s in scoring.systems.SYSTEMS.values() if s.gear in gears]
 
 
 def state_dir() -> Path:
@@ -75,6 +116,11 @@ def validate(key: str, value: str, current: StoredSettings) -> StoredSettings:
         if n not in allowed:
             raise SettingsError(f"tile-count {value!r} is not supported: allowed are "
                                 f"{', '.join(map(str, allowed))} (profile {current.profile})")
+        if current.rules is not None:
+            problem = rule_system(current.rules).gear_problem(n)
+            if problem:
+                raise SettingsError(f"tile-count {n} does not fit the table's rules: {problem} "
+                                    "(change the rules first, or set rules none)")
         return dataclasses.replace(current, tile_count=n)
     if key == "profile":
         allowed_tile_counts(value)  # loads and validates the profile
@@ -83,7 +129,19 @@ def validate(key: str, value: str, current: StoredSettings) -> StoredSettings:
         try:
             return dataclasses.replace(current, dice_method=Method(value).value)
         except ValueError:
-            raise SettingsError(f"dice-method {value!r} unknown: allowed are two-throw, one-throw") from None
+            raise SettingsError(f"dice-method {value!r} unknown: allowed are "
+                                f"{', '.join(m.value for m in Method)}") from None
+    if key == "rules":
+        if value.strip().lower() in NO_RULES:
+            return dataclasses.replace(current, rules=None, dice_method=_own_dice_method(current))
+        system = rule_system(value.strip())
+        allowed = allowed_tile_counts(current.profile)
+        if system.gear not in allowed:
+            raise SettingsError(f"rules {system.name} need the {system.gear}-tile gear ({system.tile_set.description}), "
+                                f"which profile {current.profile} does not have (its gears: "
+                                f"{', '.join(map(str, allowed))})")
+        return dataclasses.replace(current, rules=system.name, tile_count=system.gear,
+                                   dice_method=system.dice_method or _own_dice_method(current))
     if key == "dealer":
         side = {"E": "E", "S": "S", "W": "W", "N": "N", "EAST": "E", "SOUTH": "S", "WEST": "W", "NORTH": "N",
                 "东": "E", "南": "S", "西": "W", "北": "N"}.get(value.strip().upper())
@@ -91,6 +149,14 @@ def validate(key: str, value: str, current: StoredSettings) -> StoredSettings:
             raise SettingsError(f"dealer {value!r} is not a side: allowed are E, S, W, N")
         return dataclasses.replace(current, dealer=side)
     raise SettingsError(f"unknown setting {key!r}: settings are {', '.join(KEYS)}")
+
+
+def _own_dice_method(current: StoredSettings) -> str:
+    """The table's own dice method when rules stop choosing it: the stored one, unless the rules
+    being replaced had set it (then the default, two-throw)."""
+    if current.rules is not None and rule_system(current.rules).dice_method == current.dice_method:
+        return StoredSettings.dice_method
+    return current.dice_method
 
 
 def load(path: Path | None = None, lenient: bool = False) -> StoredSettings:
@@ -126,12 +192,14 @@ def load(path: Path | None = None, lenient: bool = False) -> StoredSettings:
             return StoredSettings()
         raise SettingsError(f"settings file {p} must hold a JSON object; fix it with mjtable config set, or delete it")
     s = StoredSettings()
-    fields = {"tile_count": "tile-count", "profile": "profile", "dice_method": "dice-method", "dealer": "dealer"}
-    for k in ("profile", "tile_count", "dice_method", "dealer"):  # the profile first: it decides the gears
+    fields = {"tile_count": "tile-count", "profile": "profile", "dice_method": "dice-method", "dealer": "dealer",
+              "rules": "rules"}
+    # the profile first (it decides the gears), the rules before the tile count and dice method they set
+    for k in ("profile", "rules", "tile_count", "dice_method", "dealer"):
         if k not in data:
             continue
         try:
-            s = validate(fields[k], str(data[k]), s)
+            s = validate(fields[k], "none" if data[k] is None else str(data[k]), s)
         except Exception as e:  # noqa: BLE001 - SettingsError, or a ProfileError for a bad profile
             if not lenient:
                 raise SettingsError(f"settings file {p}: {e}; fix it with mjtable config set {fields[k]} VALUE") \

@@ -63,14 +63,19 @@ class HandRecord:
     Attributes:
         winner: the winner's seat (E/S/W/N), or None for a drawn hand (荒牌).
         discarder: who discarded the winning tile, or None when the win was self-drawn.
-        total: the winner's points (fans and flowers).
+        total: the winner's points (fans and flowers); under another rule system its total in
+            that system's unit (台, han, doubles ...).
         penalties: points deducted from players for infringements (罚分), seat -> points >= 0.
+        payments: the hand's payments per seat when the hand was scored by another rule system
+            (``scoring.systems``: ``SystemResult.payments``, positive = receives, summing to 0);
+            ``None`` for MCR, whose payments follow from ``total`` (第十条).
     """
 
     winner: str | None
     discarder: str | None = None
     total: int = 0
     penalties: Mapping[str, int] = dataclasses.field(default_factory=dict)
+    payments: Mapping[str, int] | None = None
 
     def __post_init__(self) -> None:
         if self.winner is not None and self.winner not in SEATS:
@@ -82,7 +87,12 @@ class HandRecord:
                 raise ScoringError("bad-value", "the winner cannot have discarded their own winning tile")
             if self.winner is None:
                 raise ScoringError("bad-value", "a drawn hand has no discarder")
-        if not isinstance(self.total, int) or self.total < 0 or (self.winner is not None and self.total < 8):
+        if self.payments is not None:
+            if self.winner is None or set(self.payments) != set(SEATS) or sum(self.payments.values()) != 0 \
+                    or any(not isinstance(v, int) or isinstance(v, bool) for v in self.payments.values()):
+                raise ScoringError("bad-value", f"payments {dict(self.payments)!r}: give whole numbers for each of "
+                                   "E, S, W, N that sum to 0, for a won hand")
+        elif not isinstance(self.total, int) or self.total < 0 or (self.winner is not None and self.total < 8):
             raise ScoringError("bad-value", f"a win scores at least 8 points, got {self.total!r}")
         for seat, p in self.penalties.items():
             if seat not in SEATS or not isinstance(p, int) or p < 0:
@@ -96,7 +106,9 @@ def hand_points(record: HandRecord) -> dict[str, int]:
         ``{"E": int, "S": int, "W": int, "N": int}``; without penalties they sum to 0.
     """
     points = {s: 0 for s in SEATS}
-    if record.winner is not None:
+    if record.payments is not None:
+        points = dict(record.payments)
+    elif record.winner is not None:
         pay = Payments.for_total(record.total, record.discarder is None)
         for seat in SEATS:
             if seat == record.winner:

@@ -70,8 +70,10 @@ class DiceBody(_Strict):
 
 
 class SettingsBody(_Strict):
+    rules: str | None = Field(None, max_length=32, description="a rule system (GET /api/settings: rules_choices), or none: "
+                              "sets the tile count and dice method it is played with")
     tile_count: int | None = None
-    dice_method: Literal["two-throw", "one-throw"] | None = None
+    dice_method: Literal["two-throw", "one-throw", "sum-smaller", "sum-count"] | None = None
     dealer: Seat | None = None
 
 
@@ -287,14 +289,17 @@ def create_app(control: Control, log: EventLog, token: str, scorer: Scorer, *,
         st = await asyncio.to_thread(ST.load)
         allowed = list(control.backend.profile.gears)
         return {"tile_count": st.tile_count, "dice_method": st.dice_method, "dealer": st.dealer,
-                "profile": st.profile, "allowed_tile_counts": allowed}
+                "profile": st.profile, "allowed_tile_counts": allowed, "rules": st.rules,
+                "scoring_rules": st.scoring_rules, "rules_choices": ST.rules_choices(allowed)}
 
     @app.put("/api/settings", dependencies=[Auth])
     async def put_settings(body: SettingsBody) -> dict:
-        """Change the tile count, dice method or dealer: saved, used from the next cycle (now when idle)."""
+        """Change the rules, tile count, dice method or dealer: saved, used from the next cycle (now when idle).
+        The rules set the tile count and dice method they are played with; a tile count that does not
+        fit the rules is refused (422) with the reason."""
         changes = body.model_dump(exclude_none=True)
         if not changes:
-            raise ServiceError("nothing to change: give tile_count, dice_method or dealer", 422, "bad-value")
+            raise ServiceError("nothing to change: give rules, tile_count, dice_method or dealer", 422, "bad-value")
 
         def apply():
             return apply_stored(control, log, changes, "page")

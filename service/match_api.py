@@ -14,6 +14,13 @@ edit and a delete are ``match`` events (``{"action": "undo" | "delete", "target"
 "edit", "target", ...the hand's new data}``). The sheet is the replay of these events
 (``replay``). The seat and prevalent winds of a hand come from its deal, never from the request;
 the table's dealer light and the dice follow the next deal (``Settings.dealer``).
+
+The rules a match is scored by (issue #20) are fixed when it starts: the table's setting
+(``controller.settings``: ``rules``, MCR when unset) unless ``POST /api/match/new`` names others.
+Under MCR a hand is scored by ``scoring.score_hand`` and pays by 第十条; under another system
+(``scoring.systems``) by that system, with its own situation options (``options``) and its
+payments per seat, which the sheet adds up the same way (session points from 500, match and
+standard points). Seat changes and the 16 hands stay the MCR practice for every system.
 """
 
 from __future__ import annotations
@@ -30,8 +37,10 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
 
 from controller import cycle as CY
 from controller import settings as ST
+import scoring.systems
 from scoring import ScoringError, score_hand
 from scoring.match import HANDS_PER_SESSION, SEAT_CHANGES, Deal, HandRecord, deal, player_points, standard_points
+from scoring.systems.base import OPTION_LABELS
 
 from .errors import ServiceError
 
@@ -86,6 +95,8 @@ class NewMatchBody(_Strict):
     players: list[Annotated[str, Field(min_length=1, max_length=24)]] = Field(
         list(DEFAULT_PLAYERS), min_length=4, max_length=4, description="the players at E, S, W, N (定位)")
     practice: Literal["mcr", "none"] = "mcr"
+    rules: str | None = Field(None, max_length=32, description="the rule system the match is scored by; none: the "
+                              "table's setting (MCR when unset)")
 
 
 class WinBody(_Strict):
@@ -100,7 +111,10 @@ class WinBody(_Strict):
     kong_replacement: StrictBool = False
     robbing_kong: StrictBool = False
     fourth_tile: StrictBool = False
-    rules: Literal["mcr", "mcr-1998"] = "mcr"
+    rules: str | None = Field(None, max_length=32, description="none: the match's rules; mcr and mcr-1998 may "
+                              "be swapped for one another in an MCR match")
+    options: dict[str, Any] | None = Field(None, description="the situation options of the match's rule system "
+                                           "beyond the deal's winds and the discarder (see mjtable rules --list)")
 
 
 class DrawBody(_Strict):
@@ -135,6 +149,7 @@ class MatchState:
     players: list[str]
     practice: str
     hands: dict[int, dict[str, Any]]
+    rules: str = "mcr"
 
     @property
     def next_deal(self) -> Deal | None:
@@ -150,13 +165,13 @@ class MatchState:
 def replay(events: list[dict[str, Any]]) -> MatchState:
     """The current match from the log's ``match``, ``score`` and ``draw`` events (oldest first).
     Before any ``match`` event the match has id 0 and the players A, B, C, D."""
-    st = MatchState(0, list(DEFAULT_PLAYERS), "mcr", {})
+    st = MatchState(0, list(DEFAULT_PLAYERS), "mcr", {}, ST.load(lenient=True).scoring_rules)
     for e in events:
         d = e["data"]
         if e["kind"] == "match":
             action = d.get("action")
             if action == "new":
-                st = MatchState(e["id"], list(d["players"]), d.get("practice", "mcr"), {})
+                st = MatchState(e["id"], list(d["players"]), d.get("practice", "mcr"), {}, d.get("rules", "mcr"))
             elif action in ("undo", "delete"):
                 st.hands.pop(d["target"], None)
             elif action == "edit" and d["target"] in st.hands:
@@ -173,7 +188,7 @@ def sheet(st: MatchState) -> dict[str, Any]:
     points (第十条 2 (二)) per player (lists in the players' order)."""
     order = sorted(st.hands, key=lambda k: st.hands[k]["deal"])
     deals = [deal(st.hands[k]["deal"], st.practice) for k in order]
-    records = [HandRecord(h.get("winner"), h.get("discarder"), int(h.get("total", 0)))
+    records = [HandRecord(h.get("winner"), h.get("discarder"), int(h.get("total", 0)), payments=h.get("payments"))
                for h in (st.hands[k] for k in order)]
     rows = player_points(zip(deals, records))
     out_hands = []
@@ -183,13 +198,18 @@ def sheet(st: MatchState) -> dict[str, Any]:
             "id": k, "deal": d.to_dict(), "kind": h["kind"], "winner": rec.winner, "discarder": rec.discarder,
             "winner_player": d.players[rec.winner] if rec.winner else None,
             "discarder_player": d.players[rec.discarder] if rec.discarder else None,
-            "total": rec.total, "hand": h.get("hand"), "fans": h.get("fans", []), "flags": h.get("flags", {}),
+            "total": rec.total, "unit": h.get("unit", "fan"), "rules": h.get("rules") or "mcr", "hand": h.get("hand"),
+            "fans": h.get("fans", []), "flags": h.get("flags", {}), "options": h.get("options", {}),
             "source": h.get("source"), "edited": h.get("edited"), "note": h.get("note", ""),
             "points": [pts[p] for p in range(4)], "running": [run[p] for p in range(4)]})
     totals = [rows[-1][1][p] for p in range(4)] if rows else [500] * 4
     std = standard_points(dict(enumerate(totals))) if rows else {p: 0 for p in range(4)}
     nd = st.next_deal
+    system = scoring.systems.get(st.rules)
     return {"match": st.id, "players": st.players, "practice": st.practice, "hands_per_session": HANDS_PER_SESSION,
+            "rules": st.rules, "rules_zh": system.name_zh, "rules_en": system.name_en, "unit": system.unit.value,
+            "options": [{**dataclasses.asdict(o), "label_en": OPTION_LABELS[o.name][0], "label_zh": OPTION_LABELS[o.name][1]}
+                        for o in system.options if o.name not in DEAL_OPTIONS],
             "current": ({**nd.to_dict(), "names": {s: st.players[nd.players[s]] for s in SIDES}} if nd else None),
             "finished": nd is None, "hands": out_hands, "totals": totals,
             "match_points": [t - 500 for t in totals], "standard_points": [std[p] for p in range(4)]}
@@ -216,18 +236,45 @@ def csv_bytes(sh: dict[str, Any]) -> bytes:
 
 
 # ---- scoring a hand with the match's winds ----
-def score_win(body: WinBody, d: Deal, hand: str, flowers: Any) -> Any:
+#: options of a rule system that the match fills in from the deal and the form's winner/discarder
+DEAL_OPTIONS = ("self_drawn", "seat_wind", "prevalent_wind", "discarder")
+MCR_RULES = ("mcr", "mcr-1998")
+
+
+def hand_rules(body: WinBody, match_rules: str) -> str:
+    """The rules a hand of a match played by ``match_rules`` is scored by: the match's; in an MCR
+    match ``body.rules`` may pick the other MCR text. Raises ServiceError 422 for other rules."""
+    if body.rules is None or body.rules == match_rules:
+        return match_rules
+    if body.rules in MCR_RULES and match_rules in MCR_RULES:
+        return body.rules
+    m = scoring.systems.get(match_rules)
+    raise error(f"this match is scored by {match_rules} ({m.name_en}): a hand cannot be scored by {body.rules!r}; "
+                "start a new match for other rules", f"本场比赛按{m.name_zh}计分，不能按 {body.rules} 计一盘：换规则请开始新的比赛")
+
+
+def score_win(body: WinBody, d: Deal, hand: str, flowers: Any, match_rules: str = "mcr") -> Any:
     """Score ``hand`` for ``body.winner`` with the deal's seat and prevalent winds; the same checks
     as ``mjtable score`` (``scoring.score_hand``: contradictory flags refused with the reason).
-    Raises ServiceError 422 (with ``message_zh``) for a bad hand or a win below 8 points."""
+    Under another system than MCR (``match_rules``) the hand is scored by ``scoring.systems`` with
+    the deal's winds, the discarder's seat wind and ``body.options``; its payments are then per
+    side (``side_payments``).
+    Raises ServiceError 422 (with ``message_zh``) for a bad hand, a win below 8 points (MCR) or a
+    hand that is not a win under the system."""
     if body.discarder == body.winner:
         raise error("the winner cannot have discarded their own winning tile: give another discarder, or none "
                     "for a self-drawn win", "和牌者不能是放炮者：选另一家，自摸则放炮者留空")
+    rules = hand_rules(body, match_rules)
+    if rules not in MCR_RULES:
+        return _score_system(body, d, hand, flowers, rules)
+    if body.options:
+        raise error(f"options {sorted(body.options)} are for other rule systems: an MCR hand takes the form's flags",
+                    "国标麻将不用这些选项：请用表单上的选项")
     try:
         r = score_hand(hand, self_drawn=body.discarder is None, seat_wind=d.seat_winds[body.winner],
                        prevalent_wind=d.prevalent_wind, flowers=flowers, last_tile=body.last_tile,
                        kong_replacement=body.kong_replacement, robbing_kong=body.robbing_kong,
-                       fourth_tile=body.fourth_tile, rules=body.rules)
+                       fourth_tile=body.fourth_tile, rules=rules)
     except ScoringError as e:
         raise scoring_error(e) from None
     if not r.legal:
@@ -236,15 +283,56 @@ def score_win(body: WinBody, d: Deal, hand: str, flowers: Any) -> Any:
     return r
 
 
+def _score_system(body: WinBody, d: Deal, hand: str, flowers: Any, rules: str) -> Any:
+    system = scoring.systems.get(rules)
+    if flowers not in (0, [], None):
+        raise error(f"{system.name_en} does not count flowers apart: " + (
+            "write them in the hand (1f-8f)" if system.tile_set.flowers else "it is played without flowers"),
+            f"{system.name_zh}不单独填花牌" + ("：写在手牌里（1f-8f）" if system.tile_set.flowers else "：不用花牌"))
+    opts: dict[str, Any] = dict(body.options or {})
+    given = sorted(k for k in opts if k in DEAL_OPTIONS)
+    if given:
+        raise error(f"options {given} come from the deal and the form (winner, discarder), not from options",
+                    "门风、圈风、自摸和放炮者由比赛和表单决定，不能写在选项里")
+    opts.update(self_drawn=body.discarder is None, seat_wind=d.seat_winds[body.winner],
+                discarder=d.seat_winds[body.discarder] if body.discarder else None)
+    if system.option("prevalent_wind") is not None:
+        opts["prevalent_wind"] = d.prevalent_wind
+    for flag in ("last_tile", "kong_replacement", "robbing_kong", "fourth_tile"):
+        if getattr(body, flag):
+            opts[flag] = True  # refused by the system, with the systems that take it, where it has no such option
+    try:
+        r = scoring.systems.score(rules, hand, opts)
+    except scoring.systems.RulesError as e:
+        raise error(f"{e.code}: {e}", f"{system.name_zh}：{e}", 422, e.code) from None
+    if not r.legal or r.payments is None:
+        why = "; ".join(r.notes) or "not a win under these rules"
+        raise error(f"not a win under {system.name_en}: {why}: nothing recorded",
+                    f"按{system.name_zh}不是和牌：{why}。未记录", 422, "not-legal")
+    return r
+
+
+def side_payments(r: Any, d: Deal) -> dict[str, int] | None:
+    """A system result's payments by seat wind turned into payments by side of the table (the
+    match's deal gives each side its seat wind); ``None`` for an MCR result."""
+    if not hasattr(r, "elements"):
+        return None
+    side_of = {wind: side for side, wind in d.seat_winds.items()}
+    return {side_of[w]: int(v) for w, v in r.payments.items()}
+
+
 def win_data(st: MatchState, d: Deal, body: WinBody, hand: str, r: Any, source: str) -> dict[str, Any]:
-    """The logged data of a won hand."""
+    """The logged data of a won hand (``payments`` per side and ``unit`` for another rule system)."""
+    system = hasattr(r, "elements")
     return {"match": st.id, "deal": d.number, "hand": hand, "winner": body.winner, "discarder": body.discarder,
-            "total": r.total, "source": source, "rules": body.rules,
+            "total": r.total, "source": source, "rules": hand_rules(body, st.rules),
+            "unit": r.unit.value if system else "fan", "payments": side_payments(r, d),
+            "options": body.options or {},
             "seat_wind": d.seat_winds[body.winner], "prevalent_wind": d.prevalent_wind,
             "flags": {"self_drawn": body.discarder is None, "flowers": body.flowers, "last_tile": body.last_tile,
                       "kong_replacement": body.kong_replacement, "robbing_kong": body.robbing_kong,
                       "fourth_tile": body.fourth_tile},
-            "fans": [f.to_dict() for f in r.fans]}
+            "fans": [f.to_dict() for f in (r.elements if system else r.fans)]}
 
 
 def keep_photo(log: Any, scorer: Any, key: str) -> str | None:
@@ -317,8 +405,13 @@ def make_router(*, control: Any, log: Any, scorer: Any, auth: Any,
     async def new_match(body: NewMatchBody) -> dict:
         """Start a new match: the players at E, S, W, N (定位), the seat-change practice."""
         async with lock:
+            rules = body.rules or (await asyncio.to_thread(ST.load, None, True)).scoring_rules
+            try:
+                scoring.systems.get(rules)
+            except scoring.systems.RulesError as e:
+                raise error(str(e), f"没有这种规则：{rules}") from None
             eid = await asyncio.to_thread(log.append, "match", {"action": "new", "players": body.players,
-                                                                "practice": body.practice})
+                                                                "practice": body.practice, "rules": rules})
             return await changed({"match": eid})
 
     @router.post("/hand", dependencies=[Auth])
@@ -328,7 +421,7 @@ def make_router(*, control: Any, log: Any, scorer: Any, auth: Any,
         async with lock:
             st = await asyncio.to_thread(state)
             d = current_deal(st)
-            r = await asyncio.to_thread(score_win, body, d, body.hand, body.flowers)
+            r = await asyncio.to_thread(score_win, body, d, body.hand, body.flowers, st.rules)
             eid = await asyncio.to_thread(log.append, "score", win_data(st, d, body, body.hand, r, "hand"))
             return await changed({"recorded": eid, "deal": d.to_dict(), "score": r.to_dict()})
 
@@ -368,7 +461,17 @@ def make_router(*, control: Any, log: Any, scorer: Any, auth: Any,
                             "这些牌组不成一手和牌：请检查并改正照片上的牌，或标出和牌张", 422, "not-a-hand")
             flowers = body.flowers if body.flowers is not None else list(a["flowers"])
             scored = body.model_copy(update={"flowers": flowers})
-            r = await asyncio.to_thread(score_win, scored, d, a["hand"], flowers)
+            if st.rules not in MCR_RULES:
+                system = scoring.systems.get(st.rules)
+                if system.hand_sizes != (14,) or a["flowers"]:
+                    # partial (issue #20): the photo assembly reads 14-tile hands with flowers apart
+                    raise error(f"a photo of a {system.name_en} hand with flowers or of 16 tiles is not read yet: "
+                                "type the hand (flowers 1f-8f in it)",
+                                f"{system.name_zh}带花牌或十六张的手牌暂不能从照片读取：请输入手牌（花牌 1f-8f 写在手牌里）",
+                                422, "not-supported")
+                flowers = 0
+                scored = scored.model_copy(update={"flowers": 0})
+            r = await asyncio.to_thread(score_win, scored, d, a["hand"], flowers, st.rules)
             data = win_data(st, d, scored, a["hand"], r, "photo")
             data["photo"] = {"id": body.photo, "tiles": [t["tile"] for t in reading["tiles"]],
                              "corrections": [{"index": i, "from": reading["tiles"][i]["tile"], "to": t}
@@ -420,7 +523,7 @@ def make_router(*, control: Any, log: Any, scorer: Any, auth: Any,
                                         "total": 0, "note": body.note}
                 result: dict[str, Any] = {}
             else:
-                r = await asyncio.to_thread(score_win, body, d, body.hand, body.flowers)
+                r = await asyncio.to_thread(score_win, body, d, body.hand, body.flowers, st.rules)
                 data = {"kind": "score", **win_data(st, d, body, body.hand, r, "edit")}
                 result = {"score": r.to_dict()}
             eid = await asyncio.to_thread(log.append, "match", {"action": "edit", "target": hand_id, **data})
@@ -430,7 +533,7 @@ def make_router(*, control: Any, log: Any, scorer: Any, auth: Any,
 
 
 def apply_stored(control: Any, log: Any, changes: dict[str, Any], source: str = "page") -> dict[str, Any]:
-    """Validate, save and apply setting changes (tile_count, dice_method, dealer) on the control
+    """Validate, save and apply setting changes (rules, tile_count, dice_method, dealer) on the control
     thread; logged as a ``settings`` event (``source``: page, match). Returns the settings and a note
     when they apply from the next cycle. Raises ServiceError 422 naming the value and what is allowed."""
     st = ST.load()
@@ -439,22 +542,31 @@ def apply_stored(control: Any, log: Any, changes: dict[str, Any], source: str = 
         raise error(f"tile_count {changes['tile_count']} is not supported: allowed are {', '.join(map(str, allowed))}",
                     f"不支持 {changes['tile_count']} 张：可选 {'、'.join(map(str, allowed))}")
     new_st = st
-    for key, v in changes.items():
+    # the rules first: they set the tile count and dice method that the other changes then check against
+    for key, v in sorted(changes.items(), key=lambda kv: kv[0] != "rules"):
         try:
             new_st = ST.validate(key.replace("_", "-"), str(v), new_st) if key != "tile_count" else \
                 dataclasses.replace(new_st, tile_count=v)
         except ST.SettingsError as e:
             raise ServiceError(str(e), 422, "bad-value") from None
+    problem = new_st.rules and ST.rule_system(new_st.rules).gear_problem(new_st.tile_count)
+    if problem:
+        raise error(f"tile_count {new_st.tile_count} does not fit the table's rules: {problem} (change the rules "
+                    "first, or set rules none)",
+                    f"{new_st.tile_count} 张不符合本桌的规则（{ST.rule_system(new_st.rules).name_zh} 用 "
+                    f"{ST.rule_system(new_st.rules).gear} 张）：请先改规则，或不设规则")
     current = control.rt.table.settings
     if new_st == st and (current.dealer, current.dice_method.value) == (st.dealer, st.dice_method) \
             and source == "match":
-        return {"tile_count": st.tile_count, "dice_method": st.dice_method, "dealer": st.dealer, "note": None}
+        return {"rules": st.rules, "tile_count": st.tile_count, "dice_method": st.dice_method, "dealer": st.dealer,
+                "note": None}
     ST.save(new_st)
     new = CY.Settings.from_profile(control.backend.profile, new_st.tile_count, new_st.dice_method, new_st.dealer)
     note = control.apply_settings(new)
     log.append("settings", {"changes": changes, "pending": note is not None, "source": source})
     control.hub.publish({"type": "event", "kind": "settings"})
-    return {"tile_count": new_st.tile_count, "dice_method": new_st.dice_method, "dealer": new_st.dealer, "note": note}
+    return {"rules": new_st.rules, "tile_count": new_st.tile_count, "dice_method": new_st.dice_method,
+            "dealer": new_st.dealer, "note": note}
 
 
 __all__ = ["SEAT_CHANGES", "TILE_CHOICES", "MatchState", "apply_stored", "csv_bytes", "make_router", "replay",

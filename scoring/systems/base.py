@@ -53,6 +53,28 @@ class Unit(str, enum.Enum):
     DOUBLES = "doubles"  # doublings of a base (the classic table)
 
 
+#: Short labels of the situation options for a form (the page's score form), English and Chinese,
+#: by option name: one table for every system (an option of the same name means the same thing).
+OPTION_LABELS: dict[str, tuple[str, str]] = {
+    "self_drawn": ("self-drawn", "自摸"), "seat_wind": ("seat wind", "门风"),
+    "prevalent_wind": ("prevalent wind", "圈风"), "discarder": ("discarder", "放炮者"),
+    "flowers": ("flowers", "花牌"), "last_tile": ("last tile", "海底"),
+    "kong_replacement": ("kong replacement", "杠上开花"), "robbing_kong": ("robbing the kong", "抢杠"),
+    "fourth_tile": ("fourth tile", "和绝张"), "riichi": ("riichi", "立直"), "double_riichi": ("double riichi", "两立直"),
+    "ippatsu": ("ippatsu", "一发"), "dora": ("dora indicators", "宝牌指示牌"),
+    "ura_dora": ("ura-dora indicators", "里宝牌指示牌"), "tenhou": ("tenhou", "天和"), "chiihou": ("chiihou", "地和"),
+    "honba": ("honba", "本场"), "open_tanyao": ("open tanyao", "喰断"), "kiriage": ("kiriage mangan", "切上满贯"),
+    "first_turn": ("first go-around", "天胡/地胡"), "dealer_streak": ("dealer's wins in a row", "连庄数"),
+    "base": ("base stake", "底"), "per_tai": ("stake per tai", "每台"), "liable": ("pays for all", "全包"),
+    "horse_hit": ("horse hits", "买马中"), "kong_discard": ("kong discard", "杠上炮"),
+    "opening": ("opening win", "起手胡"), "birds": ("birds", "扎鸟"), "bird_from": ("birds counted from", "鸟从谁数"),
+    "bird_rule": ("bird hit", "中鸟"), "dealer_bonus": ("dealer bonus", "庄闲"),
+    "concealed_big": ("concealed is big", "门清算大胡"), "gold": ("gold tile", "金"), "rob_gold": ("rob the gold", "抢金"),
+    "gold_flowers": ("gold as flower", "金算花"), "floors": ("floors", "上楼"),
+    "plain_extras": ("plain-win extras", "推倒和加番"),
+}
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class Option:
     """A situation option of a rule system (how the hand was won, house rules).
@@ -275,7 +297,11 @@ class RuleSystem:
         hand_sizes: tiles of a winning hand, each kong counted as 3, flowers left out, the winning
             tile included: ``(14,)``, or ``(17,)`` for Taiwan 16-tile.
         options: the situation options it takes (others are refused).
-        dice_rule: how the dice open the wall (for the table setting).
+        dice_rule: how the dice open the wall, in words with its source.
+        dice_method: the same as a method of the table's dice (``controller.dice.Method`` value:
+            ``two-throw``, ``one-throw``, ``sum-smaller``, ``sum-count``) that the table setting
+            ``rules`` switches to; ``None`` where the seed gives no method the table's dice can
+            do (the table keeps its own setting).
         doc: path of its rules document in the repository.
         scorer: ``(hand_text, options) -> SystemResult``; options complete and checked.
         excludes: ``{element key: keys it excludes}`` (the property tests check none is counted
@@ -294,6 +320,7 @@ class RuleSystem:
     scorer: Callable[[str, dict], SystemResult]
     unit: Unit
     excludes: Mapping[str, frozenset[str]] = dataclasses.field(default_factory=dict)
+    dice_method: str | None = None
 
     @property
     def gear(self) -> int:
@@ -303,7 +330,8 @@ class RuleSystem:
     def gear_problem(self, tile_count: int) -> str | None:
         """``None`` when the table's ``tile_count`` gear fits this system, else the reason (one line).
 
-        For the table setting ``rules`` (later work): picking a system sets or checks the gear.
+        For the table setting ``rules`` (``controller.settings``): picking a system sets the gear,
+        and a gear that does not fit the table's rules is refused with this reason.
         """
         if tile_count == self.gear:
             return None

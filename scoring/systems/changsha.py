@@ -225,7 +225,7 @@ def _payments(amount: int, o: dict, birds: list[str], notes: list[str]) -> tuple
         paid[p] = base * 2 ** n if o["bird_rule"] == "double" else base + n
     if birds:
         notes.append(f"birds {''.join(birds)} land on {', '.join(landed)} (counted from {start}); hits per payer "
-                     f"{hits} ({'each doubles' if o['bird_rule'] == 'double' else 'each adds 1'})")
+                     f"{', '.join(f'{k} {v}' for k, v in hits.items())} ({'each doubles' if o['bird_rule'] == 'double' else 'each adds 1'})")
     return seat_payments(winner, paid), {"bird_seats": landed, "bird_hits": hits}
 
 
@@ -294,4 +294,5 @@ SYSTEMS = (RuleSystem(
     "changsha", "长沙麻将", "Changsha mahjong", tile_set=TILES_108, hand_sizes=(14,), options=OPTIONS,
     dice_rule="点数之和定方位，小点数垛: the sum picks the wall (1/5/9 the dealer's, 2/6/10 the next seat's, "
               "3/7/11 across, 4/8/12 the left), the smaller die counts the stacks",
-    doc="docs/rules/changsha.md", scorer=_score, unit=Unit.POINTS, excludes=EXCLUDES),)
+    doc="docs/rules/changsha.md", scorer=_score, unit=Unit.POINTS, excludes=EXCLUDES,
+    dice_method="sum-smaller"),)

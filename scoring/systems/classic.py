@@ -209,4 +209,5 @@ def _score(text: str, o: dict) -> SystemResult:
 SYSTEMS = (RuleSystem(
     "classic", "经典麻将规则", "Classic doubling table (base 20)", tile_set=TILES_136, hand_sizes=(14,),
     options=OPTIONS, dice_rule="大点指位，小点数牌: the bigger die points to the seat, the smaller counts the stacks",
-    doc="docs/rules/classic.md", scorer=_score, unit=Unit.DOUBLES, excludes=EXCLUDES),)
+    doc="docs/rules/classic.md", scorer=_score, unit=Unit.DOUBLES, excludes=EXCLUDES,
+    dice_method="one-throw"),)

@@ -49,7 +49,7 @@ def _scorer(profile: str):
 _COMMON = dict(tile_set=TILES_144_COUNTED, hand_sizes=(14,), options=OPTIONS, unit=Unit.FAN,
                dice_rule="two throws: the dealer's sum picks the second thrower, the two sums added count the "
                          "stacks (000 掷骰与开牌)",
-               doc="README.md#score-a-hand")
+               doc="README.md#score-a-hand", dice_method="two-throw")
 SYSTEMS = (
     RuleSystem("mcr", "中国麻将竞赛规则", "Chinese Official (MCR), current practice", scorer=_scorer("mcr"), **_COMMON),
     RuleSystem("mcr-1998", "中国麻将竞赛规则（1998）", "Chinese Official (MCR), the 1998 text",

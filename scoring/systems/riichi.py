@@ -258,4 +258,5 @@ SYSTEMS = (RuleSystem(
     "riichi", "日本立直麻将", "Japanese riichi mahjong", tile_set=TILES_136_RED, hand_sizes=(14,), options=OPTIONS,
     dice_rule="two dice, the sum counted counter-clockwise from the dealer (1 = dealer) picks the wall, the wall is "
               "broken that many stacks from its right end (common practice; the seed does not say)",
-    doc="docs/rules/riichi.md", scorer=_score, unit=Unit.HAN, excludes=EXCLUDES),)
+    doc="docs/rules/riichi.md", scorer=_score, unit=Unit.HAN, excludes=EXCLUDES,
+    dice_method="sum-count"),)

@@ -19,6 +19,8 @@ const T = {
     flowers: "花牌", lastTile: "海底（妙手回春/海底捞月）", kongRepl: "杠上开花", robKong: "抢杠和", fourthTile: "和绝张",
     draw: "荒牌", scorePhoto: "按照片计分", undo: "撤销上一盘", csv: "导出 CSV", mySeat: "本屏座位", settings: "设置",
     tileCount: "牌数", diceMethod: "掷骰方法", twoThrow: "两次掷骰", oneThrow: "一次掷骰", dealer: "庄家", save: "保存",
+    rules: "规则", noRules: "未设（按国标计分）", scoredBy: "计分规则", payments: "收付",
+    units: { fan: "番", han: "翻", tai: "台", points: "分", doubles: "倍" }, options: "本规则的选项", sumSmaller: "和数定方位，小点数墩", sumCount: "和数定方位并数墩",
     maintenance: "维护", liftTrend: "升牌时间（每次洗牌）", eventLog: "事件日志", kind: "类型", all: "全部",
     confirmTile: "确认无误", markWin: "设为和牌张", back: "返回", dealerMark: "庄", matchOver: "本局 16 盘已打完",
     round: (r, w) => `${w}风圈`, handNo: (n, k) => `第 ${k} 盘（全局第 ${n}/16 盘）`, dealerIs: "庄家", roundCol: "圈",
@@ -51,6 +53,9 @@ const T = {
     draw: "Drawn hand", scorePhoto: "Score the photo", undo: "Undo last hand", csv: "Export CSV",
     mySeat: "This screen's seat", settings: "Settings", tileCount: "Tile count", diceMethod: "Dice method",
     twoThrow: "two throws", oneThrow: "one throw", dealer: "Dealer", save: "Save", maintenance: "Maintenance",
+    rules: "Rules", noRules: "not set (scored by MCR)", scoredBy: "scored by", payments: "payments",
+    units: { fan: "points", han: "han", tai: "tai", points: "points", doubles: "doubles" }, options: "Options of these rules", sumSmaller: "sum points, small die counts",
+    sumCount: "sum points and counts",
     liftTrend: "Lift-up time per cycle", eventLog: "Event log", kind: "Kind", all: "all",
     confirmTile: "Correct as read", markWin: "Mark as winning tile", back: "Back", dealerMark: "dealer",
     matchOver: "the session's 16 hands are played",
@@ -83,6 +88,7 @@ const ACTION_ZH = { cycle: "开始洗牌", "clear-fault": "清除故障", "lift-
   dice: "掷骰", "stop-all": "全部停止", inject: "模拟故障" };
 let lang = localStorage.getItem("mjtable.lang") || "zh";
 let status = null, lastScore = null, lastSelftest = null, live = false, match = null, settings = null;
+let diceTouched = false;  // the dice method was changed by hand in the settings form
 let photo = null, editing = null;
 const $ = (id) => document.getElementById(id);
 const t = (k, ...a) => { const v = T[lang][k] ?? k; return typeof v === "function" ? v(...a) : v; };
@@ -134,6 +140,7 @@ function applyLang() {
   document.querySelectorAll("[data-i18n]").forEach((el) => { el.textContent = t(el.dataset.i18n); });
   $("lang").textContent = zh() ? "English" : "中文";
   for (const sel of [$("my-seat"), $("set-dealer")]) for (const o of sel.options) o.textContent = sideName(o.value);
+  if (settings) renderRulesOptions($("set-rules").value);
   renderLogKinds();
   showLive();
   checkPairing();
@@ -306,6 +313,8 @@ function renderMatch() {
     ? `<b id="round">${esc(t("round", c.round, sideName(c.prevalent_wind)))}</b> · <span id="hand-no">${esc(t("handNo", c.number, c.hand))}</span>` +
       ` · ${t("dealerIs")}: <b id="dealer">${sideName(c.dealer)} ${esc(c.names[c.dealer])}</b>`
     : `<b id="round">${t("matchOver")}</b>`;
+  $("match-line").insertAdjacentHTML("beforeend", ` · ${t("scoredBy")}: <b id="match-rules">${esc(zh() ? match.rules_zh : match.rules_en)}</b>`);
+  renderSystemOptions();
   const last = match.hands.length ? match.hands[match.hands.length - 1] : null;
   const running = last ? last.running : match.totals;
   $("seats").querySelector("tbody").innerHTML = SIDES.map((s) => {
@@ -361,6 +370,11 @@ function startEdit(id) {
   $("f-last").checked = !!f.last_tile; $("f-kong").checked = !!f.kong_replacement;
   $("f-rob").checked = !!f.robbing_kong; $("f-fourth").checked = !!f.fourth_tile;
   setFlowers(f.flowers ?? 0);
+  for (const [k, v] of Object.entries(h.options || {})) {
+    const el = $(`opt-${k}`);
+    if (!el) continue;
+    if (el.dataset.kind === "bool") el.checked = !!v; else el.value = v ?? "";
+  }
   $("score-view").scrollIntoView();
 }
 function stopEdit() { editing = null; $("editing").hidden = true; }
@@ -387,7 +401,49 @@ function setFlowers(v) {
   if (Array.isArray(v)) { $("flowers").value = v.length; $("flower-list").querySelectorAll("input").forEach((x) => { x.checked = v.includes(x.value); }); }
   else { $("flowers").value = v; $("flower-list").querySelectorAll("input").forEach((x) => { x.checked = false; }); }
 }
+// ---- the match's rules: MCR uses the form's flowers and flags; another system its own options ----
+const isMcr = () => !match || match.rules === "mcr" || match.rules === "mcr-1998";
+function optionInput(o) {
+  const id = `opt-${o.name}`, title = esc(o.help);
+  const name = esc(zh() ? o.label_zh : o.label_en);
+  if (o.kind === "bool")
+    return `<label title="${title}"><input type="checkbox" id="${id}" data-opt="${o.name}" data-kind="bool"${o.default ? " checked" : ""}> ${name}</label>`;
+  if (o.kind === "int")
+    return `<label title="${title}">${name} <input type="number" id="${id}" data-opt="${o.name}" data-kind="int" class="num" ` +
+      `min="${o.choices[0] ?? 0}" max="${o.choices[1] ?? 1000000}" value="${o.default}" inputmode="numeric"></label>`;
+  if (o.kind === "choice" || o.kind === "seat" || o.kind === "seat?") {
+    const vals = o.kind === "choice" ? o.choices : (o.kind === "seat?" ? ["", ...SIDES] : SIDES);
+    return `<label title="${title}">${name} <select id="${id}" data-opt="${o.name}" data-kind="${o.kind}">` +
+      vals.map((v) => `<option value="${esc(v)}"${v === (o.default ?? "") ? " selected" : ""}>${esc(v || "—")}</option>`).join("") + "</select></label>";
+  }
+  return `<label title="${title}">${name} <input id="${id}" data-opt="${o.name}" data-kind="tiles" value="${esc(o.default ?? "")}" ` +
+    `autocomplete="off" autocapitalize="off" spellcheck="false" placeholder="3m7z"></label>`;
+}
+function renderSystemOptions() {
+  const mcr = isMcr(), box = $("sys-options");
+  $("mcr-flowers").hidden = mcr ? false : true;
+  $("mcr-flags").hidden = !mcr;
+  box.hidden = mcr;
+  const key = mcr ? "" : `${match.rules}/${lang}`;
+  if (box.dataset.key === key) return;
+  box.dataset.key = key;
+  box.innerHTML = mcr ? "" : `<span>${t("options")}</span> ` + match.options.map(optionInput).join("");
+}
+function systemOptions() {
+  const o = {};
+  $("sys-options").querySelectorAll("[data-opt]").forEach((el) => {
+    const k = el.dataset.kind;
+    o[el.dataset.opt] = k === "bool" ? el.checked : k === "int" ? (parseInt(el.value || "0", 10) || 0)
+      : k === "seat?" ? (el.value || null) : el.value.trim();
+  });
+  return o;
+}
 function winOptions() {
+  if (!isMcr()) {
+    const o = { winner: $("winner").value, options: systemOptions() };
+    if ($("discarder").value) o.discarder = $("discarder").value;
+    return o;
+  }
   const o = { winner: $("winner").value, flowers: flowerValue(), last_tile: $("f-last").checked,
     kong_replacement: $("f-kong").checked, robbing_kong: $("f-rob").checked, fourth_tile: $("f-fourth").checked };
   if ($("discarder").value) o.discarder = $("discarder").value;
@@ -398,6 +454,7 @@ function clearResult() { lastScore = null; $("result").hidden = true; }
 function resetForm() {
   $("hand").value = ""; $("photo").value = ""; showFileName(); setFlowers(0);
   for (const id of ["f-last", "f-kong", "f-rob", "f-fourth"]) $(id).checked = false;
+  if (match) { $("sys-options").dataset.key = ""; renderSystemOptions(); }  // the system's defaults again
   $("discarder").value = "";
 }
 function renderResult(d) {
@@ -406,6 +463,7 @@ function renderResult(d) {
   $("result").hidden = !sc;
   if (!sc) return;
   $("score-hand").textContent = `${t("hand")}: ${setText(sc.hand)}` + (d.deal ? ` · ${t("handNo", d.deal.number, d.deal.hand)}` : "");
+  if (sc.elements) return renderSystemResult(d, sc);
   $("fans").querySelector("tbody").innerHTML = sc.fans.map((f) =>
     `<tr class="fan"><td>${f.number ?? "-"}</td><td>${esc(zh() ? f.name_zh : f.name_en)}</td>` +
     `<td class="sets">${esc(f.tiles.map(setText).join(" "))}</td><td>${f.points}</td><td>${f.count}</td></tr>`).join("");
@@ -413,6 +471,24 @@ function renderResult(d) {
   const p = sc.payments;
   let pay = p ? `${t("receives")} ${p.winner_receives}` + (p.self_drawn ? ` (3 × ${p.from_each_other})` : ` (${p.from_discarder} + 2 × ${p.from_each_other})`) : "";
   const h = d.sheet && d.sheet.hands.find((x) => x.id === (d.recorded ?? d.edited));
+  if (h) pay += ` · ${t("newRunning")}: ` + d.sheet.players.map((n, i) => `${n} ${h.running[i]}`).join(", ");
+  $("payments").textContent = pay;
+}
+// A hand scored by another rule system: its elements (台, han, fu, doublings ...) and payments per side.
+function renderSystemResult(d, sc) {
+  const unit = (u) => t("units")[u] || u;
+  $("fans").querySelector("tbody").innerHTML = sc.elements.map((e) =>
+    `<tr class="fan"><td>-</td><td>${esc(zh() ? e.name_zh : (e.name_ja ? `${e.name_en} (${e.name_ja})` : e.name_en))}</td>` +
+    `<td class="sets">${esc(e.tiles.map(setText).join(" "))}</td><td>${e.value} ${esc(unit(e.unit))}</td><td>${e.count}</td></tr>`).join("");
+  $("score-total").textContent = `${t("total")}: ${sc.total} ${unit(sc.unit)}` +
+    (sc.notes.length ? ` — ${sc.notes.join(" ")}` : "");
+  const deal = d.deal, h = d.sheet && d.sheet.hands.find((x) => x.id === (d.recorded ?? d.edited));
+  let pay = "";
+  if (sc.payments && deal) {
+    const sideOf = Object.fromEntries(Object.entries(deal.seat_winds).map(([side, w]) => [w, side]));
+    pay = `${t("payments")}: ` + SIDES.map((w) => [sideOf[w], sc.payments[w]])
+      .map(([side, v]) => `${sideName(side)} ${esc(playerAt(side))} ${v > 0 ? "+" + v : v}`).join(", ");
+  }
   if (h) pay += ` · ${t("newRunning")}: ` + d.sheet.players.map((n, i) => `${n} ${h.running[i]}`).join(", ");
   $("payments").textContent = pay;
 }
@@ -506,11 +582,28 @@ async function scorePhoto() {
 async function loadSettings() {
   settings = await (await fetch("/api/settings")).json();
   $("set-tiles").innerHTML = settings.allowed_tile_counts.map((n) => `<option value="${n}">${n}</option>`).join("");
+  renderRulesOptions(settings.rules || "none");
+  diceTouched = false;
   $("set-tiles").value = settings.tile_count; $("set-dice").value = settings.dice_method; $("set-dealer").value = settings.dealer;
+}
+function renderRulesOptions(value) {
+  $("set-rules").innerHTML = `<option value="none">${esc(t("noRules"))}</option>` + settings.rules_choices.map((c) =>
+    `<option value="${esc(c.name)}">${esc(zh() ? c.name_zh : c.name_en)} · ${c.tile_count}</option>`).join("");
+  $("set-rules").value = value;
+}
+// Picking rules shows the tile count and dice method they are played with (the server sets the same).
+function rulesPicked() {
+  const c = (settings.rules_choices || []).find((x) => x.name === $("set-rules").value);
+  if (!c) return;
+  $("set-tiles").value = c.tile_count;
+  $("set-dice").value = c.dice_method || settings.dice_method;
+  diceTouched = false;
 }
 async function saveSettings(e) {
   e.preventDefault();
-  const body = { tile_count: +$("set-tiles").value, dice_method: $("set-dice").value, dealer: $("set-dealer").value };
+  // the dice method is sent only when changed by hand: rules that name none keep the table's own (server side)
+  const body = { rules: $("set-rules").value, tile_count: +$("set-tiles").value, dealer: $("set-dealer").value };
+  if (diceTouched) body.dice_method = $("set-dice").value;
   const r = await api("PUT", "/api/settings", body).catch(() => null);
   if (r) $("settings-note").textContent = r.note ? t("appliesNext") : t("changedSettings");
 }
@@ -547,7 +640,7 @@ function eventSummary(e) {
   if (e.kind === "score") return `${d.hand ? setText(d.hand) : ""} ${d.total ?? ""}${d.winner ? " " + sideName(d.winner) : ""}`;
   if (e.kind === "match") return d.action === "new" ? `${t("newMatch")}: ${(d.players || []).join(", ")}` : `${zh() ? { undo: "撤销", delete: "删除", edit: "修改" }[d.action] : d.action} #${d.target}`;
   if (e.kind === "cycle") return d.dice && (zh() ? d.dice.text_zh : d.dice.text_en) || "";
-  if (e.kind === "settings") return Object.entries(d.changes || {}).map(([k, v]) => `${zh() ? { tile_count: "牌数", dice_method: "掷骰方法", dealer: "庄家" }[k] || k : k}=${k === "dealer" ? sideName(v) : v}`).join(" ");
+  if (e.kind === "settings") return Object.entries(d.changes || {}).map(([k, v]) => `${zh() ? { tile_count: "牌数", dice_method: "掷骰方法", dealer: "庄家", rules: "规则" }[k] || k : k}=${k === "dealer" ? sideName(v) : v}`).join(" ");
   if (e.kind === "selftest") return d.passed ? t("pass") : t("fail");
   if (e.kind === "operator") return (zh() ? ACTION_ZH[d.action] || "" : d.action + (d.fault ? " " + d.fault : "")) +
     (d.source === "button" ? (zh() ? "（按键）" : " (button)") : "") + (d.refused ? (zh() ? " 被拒绝" : " refused") : "");
@@ -591,6 +684,8 @@ $("match-form").onsubmit = (e) => {
   }));
 };
 $("settings-form").onsubmit = saveSettings;
+$("set-rules").onchange = rulesPicked;
+$("set-dice").onchange = () => { diceTouched = true; };
 $("log-kind").onchange = loadLog;
 $("my-seat").value = localStorage.getItem("mjtable.seat") || "E";
 $("my-seat").onchange = () => { localStorage.setItem("mjtable.seat", $("my-seat").value); if (status) drawTable(status); };

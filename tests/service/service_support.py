@@ -34,6 +34,17 @@ def make_client(tmp_path: Path, faults=(), speed: float = 0.0, seed: int = 7, ca
     return TestClient(app), control, log
 
 
+def status_until(client, pred, timeout: float = 5.0) -> dict:
+    """/api/status once ``pred(status)`` holds, or the last one after ``timeout`` s (the status is
+    the control loop's latest snapshot, so a change shows a moment later)."""
+    end = time.monotonic() + timeout
+    while True:
+        st = client.get("/api/status").json()
+        if pred(st) or time.monotonic() > end:
+            return st
+        time.sleep(0.05)
+
+
 def wait_state(client, states, timeout: float = 20.0) -> dict:
     """Poll /api/status until its state is one of ``states``; returns the status."""
     end = time.monotonic() + timeout

@@ -119,9 +119,19 @@ def test_the_page_runs_the_table(server, hand_photo, tmp_path) -> None:
             page.select_option("#log-kind", "")
             wait_js(page, "document.querySelectorAll('#log tr').length > 3")
 
-            # settings: a 144-tile set; the score form then asks which flowers
-            page.select_option("#set-tiles", "144")
+            # settings: the rules pick the gear and the dice (Changsha: 108, the sum points, the small die
+            # counts); Taiwan 16-tile is played with 144 and flowers, so the score form then asks which flowers
+            expect(page.locator("#set-rules")).to_have_value("none")
+            page.select_option("#set-rules", "changsha")
+            expect(page.locator("#set-tiles")).to_have_value("108")
+            expect(page.locator("#set-dice")).to_have_value("sum-smaller")
+            page.select_option("#set-rules", "taiwan")  # the seed names no dice method: the table's own
+            expect(page.locator("#set-tiles")).to_have_value("144")
+            expect(page.locator("#set-dice")).to_have_value("two-throw")
             page.click("#settings-form button[type=submit]")
+            expect(page.locator("#settings-note")).not_to_be_empty()
+            wait_js(page, "document.querySelector('#log').textContent.includes('rules=taiwan')")
+            assert "sum-smaller" not in page.locator("#log").inner_text()
             expect(page.locator("#flower-list")).to_be_visible(timeout=15000)
             expect(page.locator("#flower-list input[type=checkbox]")).to_have_count(8)
             expect(page.locator("#flower-count-label")).to_be_hidden()

@@ -2,18 +2,8 @@
 
 from __future__ import annotations
 
-import time
-
 from firmware_bridge import catalogue as C
-
-
-def _status_until(client, pred, timeout: float = 5.0) -> dict:
-    end = time.monotonic() + timeout
-    while True:
-        st = client.get("/api/status").json()
-        if pred(st) or time.monotonic() > end:
-            return st
-        time.sleep(0.05)
+from service_support import status_until as _status_until
 
 
 def test_a_jam_and_a_push_head_seen_while_idle_reach_the_page(api) -> None:

@@ -59,3 +59,10 @@ def test_each_system_names_the_gear_it_needs(name, fits, refused) -> None:
     s = systems.get(name)
     assert s.gear == fits and s.gear_problem(fits) is None
     assert f"set the tile-count gear to {fits}, not {refused}" in s.gear_problem(refused)
+
+
+def test_every_option_has_a_label_in_both_languages() -> None:
+    from scoring.systems.base import OPTION_LABELS
+    names = {o.name for s in systems.SYSTEMS.values() for o in s.options}
+    assert names <= set(OPTION_LABELS), sorted(names - set(OPTION_LABELS))
+    assert all(en and zh for en, zh in OPTION_LABELS.values())
