@@ -10,16 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from app.cli import main, run_batch
+from app.cli import run_batch
+from cli_support import run
 
 HAND = "123m456m789m234p5s5s"
-
-
-def run(argv: list[str], capsys) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as e:
-        sys.exit(main(argv))
-    out, err = capsys.readouterr()
-    return e.value.code, out, err
 
 
 def test_score_prints_the_breakdown(capsys) -> None:

@@ -3,25 +3,11 @@
 from __future__ import annotations
 
 import json
-import sys
 
 import pytest
 
+from cli_support import run
 from controller import settings as ST
-from app.cli import main
-
-
-@pytest.fixture(autouse=True)
-def state_dir(tmp_path, monkeypatch):
-    monkeypatch.setenv("MJTABLE_STATE_DIR", str(tmp_path / "state"))
-    return tmp_path / "state"
-
-
-def run(argv, capsys):
-    with pytest.raises(SystemExit) as e:
-        sys.exit(main(argv))
-    out, err = capsys.readouterr()
-    return e.value.code, out, err
 
 
 def test_cycle_json(capsys) -> None:

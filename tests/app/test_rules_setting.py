@@ -5,30 +5,16 @@ dice methods of the systems (Changsha: the sum points, the smaller die counts)."
 from __future__ import annotations
 
 import json
-import sys
 
 import pytest
 
 import scoring.systems
+from cli_support import run
 from controller import settings as ST
-from controller.cli import main
 from controller.dice import DiceError, Method, wall_break
 
 WALLS_136 = {"E": 17, "S": 17, "W": 17, "N": 17}
 WALLS_108 = {"E": 14, "S": 13, "W": 14, "N": 13}
-
-
-@pytest.fixture(autouse=True)
-def state_dir(tmp_path, monkeypatch):
-    monkeypatch.setenv("MJTABLE_STATE_DIR", str(tmp_path / "state"))
-    return tmp_path / "state"
-
-
-def run(argv, capsys):
-    with pytest.raises(SystemExit) as e:
-        sys.exit(main(argv))
-    out, err = capsys.readouterr()
-    return e.value.code, out, err
 
 
 @pytest.mark.parametrize("name", list(scoring.systems.SYSTEMS))
