@@ -264,13 +264,24 @@ def _count_four_chows(chows: list[int], at: list[int], pair_at: int, ft: list[in
             limit -= 1
     if limit > 0:
         _limit_chow_pairs(pairs, limit, ft)
-        _pair_evidence(chows, at, ft, ev)
+        _pair_evidence(pairs, _FOUR_PAIRS, chows, at, ft, ev)
 
 
-def _pair_evidence(chows: list[int], at: list[int], ft: list[int], ev: list) -> None:
+#: The pairs of positions whose two-chow fans ``_count_three_chows``/``_count_four_chows`` list.
+_THREE_PAIRS = ((0, 1), (0, 2), (1, 2))
+_FOUR_PAIRS = ((0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3))
+
+
+def _pair_evidence(pairs: list[int], positions, chows: list[int], at: list[int], ft: list[int], ev: list) -> None:
+    """Evidence of the two-chow fans counted: every chow in a pair with that fan (``pairs``: the
+    fans of the pairs of ``positions`` in the sorted chows). The sorted chows are the reading's
+    chows in another order, so the pairs are the same pairs of sets."""
+    if not any(ft[g] for g in _PAIR_FAN_ORDER):
+        return
+    order = sorted(range(len(chows)), key=chows.__getitem__)  # sorted position -> reading position
     for g in _PAIR_FAN_ORDER:
         if ft[g]:
-            ev[g] = _all_pairs(chows, at, g, _two_chows)
+            ev[g] = tuple(sorted({at[order[k]] for f, pos in zip(pairs, positions) if f == g for k in pos}))
 
 
 def _count_three_chows(chows: list[int], at: list[int], ft: list[int], ev: list) -> None:
@@ -281,8 +292,9 @@ def _count_three_chows(chows: list[int], at: list[int], ft: list[int], ev: list)
         ft[f] = 1
         ev[f] = tuple(at)
         return
-    _limit_chow_pairs([_two_chows(m[0], m[1]), _two_chows(m[0], m[2]), _two_chows(m[1], m[2])], 2, ft)
-    _pair_evidence(chows, at, ft, ev)
+    pairs = [_two_chows(m[0], m[1]), _two_chows(m[0], m[2]), _two_chows(m[1], m[2])]
+    _limit_chow_pairs(pairs, 2, ft)
+    _pair_evidence(pairs, _THREE_PAIRS, chows, at, ft, ev)
 
 
 # --- combinations of pungs ----------------------------------------------------------------------
@@ -641,9 +653,6 @@ def _exclusions(ft: list[int], rules: RuleProfile) -> None:
 # --- the readings -------------------------------------------------------------------------------
 
 _CODES = range(len(TILE_BIT))  # every index of a count table
-_HAND_WIDE_FANS = (ALL_GREEN, ALL_TERMINALS, ALL_HONORS, ALL_TERMINALS_AND_HONORS, FULL_FLUSH, UPPER_TILES,
-                   MIDDLE_TILES, LOWER_TILES, UPPER_FOUR, LOWER_FOUR, REVERSIBLE, HALF_FLUSH, ALL_TYPES, ALL_SIMPLES,
-                   ONE_VOIDED_SUIT, NO_HONORS)
 _WIN_FANS = (LAST_TILE_DRAW, LAST_TILE_CLAIM, OUT_WITH_REPLACEMENT_TILE, ROBBING_THE_KONG, LAST_TILE, SELF_DRAWN)
 #: The win-flag fans as (fan, count) pairs by (self-drawn, last tile, kong replacement, robbing
 #: the kong, 和绝张): at most 32 entries, filled by ``_win_flags``.
@@ -652,13 +661,16 @@ _WIN_FANS_OF: dict[tuple[bool, ...], list[tuple[int, int]]] = {}
 
 #: ``(notation,)`` of each tile code: the evidence of the fans of the winning tile.
 _WIN_EVIDENCE = [(tile_name(t),) if t % 10 or t > 30 else () for t in range(len(TILE_BIT))]
+#: The evidence every reading starts from, by winning tile: the winning tile for the fans of how
+#: the hand was won and of the wait (``_WIN_TILE_FANS``), the whole hand for the others.
+_EVIDENCE_OF_WIN = [[win_ev if n in _WIN_TILE_FANS else WHOLE_HAND for n in range(N_SLOTS)] for win_ev in _WIN_EVIDENCE]
 
 
 class _Situation:
     """Everything about the hand that does not depend on the reading (built once per hand)."""
 
     __slots__ = ("ctx", "rules", "fixed", "fixed_table", "standing", "merged", "unique", "masks", "win",
-                 "n_standing", "fourth_tile", "hand_wide", "win_fans", "melded_sets", "win_ev", "hogs",
+                 "n_standing", "fourth_tile", "fans", "melded_sets", "win_ev", "hogs",
                  "evidence")
 
     def __init__(self, fixed: tuple[Pack, ...], fixed_table: list[int], standing: list[int], win: int,
@@ -672,18 +684,19 @@ class _Situation:
         self.unique = unique = list(compress(_CODES, merged))
         self.masks = masks = tile_masks(unique)
         # Fans of the tiles themselves (suits, kinds of tile, ranks) and of the way the hand was
-        # won are the same in every reading: as (fan, count) pairs.
-        ft = [0] * N_SLOTS
+        # won are the same in every reading: a regular reading starts from a copy of ``fans``.
+        self.fans = ft = [0] * N_SLOTS
         _suits(masks, ft)
         _tile_traits(masks, ft, True)
         _rank_range(masks, ft)
-        self.hand_wide = [(n, ft[n]) for n in _HAND_WIDE_FANS if ft[n]]
         flags = (ctx.self_drawn, ctx.last_tile, ctx.kong_replacement, ctx.robbing_kong, fourth_tile)
         win_fans = _WIN_FANS_OF.get(flags)
         if win_fans is None:
-            _win_flags(ctx, fourth_tile, ft)
-            win_fans = _WIN_FANS_OF[flags] = [(n, ft[n]) for n in _WIN_FANS if ft[n]]
-        self.win_fans = win_fans
+            scratch = [0] * N_SLOTS
+            _win_flags(ctx, fourth_tile, scratch)
+            win_fans = _WIN_FANS_OF[flags] = [(n, scratch[n]) for n in _WIN_FANS if scratch[n]]
+        for n, c in win_fans:
+            ft[n] = c
         self.melded_sets = [m for _, _, m in fixed].count(True) if fixed else 0
         self.win = win
         self.n_standing = n_standing
@@ -691,20 +704,21 @@ class _Situation:
         # Evidence that is the same in every reading: the winning tile for the fans of how it was
         # won and of the wait; for Tile Hog (64), each tile of which all four are in the hand
         # outside a kong. A reading copies it and adds the sets its detectors used.
-        self.win_ev = win_ev = _WIN_EVIDENCE[win]
-        self.evidence = evidence = [WHOLE_HAND] * N_SLOTS
-        for n in _WIN_TILE_FANS:
-            evidence[n] = win_ev
+        # (shared by the hands of one winning tile: a reading copies it before adding to it)
+        self.win_ev = _WIN_EVIDENCE[win]
+        self.evidence = _EVIDENCE_OF_WIN[win]
         self.hogs = ()
         if 4 in merged:
             kongs = [t for kind, t, _ in fixed if kind == KONG]
-            evidence[TILE_HOG] = self.hogs = tuple(
-                f"{tile_name(t)}x4" for t in unique if merged[t] == 4 and t not in kongs)
+            self.hogs = tuple(f"{tile_name(t)}x4" for t in unique if merged[t] == 4 and t not in kongs)
+            if self.hogs:
+                self.evidence = self.evidence.copy()
+                self.evidence[TILE_HOG] = self.hogs
 
 
 def _regular_reading(s: _Situation, packs: tuple[Pack, ...], unique_wait: bool) -> Reading:
     """Fans of one reading as four sets and a pair (第八条 基本牌型), with their evidence."""
-    ft = [0] * N_SLOTS
+    ft = s.fans.copy()  # the fans of the tiles and of the win (_suits, _tile_traits, _rank_range, _win_flags)
     ev = s.evidence.copy()
     ctx = s.ctx
     win = s.win
@@ -738,8 +752,6 @@ def _regular_reading(s: _Situation, packs: tuple[Pack, ...], unique_wait: bool) 
             else:
                 ck_at.append(i)
         i += 1
-    for n, c in s.win_fans:  # _win_flags
-        ft[n] = c
     # A pung completed by a discard is an exposed pung (unless the tile can sit in a chow).
     if not ctx.self_drawn and not concealed_chow_has_win and win in pungs:
         cp_at = [i for i in cp_at if packs[i][1] != win]
@@ -749,12 +761,13 @@ def _regular_reading(s: _Situation, packs: tuple[Pack, ...], unique_wait: bool) 
         if n_pungs == 4 and not ft[FOUR_KONGS] and not ft[FOUR_CONCEALED_PUNGS]:
             ft[ALL_PUNGS] = 1
             ev[ALL_PUNGS] = tuple(pung_at)
-        for i, t in zip(pung_at, pungs):
+        for t in pungs:
             if t in DRAGONS:
                 ft[DRAGON_PUNG] += 1
-                ev[DRAGON_PUNG] = tuple(i for i, t in zip(pung_at, pungs) if t in DRAGONS)
             elif t in TERMINALS or t in WINDS:
                 ft[PUNG_OF_TERMINALS_OR_HONORS] += 1
+        if ft[DRAGON_PUNG]:
+            ev[DRAGON_PUNG] = tuple(i for i, t in zip(pung_at, pungs) if t in DRAGONS)
     n_chows = len(chows)
     if n_chows == 4:
         if _three_suited_terminal_chows(chows, pair):
@@ -808,8 +821,6 @@ def _regular_reading(s: _Situation, packs: tuple[Pack, ...], unique_wait: bool) 
             ft[BIG_THREE_WINDS] = 0
             ev[LITTLE_FOUR_WINDS] = (*(i for i, t in zip(pung_at, pungs) if t in WINDS), pair_at)
     _pack_traits(packs, ft)
-    for n, c in s.hand_wide:
-        ft[n] = c
     if not ft[QUADRUPLE_CHOW] and s.hogs:
         ft[TILE_HOG] = len(s.hogs)
     if unique_wait:
