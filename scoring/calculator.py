@@ -21,6 +21,10 @@ reading with the highest total is chosen, except that a later reading of the sam
 Pure Triple Chow (23) or Triple Pung (32), or any regular reading equal to a seven-pairs reading,
 takes its place. This is the reference calculator's order, so both agree on every hand.
 
+Each detector records, as it counts a fan, the evidence of it (``Reading.evidence``): the sets it
+used (pack indices of the reading), or the winning tile, the four alike, the knitted straight, or
+the whole hand. ``scoring.score`` only writes them in notation.
+
 Fan numbers used below are the numbers of the rules table; ``MIXED_KONGS`` (82) is the index
 used internally for 明暗杠, which has no number.
 """
@@ -206,6 +210,7 @@ def _four_chows(a: int, b: int, c: int, d: int) -> int:
 
 
 _PAIR_FAN_ORDER = (PURE_DOUBLE_CHOW, MIXED_DOUBLE_CHOW, SHORT_STRAIGHT, TWO_TERMINAL_CHOWS)
+_PAIR_COUNTS = itemgetter(*_PAIR_FAN_ORDER)
 
 
 def _limit_chow_pairs(pair_fans: list[int], limit: int, ft: list[int]) -> None:
@@ -276,7 +281,7 @@ def _pair_evidence(pairs: list[int], positions, chows: list[int], at: list[int],
     """Evidence of the two-chow fans counted: every chow in a pair with that fan (``pairs``: the
     fans of the pairs of ``positions`` in the sorted chows). The sorted chows are the reading's
     chows in another order, so the pairs are the same pairs of sets."""
-    if not any(ft[g] for g in _PAIR_FAN_ORDER):
+    if not any(_PAIR_COUNTS(ft)):
         return
     order = sorted(range(len(chows)), key=chows.__getitem__)  # sorted position -> reading position
     for g in _PAIR_FAN_ORDER:
@@ -674,13 +679,15 @@ class _Situation:
                  "evidence")
 
     def __init__(self, fixed: tuple[Pack, ...], fixed_table: list[int], standing: list[int], win: int,
-                 n_standing: int, ctx, rules: RuleProfile, fourth_tile: bool) -> None:
+                 n_standing: int, ctx, rules: RuleProfile, fourth_tile: bool, merged: list[int] | None = None) -> None:
         self.ctx = ctx
         self.rules = rules
         self.fixed = fixed
         self.fixed_table = fixed_table
         self.standing = standing
-        self.merged = merged = list(map(add, fixed_table, standing))
+        if merged is None:
+            merged = list(map(add, fixed_table, standing))
+        self.merged = merged
         self.unique = unique = list(compress(_CODES, merged))
         self.masks = masks = tile_masks(unique)
         # Fans of the tiles themselves (suits, kinds of tile, ranks) and of the way the hand was
@@ -1071,7 +1078,8 @@ def _total(ft: list[int]) -> int:
 
 
 def best_reading(fixed: tuple[Pack, ...], fixed_table: list[int], standing: list[int], win: int,
-                 n_standing: int, ctx, rules: RuleProfile, fourth_tile: bool) -> Reading | None:
+                 n_standing: int, ctx, rules: RuleProfile, fourth_tile: bool,
+                 merged: list[int] | None = None) -> Reading | None:
     """The highest-scoring reading of a checked hand (flowers not included), or None if the tiles
     do not form a winning hand.
 
@@ -1084,8 +1092,10 @@ def best_reading(fixed: tuple[Pack, ...], fixed_table: list[int], standing: list
         ctx: the WinContext (flags already validated).
         rules: the rule profile.
         fourth_tile: whether 和绝张 applies (after the tiles' own evidence).
+        merged: the count table of all tiles (``fixed_table`` plus ``standing``) when the caller
+            has it already.
     """
-    s = _Situation(fixed, fixed_table, standing, win, n_standing, ctx, rules, fourth_tile)
+    s = _Situation(fixed, fixed_table, standing, win, n_standing, ctx, rules, fourth_tile, merged)
     special: Reading | None = None
     if not fixed:
         special = (_seven_pairs_reading(s) or _honors_and_knitted_reading(s) or _thirteen_orphans_reading(s)

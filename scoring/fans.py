@@ -35,7 +35,8 @@ from __future__ import annotations
 
 import dataclasses
 
-#: Evidence kinds: which sets ``scoring.score`` shows for a fan (see ``score._Evidence``).
+#: Evidence kinds: what a fan's detector records as its evidence (``calculator.Reading.evidence``),
+#: shown by ``scoring.score`` as notation.
 EVIDENCE = ("whole-hand", "win-tile", "two-chows", "three-chows", "chows-and-pair", "two-pungs", "three-pungs",
             "pungs", "winds", "dragons", "dragon-pungs", "prevalent-wind", "seat-wind", "terminal-pungs",
             "concealed-pungs", "kongs", "melded-kongs", "concealed-kongs", "melded-hand", "knitted-straight",

@@ -274,11 +274,12 @@ def score(hand: Hand, ctx: WinContext, rules: str | RuleProfile = "mcr") -> Scor
     for t in hand.concealed:
         standing[t] += 1
     standing[hand.win_tile] += 1
-    if max(map(add, standing, fixed_table)) > 4:
+    merged = list(map(add, fixed_table, standing))
+    if max(merged) > 4:
         check_hand(hand)  # raises the fifth-tile error
     fourth_tile = _check_flags(ctx, hand, fixed_table, standing)
     reading = best_reading(tuple(fixed), fixed_table, standing, hand.win_tile, len(hand.concealed), ctx, profile,
-                           fourth_tile)
+                           fourth_tile, merged)
     if reading is None:
         raise ScoringError("not-winning", f"{hand.notation()} is not a winning hand: the tiles make neither four sets "
                            "and a pair nor a special shape (seven pairs, thirteen orphans, honors and knitted tiles, "
@@ -294,7 +295,13 @@ def score(hand: Hand, ctx: WinContext, rules: str | RuleProfile = "mcr") -> Scor
     total = fan_points + ctx.flowers
     legal = fan_points >= MINIMUM_POINTS
     return ScoreResult(hand.notation(), profile.name, reading.shape, tuple(fans), total, fan_points, legal,
-                       Payments.for_total(total, ctx.self_drawn) if legal else None)
+                       _payments(total, ctx.self_drawn) if legal else None)
+
+
+@lru_cache(maxsize=1024)
+def _payments(total: int, self_drawn: bool) -> Payments:
+    """``Payments.for_total``, shared: a Payments is immutable and totals are few."""
+    return Payments.for_total(total, self_drawn)
 
 
 def score_hand(hand: str | Hand, *, self_drawn: bool = False, seat_wind: str = "E", prevalent_wind: str = "E",
