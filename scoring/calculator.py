@@ -21,6 +21,10 @@ reading with the highest total is chosen, except that a later reading of the sam
 Pure Triple Chow (23) or Triple Pung (32), or any regular reading equal to a seven-pairs reading,
 takes its place. This is the reference calculator's order, so both agree on every hand.
 
+Each detector records, as it counts a fan, the evidence of it (``Reading.evidence``): the sets it
+used (pack indices of the reading), or the winning tile, the four alike, the knitted straight, or
+the whole hand. ``scoring.score`` only writes them in notation.
+
 Fan numbers used below are the numbers of the rules table; ``MIXED_KONGS`` (82) is the index
 used internally for 明暗杠, which has no number.
 """
@@ -28,13 +32,13 @@ used internally for 明暗杠, which has no number.
 from __future__ import annotations
 
 import dataclasses
-from itertools import compress
+from itertools import combinations, compress
 from operator import add, itemgetter, mul
 
 from .decompose import CHOW, KONG, PAIR, PUNG, Pack, regular_divisions, waiting_tiles
 from .fans import FANS, MELDED_AND_CONCEALED_KONG
 from .tiles import (DRAGONS, GREEN_TILES, KNITTED_STRAIGHTS, REVERSIBLE_TILES, TERMINALS, THIRTEEN_ORPHANS_TILES,
-                    WINDS)
+                    WINDS, tile_name, tiles_to_string)
 
 # --- fan numbers (第九条) -------------------------------------------------------------------
 BIG_FOUR_WINDS, BIG_THREE_DRAGONS, ALL_GREEN, NINE_GATES, FOUR_KONGS = 1, 2, 3, 4, 5
@@ -124,13 +128,40 @@ class Reading:
 
     ``fans`` is a list indexed by fan number (index 82 is 明暗杠) holding counts; ``packs`` the
     sets and pair of the reading (declared melds first) or ``()`` for a shape without sets;
-    ``shape`` names the winning shape.
+    ``shape`` names the winning shape; ``evidence`` is indexed like ``fans``: for each counted
+    fan, what its detector used, as a tuple of indices into ``packs`` (the sets) and texts (a
+    tile, a knitted straight), or ``None`` for the whole hand.
     """
 
     fans: list[int]
     packs: tuple[Pack, ...]
     shape: str
+    evidence: list
     total: int = 0
+
+
+#: Evidence of a fan whose detector reads the whole hand (``Reading.evidence``).
+WHOLE_HAND = None
+
+
+def _first_trio(tiles: list[int], at: list[int], f: int, fan_of) -> tuple[int, ...]:
+    """Evidence of a fan of three sets: the first three sets in reading order (indices ``at``,
+    tiles ``tiles``) for which ``fan_of`` (of their sorted tiles) answers ``f``."""
+    for a, b, c in combinations(range(len(tiles)), 3):
+        if fan_of(*sorted((tiles[a], tiles[b], tiles[c]))) == f:
+            return at[a], at[b], at[c]
+    raise AssertionError(f"fan {f} counted without its three sets")
+
+
+def _all_pairs(tiles: list[int], at: list[int], g: int, fan_of) -> tuple[int, ...]:
+    """Evidence of a fan of two sets: every set that makes fan ``g`` with another (``fan_of``
+    of the two tiles), in reading order. 套算一次 limits the count, not the sets shown."""
+    used = set()
+    for a, b in combinations(range(len(tiles)), 2):
+        if fan_of(tiles[a], tiles[b]) == g:
+            used.add(at[a])
+            used.add(at[b])
+    return tuple(sorted(used))
 
 
 # --- combinations of chows ----------------------------------------------------------------------
@@ -179,6 +210,7 @@ def _four_chows(a: int, b: int, c: int, d: int) -> int:
 
 
 _PAIR_FAN_ORDER = (PURE_DOUBLE_CHOW, MIXED_DOUBLE_CHOW, SHORT_STRAIGHT, TWO_TERMINAL_CHOWS)
+_PAIR_COUNTS = itemgetter(*_PAIR_FAN_ORDER)
 
 
 def _limit_chow_pairs(pair_fans: list[int], limit: int, ft: list[int]) -> None:
@@ -206,20 +238,26 @@ def _limit_chow_pairs(pair_fans: list[int], limit: int, ft: list[int]) -> None:
         ft[f] = c
 
 
-def _count_four_chows(m: list[int], ft: list[int]) -> None:
+def _count_four_chows(chows: list[int], at: list[int], pair_at: int, ft: list[int], ev: list) -> None:
+    """Fans of four chows (middle tiles ``chows`` in reading order, at pack indices ``at``): one
+    fan of four, or of three plus one pair fan of the fourth (套算一次), or pair fans (不得相同)."""
+    m = sorted(chows)
     f = _four_chows(*m)
     if f:
         ft[f] = 1
+        ev[f] = (*at, pair_at)
         return
     # three of the four make a fan; the fourth may combine once with one of them (套算一次)
     for i, j, k, x in ((0, 1, 2, 3), (0, 1, 3, 2), (0, 2, 3, 1), (1, 2, 3, 0)):
         f = _three_chows(m[i], m[j], m[k])
         if f:
             ft[f] = 1
+            ev[f] = _first_trio(chows, at, f, _three_chows)
             extra = [_two_chows(m[i], m[x]), _two_chows(m[j], m[x]), _two_chows(m[k], m[x])]
             for g in _PAIR_FAN_ORDER:
                 if g in extra:
                     ft[g] = 1
+                    ev[g] = _all_pairs(chows, at, g, _two_chows)
                     break
             return
     pairs = [_two_chows(m[0], m[1]), _two_chows(m[0], m[2]), _two_chows(m[0], m[3]),
@@ -231,14 +269,37 @@ def _count_four_chows(m: list[int], ft: list[int]) -> None:
             limit -= 1
     if limit > 0:
         _limit_chow_pairs(pairs, limit, ft)
+        _pair_evidence(pairs, _FOUR_PAIRS, chows, at, ft, ev)
 
 
-def _count_three_chows(m: list[int], ft: list[int]) -> None:
+#: The pairs of positions whose two-chow fans ``_count_three_chows``/``_count_four_chows`` list.
+_THREE_PAIRS = ((0, 1), (0, 2), (1, 2))
+_FOUR_PAIRS = ((0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3))
+
+
+def _pair_evidence(pairs: list[int], positions, chows: list[int], at: list[int], ft: list[int], ev: list) -> None:
+    """Evidence of the two-chow fans counted: every chow in a pair with that fan (``pairs``: the
+    fans of the pairs of ``positions`` in the sorted chows). The sorted chows are the reading's
+    chows in another order, so the pairs are the same pairs of sets."""
+    if not any(_PAIR_COUNTS(ft)):
+        return
+    order = sorted(range(len(chows)), key=chows.__getitem__)  # sorted position -> reading position
+    for g in _PAIR_FAN_ORDER:
+        if ft[g]:
+            ev[g] = tuple(sorted({at[order[k]] for f, pos in zip(pairs, positions) if f == g for k in pos}))
+
+
+def _count_three_chows(chows: list[int], at: list[int], ft: list[int], ev: list) -> None:
+    """Fans of three chows (middle tiles in reading order, at pack indices ``at``)."""
+    m = sorted(chows)
     f = _three_chows(*m)
     if f:
         ft[f] = 1
+        ev[f] = tuple(at)
         return
-    _limit_chow_pairs([_two_chows(m[0], m[1]), _two_chows(m[0], m[2]), _two_chows(m[1], m[2])], 2, ft)
+    pairs = [_two_chows(m[0], m[1]), _two_chows(m[0], m[2]), _two_chows(m[1], m[2])]
+    _limit_chow_pairs(pairs, 2, ft)
+    _pair_evidence(pairs, _THREE_PAIRS, chows, at, ft, ev)
 
 
 # --- combinations of pungs ----------------------------------------------------------------------
@@ -270,24 +331,31 @@ def _three_pungs(a: int, b: int, c: int) -> int:
     return 0
 
 
-def _count_four_pungs(m: list[int], ft: list[int]) -> None:
+def _count_four_pungs(pungs: list[int], at: list[int], ft: list[int], ev: list) -> None:
+    """Fans of four pungs or kongs (tiles in reading order, at pack indices ``at``): one fan of
+    four, or of three plus one pair fan of the fourth (套算一次), or pair fans."""
+    m = sorted(pungs)
     a, b, c, d = m
     if a < 30 and a + 1 == b and b + 1 == c and c + 1 == d:
         ft[FOUR_PURE_SHIFTED_PUNGS] = 1
+        ev[FOUR_PURE_SHIFTED_PUNGS] = tuple(at)
         return
     if (a, b, c, d) == (31, 32, 33, 34):
         ft[BIG_FOUR_WINDS] = 1
+        ev[BIG_FOUR_WINDS] = tuple(at)
         return
     for i, j, k, free in ((0, 1, 2, 3), (0, 1, 3, 2), (0, 2, 3, 1), (1, 2, 3, 0)):
         f = _three_pungs(m[i], m[j], m[k])
         if f:
             ft[f] = 1
+            ev[f] = _first_trio(pungs, at, f, _three_pungs)
             # the fourth pung may combine once (套算一次)
             for o in range(4):
                 if o != free:
                     g = _two_pungs(m[o], m[free])
                     if g:
                         ft[g] += 1
+                        ev[g] = _all_pairs(pungs, at, g, _two_pungs)
                         break
             return
     for i in range(4):
@@ -295,48 +363,70 @@ def _count_four_pungs(m: list[int], ft: list[int]) -> None:
             g = _two_pungs(m[i], m[j])
             if g:
                 ft[g] += 1
+                if ev[g] is None:
+                    ev[g] = _all_pairs(pungs, at, g, _two_pungs)
 
 
-def _count_three_pungs(m: list[int], ft: list[int]) -> None:
+def _count_three_pungs(pungs: list[int], at: list[int], ft: list[int], ev: list) -> None:
+    """Fans of three pungs or kongs (tiles in reading order, at pack indices ``at``)."""
+    m = sorted(pungs)
     f = _three_pungs(*m)
     if f:
         ft[f] = 1
+        ev[f] = tuple(at)
         return
     for i, j in ((0, 1), (0, 2), (1, 2)):
         g = _two_pungs(m[i], m[j])
         if g:
             ft[g] += 1
+            if ev[g] is None:
+                ev[g] = _all_pairs(pungs, at, g, _two_pungs)
 
 
-def _count_kongs_and_concealed_pungs(cp: int, mk: int, ck: int, ft: list[int], rules: RuleProfile) -> None:
-    """Kong fans and concealed-pung fans from the counts of concealed pungs (cp), melded kongs (mk)
-    and concealed kongs (ck). A concealed kong also counts as a concealed pung."""
+def _count_kongs_and_concealed_pungs(cp_at: list[int], mk_at: list[int], ck_at: list[int], ft: list[int], ev: list,
+                                     rules: RuleProfile) -> None:
+    """Kong fans and concealed-pung fans from the pack indices of the concealed pungs (cp_at),
+    melded kongs (mk_at) and concealed kongs (ck_at), each in reading order. A concealed kong also
+    counts as a concealed pung. Evidence: the kongs, or the concealed pungs and kongs."""
+    mk, ck = len(mk_at), len(ck_at)
     kongs = mk + ck
     if kongs == 1:
-        ft[MELDED_KONG if mk else CONCEALED_KONG] = 1
+        f = MELDED_KONG if mk else CONCEALED_KONG
+        ft[f] = 1
+        ev[f] = (*mk_at, *ck_at)
     elif kongs == 2:
         if ck == 0:
             ft[TWO_MELDED_KONGS] = 1
+            ev[TWO_MELDED_KONGS] = tuple(mk_at)
         elif ck == 1:
             if rules.mixed_kongs_fan:
                 ft[MIXED_KONGS] = 1
+                ev[MIXED_KONGS] = (*mk_at, *ck_at)
             else:
                 ft[MELDED_KONG] = 1
+                ev[MELDED_KONG] = tuple(mk_at)
                 ft[CONCEALED_KONG] = 1
+                ev[CONCEALED_KONG] = tuple(ck_at)
         else:
             ft[TWO_CONCEALED_KONGS] = 1
+            ev[TWO_CONCEALED_KONGS] = tuple(ck_at)
     elif kongs == 3:
         ft[THREE_KONGS] = 1
+        ev[THREE_KONGS] = (*mk_at, *ck_at)
     elif kongs == 4:
         ft[FOUR_KONGS] = 1
-    concealed = cp + ck
+        ev[FOUR_KONGS] = (*mk_at, *ck_at)
+    concealed = len(cp_at) + ck
     # two concealed kongs already include two concealed pungs (双暗杠 不计双暗刻)
     if concealed == 2 and not (kongs == 2 and ck == 2):
         ft[TWO_CONCEALED_PUNGS] = 1
+        ev[TWO_CONCEALED_PUNGS] = (*cp_at, *ck_at)
     elif concealed == 3:
         ft[THREE_CONCEALED_PUNGS] = 1
+        ev[THREE_CONCEALED_PUNGS] = (*cp_at, *ck_at)
     elif concealed >= 4:
         ft[FOUR_CONCEALED_PUNGS] = 1
+        ev[FOUR_CONCEALED_PUNGS] = (*cp_at, *ck_at)
 
 
 # --- hand-wide properties ----------------------------------------------------------------------
@@ -490,20 +580,37 @@ def _wait_fan(concealed_packs, win: int, ft: list[int]) -> None:
         ft[SINGLE_WAIT] = 1
 
 
-def _wind_pung(tile: int, ctx, ft: list[int]) -> None:
-    """Prevalent Wind and Seat Wind (60, 61) for a wind pung; the pung then no longer counts as
-    Pung of Terminals or Honors, unless a bigger wind/honor fan has already absorbed it."""
+def _wind_pung(tile: int, at: int, ctx, ft: list[int], ev: list) -> None:
+    """Prevalent Wind and Seat Wind (60, 61) for a wind pung (at pack index ``at``); the pung then
+    no longer counts as Pung of Terminals or Honors, unless a bigger wind/honor fan has already
+    absorbed it."""
     absorbed = ft[BIG_THREE_WINDS] or ft[ALL_TERMINALS_AND_HONORS] or ft[ALL_HONORS] or ft[LITTLE_FOUR_WINDS]
     prevalent = ctx.prevalent_wind.tile
     seat = ctx.seat_wind.tile
     if tile == prevalent:
         ft[PREVALENT_WIND] = 1
+        ev[PREVALENT_WIND] = (at,)
         if not absorbed:
             ft[PUNG_OF_TERMINALS_OR_HONORS] -= 1
     if tile == seat:
         ft[SEAT_WIND] = 1
+        ev[SEAT_WIND] = (at,)
         if seat != prevalent and not absorbed:
             ft[PUNG_OF_TERMINALS_OR_HONORS] -= 1
+
+
+def _terminal_pungs(pungs: list[int], at: list[int], ctx) -> tuple[int, ...]:
+    """Evidence of Pung of Terminals or Honors (73): the pungs of terminals and of the winds
+    that score neither as prevalent nor as seat wind (the dragons count as 59)."""
+    scoring_winds = (ctx.prevalent_wind.tile, ctx.seat_wind.tile)
+    return tuple(i for i, t in zip(at, pungs) if t in TERMINALS or (t in WINDS and t not in scoring_winds))
+
+
+#: The fans whose evidence is the winning tile: the way the hand was won (44-47, 58, 80,
+#: ``_win_flags``) and the waits (77-79, ``_wait_fan``). Their detectors read only the winning
+#: tile and how it came, so ``_Situation`` sets it once per hand in every reading's evidence.
+_WIN_TILE_FANS = (LAST_TILE_DRAW, LAST_TILE_CLAIM, OUT_WITH_REPLACEMENT_TILE, ROBBING_THE_KONG, LAST_TILE,
+                  EDGE_WAIT, CLOSED_WAIT, SINGLE_WAIT, SELF_DRAWN)
 
 
 # 不计 (exclusions) from the specs (``Fan.excludes``), applied in the order of the table: the
@@ -551,150 +658,190 @@ def _exclusions(ft: list[int], rules: RuleProfile) -> None:
 # --- the readings -------------------------------------------------------------------------------
 
 _CODES = range(len(TILE_BIT))  # every index of a count table
-_HAND_WIDE_FANS = (ALL_GREEN, ALL_TERMINALS, ALL_HONORS, ALL_TERMINALS_AND_HONORS, FULL_FLUSH, UPPER_TILES,
-                   MIDDLE_TILES, LOWER_TILES, UPPER_FOUR, LOWER_FOUR, REVERSIBLE, HALF_FLUSH, ALL_TYPES, ALL_SIMPLES,
-                   ONE_VOIDED_SUIT, NO_HONORS)
 _WIN_FANS = (LAST_TILE_DRAW, LAST_TILE_CLAIM, OUT_WITH_REPLACEMENT_TILE, ROBBING_THE_KONG, LAST_TILE, SELF_DRAWN)
 #: The win-flag fans as (fan, count) pairs by (self-drawn, last tile, kong replacement, robbing
 #: the kong, 和绝张): at most 32 entries, filled by ``_win_flags``.
 _WIN_FANS_OF: dict[tuple[bool, ...], list[tuple[int, int]]] = {}
 
 
+#: ``(notation,)`` of each tile code: the evidence of the fans of the winning tile.
+_WIN_EVIDENCE = [(tile_name(t),) if t % 10 or t > 30 else () for t in range(len(TILE_BIT))]
+#: The evidence every reading starts from, by winning tile: the winning tile for the fans of how
+#: the hand was won and of the wait (``_WIN_TILE_FANS``), the whole hand for the others.
+_EVIDENCE_OF_WIN = [[win_ev if n in _WIN_TILE_FANS else WHOLE_HAND for n in range(N_SLOTS)] for win_ev in _WIN_EVIDENCE]
+
+
 class _Situation:
     """Everything about the hand that does not depend on the reading (built once per hand)."""
 
     __slots__ = ("ctx", "rules", "fixed", "fixed_table", "standing", "merged", "unique", "masks", "win",
-                 "n_standing", "fourth_tile", "hand_wide", "win_fans", "melded_sets")
+                 "n_standing", "fourth_tile", "fans", "melded_sets", "win_ev", "hogs",
+                 "evidence")
 
     def __init__(self, fixed: tuple[Pack, ...], fixed_table: list[int], standing: list[int], win: int,
-                 n_standing: int, ctx, rules: RuleProfile, fourth_tile: bool) -> None:
+                 n_standing: int, ctx, rules: RuleProfile, fourth_tile: bool, merged: list[int] | None = None) -> None:
         self.ctx = ctx
         self.rules = rules
         self.fixed = fixed
         self.fixed_table = fixed_table
         self.standing = standing
-        self.merged = merged = list(map(add, fixed_table, standing))
+        if merged is None:
+            merged = list(map(add, fixed_table, standing))
+        self.merged = merged
         self.unique = unique = list(compress(_CODES, merged))
         self.masks = masks = tile_masks(unique)
         # Fans of the tiles themselves (suits, kinds of tile, ranks) and of the way the hand was
-        # won are the same in every reading: as (fan, count) pairs.
-        ft = [0] * N_SLOTS
+        # won are the same in every reading: a regular reading starts from a copy of ``fans``.
+        self.fans = ft = [0] * N_SLOTS
         _suits(masks, ft)
         _tile_traits(masks, ft, True)
         _rank_range(masks, ft)
-        self.hand_wide = [(n, ft[n]) for n in _HAND_WIDE_FANS if ft[n]]
         flags = (ctx.self_drawn, ctx.last_tile, ctx.kong_replacement, ctx.robbing_kong, fourth_tile)
         win_fans = _WIN_FANS_OF.get(flags)
         if win_fans is None:
-            _win_flags(ctx, fourth_tile, ft)
-            win_fans = _WIN_FANS_OF[flags] = [(n, ft[n]) for n in _WIN_FANS if ft[n]]
-        self.win_fans = win_fans
+            scratch = [0] * N_SLOTS
+            _win_flags(ctx, fourth_tile, scratch)
+            win_fans = _WIN_FANS_OF[flags] = [(n, scratch[n]) for n in _WIN_FANS if scratch[n]]
+        for n, c in win_fans:
+            ft[n] = c
         self.melded_sets = [m for _, _, m in fixed].count(True) if fixed else 0
         self.win = win
         self.n_standing = n_standing
         self.fourth_tile = fourth_tile
+        # Evidence that is the same in every reading: the winning tile for the fans of how it was
+        # won and of the wait; for Tile Hog (64), each tile of which all four are in the hand
+        # outside a kong. A reading copies it and adds the sets its detectors used.
+        # (shared by the hands of one winning tile: a reading copies it before adding to it)
+        self.win_ev = _WIN_EVIDENCE[win]
+        self.evidence = _EVIDENCE_OF_WIN[win]
+        self.hogs = ()
+        if 4 in merged:
+            kongs = [t for kind, t, _ in fixed if kind == KONG]
+            self.hogs = tuple(f"{tile_name(t)}x4" for t in unique if merged[t] == 4 and t not in kongs)
+            if self.hogs:
+                self.evidence = self.evidence.copy()
+                self.evidence[TILE_HOG] = self.hogs
 
 
 def _regular_reading(s: _Situation, packs: tuple[Pack, ...], unique_wait: bool) -> Reading:
-    """Fans of one reading as four sets and a pair (第八条 基本牌型)."""
-    ft = [0] * N_SLOTS
+    """Fans of one reading as four sets and a pair (第八条 基本牌型), with their evidence."""
+    ft = s.fans.copy()  # the fans of the tiles and of the win (_suits, _tile_traits, _rank_range, _win_flags)
+    ev = s.evidence.copy()
     ctx = s.ctx
     win = s.win
     chows: list[int] = []
+    chow_at: list[int] = []
     pungs: list[int] = []
-    pair = 0
-    concealed_pungs = melded_kongs = concealed_kongs = 0
+    pung_at: list[int] = []
+    cp_at: list[int] = []  # concealed pungs
+    mk_at: list[int] = []  # melded kongs
+    ck_at: list[int] = []  # concealed kongs
+    pair_at = len(packs) - 1  # the pair is the last pack
+    pair = packs[pair_at][1]
     concealed_chow_has_win = False
+    i = 0
     for kind, t, melded in packs:
         if kind == CHOW:
             chows.append(t)
+            chow_at.append(i)
             if not melded and t - 1 <= win <= t + 1:
                 concealed_chow_has_win = True
         elif kind == PUNG:
             pungs.append(t)
+            pung_at.append(i)
             if not melded:
-                concealed_pungs += 1
+                cp_at.append(i)
         elif kind == KONG:
             pungs.append(t)
+            pung_at.append(i)
             if melded:
-                melded_kongs += 1
+                mk_at.append(i)
             else:
-                concealed_kongs += 1
-        else:
-            pair = t
-    for n, c in s.win_fans:  # _win_flags
-        ft[n] = c
+                ck_at.append(i)
+        i += 1
     # A pung completed by a discard is an exposed pung (unless the tile can sit in a chow).
-    if not ctx.self_drawn and not concealed_chow_has_win:
-        for kind, t, melded in packs:
-            if kind == PUNG and t == win and not melded:
-                concealed_pungs -= 1
+    if not ctx.self_drawn and not concealed_chow_has_win and win in pungs:
+        cp_at = [i for i in cp_at if packs[i][1] != win]
     n_pungs = len(pungs)
     if n_pungs:
-        _count_kongs_and_concealed_pungs(concealed_pungs, melded_kongs, concealed_kongs, ft, s.rules)
+        _count_kongs_and_concealed_pungs(cp_at, mk_at, ck_at, ft, ev, s.rules)
         if n_pungs == 4 and not ft[FOUR_KONGS] and not ft[FOUR_CONCEALED_PUNGS]:
             ft[ALL_PUNGS] = 1
+            ev[ALL_PUNGS] = tuple(pung_at)
         for t in pungs:
             if t in DRAGONS:
                 ft[DRAGON_PUNG] += 1
             elif t in TERMINALS or t in WINDS:
                 ft[PUNG_OF_TERMINALS_OR_HONORS] += 1
+        if ft[DRAGON_PUNG]:
+            ev[DRAGON_PUNG] = tuple(i for i, t in zip(pung_at, pungs) if t in DRAGONS)
     n_chows = len(chows)
     if n_chows == 4:
         if _three_suited_terminal_chows(chows, pair):
             ft[THREE_SUITED_TERMINAL_CHOWS] = 1
+            ev[THREE_SUITED_TERMINAL_CHOWS] = (*chow_at, pair_at)
         elif _pure_terminal_chows(chows, pair):
             ft[PURE_TERMINAL_CHOWS] = 1
+            ev[PURE_TERMINAL_CHOWS] = (*chow_at, pair_at)
         else:
-            _count_four_chows(sorted(chows), ft)
+            _count_four_chows(chows, chow_at, pair_at, ft, ev)
     elif n_chows == 3:
-        _count_three_chows(sorted(chows), ft)
+        _count_three_chows(chows, chow_at, ft, ev)
     elif n_chows == 2:
         f = _two_chows(chows[0], chows[1])
         if f:
             ft[f] += 1
+            ev[f] = tuple(chow_at)
         g = _two_pungs(pungs[0], pungs[1])
         if g:
             ft[g] += 1
+            ev[g] = tuple(pung_at)
     elif n_chows == 1:
-        _count_three_pungs(sorted(pungs), ft)
+        _count_three_pungs(pungs, pung_at, ft, ev)
     else:
-        _count_four_pungs(sorted(pungs), ft)
+        _count_four_pungs(pungs, pung_at, ft, ev)
     # concealed or melded hand
     melded_sets = s.melded_sets
     if melded_sets == 0:
         ft[FULLY_CONCEALED_HAND if ctx.self_drawn else CONCEALED_HAND] = 1
     elif melded_sets == 4:
-        ft[SELF_DRAWN if ctx.self_drawn else MELDED_HAND] = 1
+        if ctx.self_drawn:
+            ft[SELF_DRAWN] = 1
+        else:
+            ft[MELDED_HAND] = 1
+            ev[MELDED_HAND] = (*range(pair_at), s.win_ev[0])  # the four sets and the winning tile
     elif ctx.self_drawn:
         ft[SELF_DRAWN] = 1
     # the pair
     if n_chows == 4:
         if pair < 30:
             ft[ALL_CHOWS] = 1
+            ev[ALL_CHOWS] = (*chow_at, pair_at)
     elif ft[TWO_DRAGON_PUNGS]:
         if pair in DRAGONS:
             ft[LITTLE_THREE_DRAGONS] = 1
             ft[TWO_DRAGON_PUNGS] = 0
+            ev[LITTLE_THREE_DRAGONS] = (*(i for i, t in zip(pung_at, pungs) if t in DRAGONS), pair_at)
     elif ft[BIG_THREE_WINDS]:
         if pair in WINDS:
             ft[LITTLE_FOUR_WINDS] = 1
             ft[BIG_THREE_WINDS] = 0
+            ev[LITTLE_FOUR_WINDS] = (*(i for i, t in zip(pung_at, pungs) if t in WINDS), pair_at)
     _pack_traits(packs, ft)
-    for n, c in s.hand_wide:
-        ft[n] = c
-    if not ft[QUADRUPLE_CHOW]:
-        ft[TILE_HOG] = s.merged.count(4) - melded_kongs - concealed_kongs
+    if not ft[QUADRUPLE_CHOW] and s.hogs:
+        ft[TILE_HOG] = len(s.hogs)
     if unique_wait:
         _wait_fan(packs[len(s.fixed):], win, ft)
     _exclusions(ft, s.rules)
     if not ft[BIG_FOUR_WINDS]:
-        for t in pungs:
+        for i, t in zip(pung_at, pungs):
             if t in WINDS:
-                _wind_pung(t, ctx, ft)
+                _wind_pung(t, i, ctx, ft, ev)
+    if ft[PUNG_OF_TERMINALS_OR_HONORS]:
+        ev[PUNG_OF_TERMINALS_OR_HONORS] = _terminal_pungs(pungs, pung_at, ctx)
     if not any(ft):
         ft[CHICKEN_HAND] = 1
-    return Reading(ft, packs, "regular")
+    return Reading(ft, packs, "regular", ev)
 
 
 def _pure_terminal_chows(chows: list[int], pair: int) -> bool:
@@ -734,7 +881,7 @@ def _seven_pairs_reading(s: _Situation) -> Reading | None:
             if st[base + 1] == 0 and st[base + 9] == 0:
                 ft[ALL_SIMPLES] = 1
             _win_flags(s.ctx, s.fourth_tile, ft)
-            return Reading(ft, (), "seven shifted pairs")
+            return Reading(ft, (), "seven shifted pairs", _shape_evidence(s, ft))
     ft[SEVEN_PAIRS] = 1
     set_fans = s.rules.seven_pairs_set_fans
     _suits(s.masks, ft)
@@ -744,7 +891,18 @@ def _seven_pairs_reading(s: _Situation) -> Reading | None:
     ft[TILE_HOG] = st.count(4)
     _win_flags(s.ctx, s.fourth_tile, ft)
     _exclusions(ft, s.rules)
-    return Reading(ft, (), "seven pairs")
+    return Reading(ft, (), "seven pairs", _shape_evidence(s, ft))
+
+
+def _shape_evidence(s: _Situation, ft: list[int], knitted: str = "") -> list:
+    """Evidence of a reading without sets (seven pairs, honors and knitted tiles, thirteen
+    orphans, nine gates): the whole hand, but the winning tile for the fans of how it was won and
+    of the wait, the four alike for Tile Hog, and the knitted straight for Knitted Straight."""
+    ev = s.evidence
+    if knitted:
+        ev = ev.copy()
+        ev[KNITTED_STRAIGHT] = (knitted,)
+    return ev
 
 
 def _honors_and_knitted_reading(s: _Situation) -> Reading | None:
@@ -759,14 +917,16 @@ def _honors_and_knitted_reading(s: _Situation) -> Reading | None:
     if not any(set(numbered) <= set(ks) for ks in KNITTED_STRAIGHTS):
         return None
     ft = [0] * N_SLOTS
+    knitted = ""
     if len(numbered) == 7:
         ft[GREATER_HONORS_KNITTED] = 1
     else:
         ft[LESSER_HONORS_KNITTED] = 1
         if len(numbered) == 9:
             ft[KNITTED_STRAIGHT] = 1
+            knitted = tiles_to_string(numbered)
     _win_flags(s.ctx, s.fourth_tile, ft)
-    return Reading(ft, (), "honors and knitted tiles")
+    return Reading(ft, (), "honors and knitted tiles", _shape_evidence(s, ft, knitted))
 
 
 def _thirteen_orphans_reading(s: _Situation) -> Reading | None:
@@ -775,7 +935,7 @@ def _thirteen_orphans_reading(s: _Situation) -> Reading | None:
     ft = [0] * N_SLOTS
     ft[THIRTEEN_ORPHANS] = 1
     _win_flags(s.ctx, s.fourth_tile, ft)
-    return Reading(ft, (), "thirteen orphans")
+    return Reading(ft, (), "thirteen orphans", _shape_evidence(s, ft))
 
 
 def _nine_gates_reading(s: _Situation) -> Reading | None:
@@ -820,7 +980,8 @@ def _nine_gates_reading(s: _Situation) -> Reading | None:
             if ft[f]:
                 for g in gone:
                     ft[g] = 0
-    return Reading(ft, (), "nine gates")
+    # The gates have no sets to show: the fans of the regular reading show the whole hand.
+    return Reading(ft, (), "nine gates", _shape_evidence(s, ft))
 
 
 def _knitted_straight_reading(s: _Situation) -> Reading | None:
@@ -843,22 +1004,29 @@ def _knitted_straight_reading(s: _Situation) -> Reading | None:
     sets, pair = readings[0]
     fourth = s.fixed[0] if s.fixed else sets[0]
     kind, tile, melded = fourth
+    # the packs shown: the fourth set (index 0) and the pair (index 1); the nine knitted tiles
+    # are shown as the knitted straight
+    FOURTH, PAIR_AT = 0, 1
     ft = [0] * N_SLOTS
+    ev = s.evidence.copy()
     ctx = s.ctx
     ft[KNITTED_STRAIGHT] = 1
+    ev[KNITTED_STRAIGHT] = (tiles_to_string(seq),)
     if kind == CHOW:
         if pair < 30 and s.rules.knitted_straight_all_chows:
             ft[ALL_CHOWS] = 1
+            ev[ALL_CHOWS] = (FOURTH, PAIR_AT)
         if s.merged[pair] == 4:
             ft[TILE_HOG] = 1
     elif tile > 30:
         if tile in WINDS:
             ft[PUNG_OF_TERMINALS_OR_HONORS] = 1
-            _wind_pung(tile, ctx, ft)
+            _wind_pung(tile, FOURTH, ctx, ft, ev)
             if pair in DRAGONS:
                 ft[ALL_TYPES] = 1
         else:
             ft[DRAGON_PUNG] = 1
+            ev[DRAGON_PUNG] = (FOURTH,)
             if pair in WINDS:
                 ft[ALL_TYPES] = 1
     else:
@@ -868,13 +1036,17 @@ def _knitted_straight_reading(s: _Situation) -> Reading | None:
             ft[NO_HONORS] = 1
         if kind != KONG and s.merged[tile] == 4:
             ft[TILE_HOG] = 1
+    if ft[PUNG_OF_TERMINALS_OR_HONORS]:
+        ev[PUNG_OF_TERMINALS_OR_HONORS] = _terminal_pungs([tile], [FOURTH], ctx)
     _win_flags(ctx, s.fourth_tile, ft)
     if melded:
         if kind == KONG:
             ft[MELDED_KONG] = 1
+            ev[MELDED_KONG] = (FOURTH,)
     else:
         if kind == KONG:
             ft[CONCEALED_KONG] = 1
+            ev[CONCEALED_KONG] = (FOURTH,)
         if ctx.self_drawn:
             ft[FULLY_CONCEALED_HAND] = 1
             ft[SELF_DRAWN] = 0
@@ -898,7 +1070,7 @@ def _knitted_straight_reading(s: _Situation) -> Reading | None:
         ft[SINGLE_WAIT] = 1
     _exclusions(ft, s.rules)
     packs = tuple(s.fixed) + tuple(sets) + ((PAIR, pair, False),)
-    return Reading(ft, packs, "knitted straight")
+    return Reading(ft, packs, "knitted straight", ev)
 
 
 def _total(ft: list[int]) -> int:
@@ -906,7 +1078,8 @@ def _total(ft: list[int]) -> int:
 
 
 def best_reading(fixed: tuple[Pack, ...], fixed_table: list[int], standing: list[int], win: int,
-                 n_standing: int, ctx, rules: RuleProfile, fourth_tile: bool) -> Reading | None:
+                 n_standing: int, ctx, rules: RuleProfile, fourth_tile: bool,
+                 merged: list[int] | None = None) -> Reading | None:
     """The highest-scoring reading of a checked hand (flowers not included), or None if the tiles
     do not form a winning hand.
 
@@ -919,8 +1092,10 @@ def best_reading(fixed: tuple[Pack, ...], fixed_table: list[int], standing: list
         ctx: the WinContext (flags already validated).
         rules: the rule profile.
         fourth_tile: whether 和绝张 applies (after the tiles' own evidence).
+        merged: the count table of all tiles (``fixed_table`` plus ``standing``) when the caller
+            has it already.
     """
-    s = _Situation(fixed, fixed_table, standing, win, n_standing, ctx, rules, fourth_tile)
+    s = _Situation(fixed, fixed_table, standing, win, n_standing, ctx, rules, fourth_tile, merged)
     special: Reading | None = None
     if not fixed:
         special = (_seven_pairs_reading(s) or _honors_and_knitted_reading(s) or _thirteen_orphans_reading(s)

@@ -3,24 +3,30 @@
 Each spec (``Fan``) is the one place where a fan is described: its number in the rules table
 (1-81; ``None`` for 明暗杠, outside the table), its Chinese name as printed in the rules text, the
 common English name, its points (分), the rule text's definition, what it excludes (不计, the
-fans not counted with it, 不重复原则), which function of ``scoring.calculator`` detects it, and
-which sets of the hand ``scoring.score`` shows as its evidence. The calculator takes its points
-and exclusions from these specs; ``tests/scoring/test_fan_specs.py`` checks that every fan has
-exactly one spec, that each named detector exists and counts that fan, and that each fan is
-found in a hand that has it and not in a near miss.
+fans not counted with it, 不重复原则), which function of ``scoring.calculator`` detects it
+(``Fan.detector``, the function itself: ``Fan.detector_function``), and what its detector records
+as evidence. The calculator takes its points and exclusions from these specs;
+``tests/scoring/test_fan_specs.py`` checks that every fan has exactly one spec, that each named
+detector exists and counts that fan, that each fan is found in a hand that has it (with evidence
+of its kind) and not in a near miss.
+
+Evidence comes from the detectors: as they count a fan in a reading, they record the sets they
+used (indices into the reading's packs, ``calculator.Reading.evidence``), or the winning tile, the
+knitted straight, the four alike; ``scoring.score`` only turns them into notation.
 
 Fans whose detection needs the counting principles (不拆移 no splitting, 套算一次 combine once,
-不得相同 no identical reuse) are detected by family: every combination of chows by
-``_two_chows``/``_three_chows``/``_four_chows`` with ``_count_three_chows``/``_count_four_chows``
-applying 套算一次, every combination of pungs by ``_two_pungs``/``_three_pungs`` with
-``_count_three_pungs``/``_count_four_pungs``. Evidence is worked out for the chosen reading only
-(when a result's tiles are read), by the same detectors: e.g. the three chows shown for fan 28 are
-the three for which ``_three_chows`` answers 28. Recording it for every reading tried would slow
-every score for a display few callers read.
+不得相同 no identical reuse) are detected by family, in ``scoring.calculator``: every combination
+of chows by ``_two_chows``/``_three_chows``/``_four_chows``, counted by
+``_count_three_chows``/``_count_four_chows`` (套算一次, with ``_limit_chow_pairs``), every
+combination of pungs by ``_two_pungs``/``_three_pungs``, counted by
+``_count_three_pungs``/``_count_four_pungs``; the counting functions record the evidence (the
+first three sets in reading order that make a fan of three, every set that makes a fan of two).
 
 Example, fan 28 Pure Straight (清龙): the spec below (names, 16 points, no exclusions), detected
-by ``calculator._three_chows`` (also inside Nine Gates, whose fans are those of its best regular
-reading), shown as ``"three-chows"``.
+by ``calculator._three_chows`` (``a + 3 == b and b + 3 == c`` of one suit), counted with its three
+chows as evidence by ``_count_three_chows`` / ``_count_four_chows``. Nine Gates counts the fans of
+its best regular reading, so a Nine Gates won on its 1 or 9 also has it (shown as the whole hand:
+the gates have no sets).
 
 Source: 中国麻将竞赛规则 (../shared/seeds/000_ba052a8ec20fd579.txt), 第九条 番种的分值与计分.
 """
@@ -29,7 +35,8 @@ from __future__ import annotations
 
 import dataclasses
 
-#: Evidence kinds: which sets ``scoring.score`` shows for a fan (see ``score._Evidence``).
+#: Evidence kinds: what a fan's detector records as its evidence (``calculator.Reading.evidence``),
+#: shown by ``scoring.score`` as notation.
 EVIDENCE = ("whole-hand", "win-tile", "two-chows", "three-chows", "chows-and-pair", "two-pungs", "three-pungs",
             "pungs", "winds", "dragons", "dragon-pungs", "prevalent-wind", "seat-wind", "terminal-pungs",
             "concealed-pungs", "kongs", "melded-kongs", "concealed-kongs", "melded-hand", "knitted-straight",
@@ -51,9 +58,10 @@ class Fan:
         excludes_1998: more fans it excludes when the 1998 text is taken literally (``mcr-1998``).
         voids_a_suit: the fan necessarily leaves a suit void, so under ``mcr-1998`` One Voided
             Suit (75) is not counted with it.
-        detector: the name of the function in ``scoring.calculator`` that counts it (``"score"``:
-            ``scoring.score.score``, for flowers).
-        evidence: which sets are shown as having produced it (one of ``EVIDENCE``).
+        detector: the name of the function in ``scoring.calculator`` that detects it (``"score"``:
+            ``scoring.score.score``, for flowers); ``detector_function`` gives the function.
+        evidence: the kind of evidence its detector records (one of ``EVIDENCE``): the whole hand,
+            the winning tile, or which sets.
     """
 
     number: int | None
@@ -66,6 +74,17 @@ class Fan:
     voids_a_suit: bool = False
     detector: str = ""
     evidence: str = "whole-hand"
+
+    @property
+    def detector_function(self):
+        """The function named by ``detector`` (in ``scoring.calculator``, or ``scoring.score.score``).
+
+        Raises:
+            AttributeError: no such function (a broken spec; the spec tests check every one).
+        """
+        import importlib
+        module = importlib.import_module(".score" if self.detector == "score" else ".calculator", __package__)
+        return getattr(module, self.detector)
 
 
 #: The 81 specs in table order.

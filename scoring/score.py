@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import dataclasses
 from functools import lru_cache, partial
-from itertools import combinations
 from itertools import compress
 from operator import add, itemgetter
 from typing import Callable, Sequence
@@ -25,8 +24,7 @@ from .decompose import CHOW, KONG, PAIR, PUNG, Pack
 from .errors import ScoringError
 from .fans import FANS, MELDED_AND_CONCEALED_KONG, Fan
 from .hand import Hand, MeldKind, WinContext, check_hand, format_tiles, parse_hand
-from .tiles import (DRAGONS, KNITTED_STRAIGHTS, TABLE_SIZE, TERMINALS, WINDS, Flower, tile_name,
-                    tiles_to_string)
+from .tiles import TABLE_SIZE, Flower, tile_name, tiles_to_string
 
 #: The minimum to win (起和分), flowers not included (第十条 1 (一) 2; 第五条 term 2).
 MINIMUM_POINTS = 8
@@ -222,107 +220,23 @@ _HEADS = [(_spec(n).number, _spec(n).name_zh, _spec(n).name_en, _spec(n).points)
 _SLOTS = range(C.N_SLOTS)
 _new_fan = tuple.__new__
 
-#: The evidence kind of each fan slot (index 82: 明暗杠), from the specs (``Fan.evidence``).
-_EVIDENCE_OF = [_spec(n).evidence if n else "" for n in range(C.N_SLOTS)]
-_KONGS_SHOWN = {"kongs": (True, False), "melded-kongs": (True,), "concealed-kongs": (False,)}
+def _evidence_texts(reading: Reading, hand: Hand, n: int) -> tuple[str, ...]:
+    """The evidence of fan ``n`` that its detector recorded (``Reading.evidence``), as notation:
+    the sets it used (by index into the reading's packs, each once, in reading order) followed by
+    its texts (the winning tile, a knitted straight, four alike); the whole hand for ``None``."""
+    used = reading.evidence[n]
+    packs = reading.packs
+    if used is C.WHOLE_HAND:
+        if packs:
+            return tuple(map(_pack_text, packs))
+        return (format_tiles(hand.concealed + (hand.win_tile,)),)
+    indices = sorted({i for i in used if type(i) is int})
+    return tuple(_pack_text(packs[i]) for i in indices) + tuple(x for x in used if type(x) is str)
 
 
-class _Evidence:
-    """Which sets or tiles produced each fan of a reading (for display; not used in counting)."""
-
-    def __init__(self, reading: Reading, hand: Hand, ctx: WinContext, standing: list[int]) -> None:
-        self.reading, self.hand, self.ctx, self.standing = reading, hand, ctx, standing
-        self._all: tuple[str, ...] | None = None
-        self._split = False
-
-    def _split_packs(self) -> None:
-        # (index in the reading, pack): evidence names sets by position, so two identical sets
-        # (two 123m chows) are both shown
-        packs = list(enumerate(self.reading.packs))
-        self.sets = [(i, p) for i, p in packs if p[0] != PAIR]
-        self.chows = [(i, p) for i, p in self.sets if p[0] == CHOW]
-        self.pungs = [(i, p) for i, p in self.sets if p[0] != CHOW]
-        self.pair = [(i, p) for i, p in packs if p[0] == PAIR]
-        self._split = True
-
-    def _texts(self, packs) -> tuple[str, ...]:
-        """Texts of sets given as indices into the reading's packs (each set once, in reading order)."""
-        return tuple(_pack_text(self.reading.packs[i]) for i in sorted(set(packs)))
-
-    def whole_hand(self) -> tuple[str, ...]:
-        if self._all is None:
-            if self.reading.packs:
-                self._all = tuple(map(_pack_text, self.reading.packs))
-            else:
-                self._all = (format_tiles(self.hand.concealed + (self.hand.win_tile,)),)
-        return self._all
-
-    def of(self, n: int) -> tuple[str, ...]:
-        """The sets or tiles shown for fan ``n``, by the evidence kind of its spec."""
-        kind = _EVIDENCE_OF[n]
-        win = self.hand.win_tile
-        if kind == "win-tile":
-            return (tile_name(win),)
-        if kind == "whole-hand":
-            return self.whole_hand()
-        if not self._split:
-            self._split_packs()
-        ctx = self.ctx
-        if kind == "flowers":
-            return tuple(f.notation for f in ctx.flower_tiles) or (f"{ctx.flowers} flowers",)
-        if kind == "knitted-straight":
-            return (tiles_to_string(next(ks for ks in KNITTED_STRAIGHTS if all(self.standing[t] for t in ks))),)
-        if kind == "tile-hog":
-            kongs = {m.tile for m in self.hand.melds if m.kind is MeldKind.KONG}
-            counts = self.hand.counts()
-            return tuple(f"{tile_name(t)}x4" for t in range(TABLE_SIZE) if counts[t] == 4 and t not in kongs)
-        if not self.reading.packs:
-            return self.whole_hand()
-        chows, pungs = self.chows, self.pungs   # lists of (index, pack); pack = (kind, tile, melded)
-        if kind == "two-chows":
-            return self._texts(i for a, b in combinations(chows, 2) if C._two_chows(a[1][1], b[1][1]) == n
-                               for i in (a[0], b[0]))
-        if kind == "three-chows":
-            for trio in combinations(chows, 3):
-                if C._three_chows(*sorted(p[1] for _, p in trio)) == n:
-                    return self._texts(i for i, _ in trio)
-        if kind == "two-pungs":
-            return self._texts(i for a, b in combinations(pungs, 2) if C._two_pungs(a[1][1], b[1][1]) == n
-                               for i in (a[0], b[0]))
-        if kind == "three-pungs":
-            for trio in combinations(pungs, 3):
-                if C._three_pungs(*sorted(p[1] for _, p in trio)) == n:
-                    return self._texts(i for i, _ in trio)
-        if kind == "winds":
-            return self._texts(i for i, p in pungs + self.pair if p[1] in WINDS)
-        if kind == "dragons":
-            return self._texts(i for i, p in pungs + self.pair if p[1] in DRAGONS)
-        if kind == "pungs":
-            return self._texts(i for i, _ in pungs)
-        if kind == "chows-and-pair":
-            return self._texts(i for i, _ in chows + self.pair)
-        if kind == "dragon-pungs":
-            return self._texts(i for i, p in pungs if p[1] in DRAGONS)
-        if kind == "prevalent-wind":
-            return self._texts(i for i, p in pungs if p[1] == ctx.prevalent_wind.tile)
-        if kind == "seat-wind":
-            return self._texts(i for i, p in pungs if p[1] == ctx.seat_wind.tile)
-        if kind == "terminal-pungs":
-            scoring_winds = (ctx.prevalent_wind.tile, ctx.seat_wind.tile)
-            return self._texts(i for i, p in pungs
-                               if p[1] in TERMINALS or (p[1] in WINDS and p[1] not in scoring_winds))
-        if kind in _KONGS_SHOWN:
-            want = _KONGS_SHOWN[kind]
-            return self._texts(i for i, p in pungs if p[0] == KONG and p[2] in want)
-        if kind == "concealed-pungs":
-            # a pung completed by a discard is exposed, unless the tile may sit in a concealed chow
-            exposed_by_discard = not ctx.self_drawn and not any(
-                not p[2] and p[1] - 1 <= win <= p[1] + 1 for _, p in chows)
-            return self._texts(i for i, p in pungs
-                               if not p[2] and not (exposed_by_discard and p[0] == PUNG and p[1] == win))
-        if kind == "melded-hand":
-            return self._texts(i for i, _ in self.sets) + (tile_name(win),)
-        return self.whole_hand()
+def _flower_texts(ctx: WinContext) -> tuple[str, ...]:
+    """Evidence of Flower Tiles (81): the flowers named, else their number."""
+    return tuple(f.notation for f in ctx.flower_tiles) or (f"{ctx.flowers} flowers",)
 
 
 def score(hand: Hand, ctx: WinContext, rules: str | RuleProfile = "mcr") -> ScoreResult:
@@ -360,28 +274,34 @@ def score(hand: Hand, ctx: WinContext, rules: str | RuleProfile = "mcr") -> Scor
     for t in hand.concealed:
         standing[t] += 1
     standing[hand.win_tile] += 1
-    if max(map(add, standing, fixed_table)) > 4:
+    merged = list(map(add, fixed_table, standing))
+    if max(merged) > 4:
         check_hand(hand)  # raises the fifth-tile error
     fourth_tile = _check_flags(ctx, hand, fixed_table, standing)
     reading = best_reading(tuple(fixed), fixed_table, standing, hand.win_tile, len(hand.concealed), ctx, profile,
-                           fourth_tile)
+                           fourth_tile, merged)
     if reading is None:
         raise ScoringError("not-winning", f"{hand.notation()} is not a winning hand: the tiles make neither four sets "
                            "and a pair nor a special shape (seven pairs, thirteen orphans, honors and knitted tiles, "
                            "knitted straight)")
-    evidence = _Evidence(reading, hand, ctx, standing)
     counts = reading.fans
-    of = evidence.of
-    fans = [_new_fan(FanResult, _HEADS[n] + (counts[n], [partial(of, n)])) for n in compress(_SLOTS, counts)]
+    fans = [_new_fan(FanResult, _HEADS[n] + (counts[n], [partial(_evidence_texts, reading, hand, n)]))
+            for n in compress(_SLOTS, counts)]
     if ctx.flowers:
-        fans.append(_new_fan(FanResult, _HEADS[C.FLOWER_TILES] + (ctx.flowers, [partial(of, C.FLOWER_TILES)])))
+        fans.append(_new_fan(FanResult, _HEADS[C.FLOWER_TILES] + (ctx.flowers, [partial(_flower_texts, ctx)])))
     if reading.fans[C.MIXED_KONGS]:  # otherwise the table order already runs from high points to low
         fans.sort(key=lambda r: (-r.points, r.number if r.number is not None else 999))
     fan_points = reading.total
     total = fan_points + ctx.flowers
     legal = fan_points >= MINIMUM_POINTS
     return ScoreResult(hand.notation(), profile.name, reading.shape, tuple(fans), total, fan_points, legal,
-                       Payments.for_total(total, ctx.self_drawn) if legal else None)
+                       _payments(total, ctx.self_drawn) if legal else None)
+
+
+@lru_cache(maxsize=1024)
+def _payments(total: int, self_drawn: bool) -> Payments:
+    """``Payments.for_total``, shared: a Payments is immutable and totals are few."""
+    return Payments.for_total(total, self_drawn)
 
 
 def score_hand(hand: str | Hand, *, self_drawn: bool = False, seat_wind: str = "E", prevalent_wind: str = "E",

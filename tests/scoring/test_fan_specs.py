@@ -2,13 +2,15 @@
 
 * Every fan of the table (1-81) and 明暗杠 has exactly one spec; its points are those of the rules
   table (``oracle.FAN_POINTS``, written from 第九条 apart from the engine); its exclusions name real
-  fans; its evidence kind is known; its detector exists and counts it (the fan's constant appears in
-  the detector or in the function that calls it).
+  fans; its evidence kind is known; its detector is a function (``Fan.detector_function``) that
+  counts it (the fan's constant appears in the detector or in the function that calls it).
 * For every fan, a hand that has it and a near miss that does not: the same hand with one or two
   tiles, a meld or a flag changed where that still wins, otherwise the nearest hand of the same kind
   (thirteen orphans, seven pairs, knitted straight: any change of one or two tiles breaks the win).
   The pairs were drawn from the generated hands of ``hand_generator`` and each was checked against
   PyMahjongGB when chosen; ``test_against_pymahjonggb`` keeps that agreement.
+* In the hand that has it, the fan's evidence (what its detector recorded) is of the kind its spec
+  names: the winning tile, three chows, the kongs, the whole hand...
 """
 
 from __future__ import annotations
@@ -219,8 +221,10 @@ def test_spec_points_exclusions_evidence_and_detector(spec) -> None:
     assert calculator.POINTS[spec.number or calculator.MIXED_KONGS] == spec.points
     assert all(g in FANS and g != spec.number for g in spec.excludes + spec.excludes_1998)
     assert spec.evidence in EVIDENCE
+    detector = spec.detector_function
+    assert callable(detector) and detector.__name__ == spec.detector
     module = score_module if spec.detector == "score" else calculator
-    detector = getattr(module, spec.detector)
+    assert getattr(module, spec.detector) is detector
     name = "FLOWER_TILES" if spec.number == 81 else _constant(spec.number)
     sources = [inspect.getsource(detector)]
     if name not in sources[0]:  # a predicate: the fan is set where it is called
@@ -243,3 +247,105 @@ def test_a_hand_with_the_fan_and_a_near_miss_without(number, hand, options, near
 
 def test_one_case_per_fan() -> None:
     assert sorted((c[0] for c in CASES), key=lambda n: -1 if n is None else n) == [None] + list(range(1, 82))
+
+
+# --- evidence -------------------------------------------------------------------------------------
+
+_WINDS, _DRAGONS = set("ESWN"), set("CFP")
+
+
+def _tiles(text: str) -> list[str]:
+    """The tiles of one evidence text (``"[123m]"``, ``"55p"``, ``"EEE"``), as tile names."""
+    out, digits = [], []
+    for ch in text.strip("[]"):
+        if ch.isdigit():
+            digits.append(ch)
+        elif ch in "msp":
+            out += [d + ch for d in digits]
+            digits = []
+        else:
+            out.append(ch)
+    assert not digits, text
+    return out
+
+
+def _is_chow(text: str) -> bool:
+    t = _tiles(text)
+    return len(t) == 3 and len({x[1] for x in t}) == 1 and [int(x[0]) for x in t] == list(
+        range(int(t[0][0]), int(t[0][0]) + 3))
+
+
+def _is_pung(text: str, size: tuple[int, ...] = (3, 4)) -> bool:
+    t = _tiles(text)
+    return len(t) in size and len(set(t)) == 1
+
+
+def _is_pair(text: str) -> bool:
+    return _is_pung(text, (2,))
+
+
+#: The evidence kinds shown as sets, and what the sets must be; ``n`` is the fan's count.
+_SET_KINDS = {
+    "two-chows": lambda ev, n: len(ev) >= 2 and all(map(_is_chow, ev)),
+    "three-chows": lambda ev, n: len(ev) == 3 and all(map(_is_chow, ev)),
+    "chows-and-pair": lambda ev, n: len(ev) in (2, 5) and all(map(_is_chow, ev[:-1])) and _is_pair(ev[-1]),
+    "two-pungs": lambda ev, n: len(ev) >= 2 and all(map(_is_pung, ev)),
+    "three-pungs": lambda ev, n: len(ev) == 3 and all(map(_is_pung, ev)),
+    "pungs": lambda ev, n: len(ev) == 4 and all(map(_is_pung, ev)),
+    "winds": lambda ev, n: len(ev) == 4 and all(set(_tiles(x)) <= _WINDS for x in ev),
+    "dragons": lambda ev, n: len(ev) == 3 and all(set(_tiles(x)) <= _DRAGONS for x in ev),
+    "dragon-pungs": lambda ev, n: len(ev) == n and all(_is_pung(x) and set(_tiles(x)) <= _DRAGONS for x in ev),
+    "terminal-pungs": lambda ev, n: len(ev) >= n and all(
+        _is_pung(x) and (_tiles(x)[0] in _WINDS or _tiles(x)[0][0] in "19") for x in ev),
+    "concealed-pungs": lambda ev, n: len(ev) >= 2 and all(
+        _is_pung(x, (3,)) and not x.startswith("[") or _is_pung(x, (4,)) for x in ev),
+    "kongs": lambda ev, n: len(ev) >= 2 and all(_is_pung(x, (4,)) for x in ev),
+    "melded-kongs": lambda ev, n: len(ev) >= 1 and all(_is_pung(x, (4,)) and x.startswith("[") for x in ev),
+    "concealed-kongs": lambda ev, n: len(ev) >= 1 and all(_is_pung(x, (4,)) and x.startswith("[") for x in ev),
+    "melded-hand": lambda ev, n: len(ev) == 5 and all(x.startswith("[") for x in ev[:4]) and len(_tiles(ev[4])) == 1,
+}
+
+
+@pytest.mark.parametrize("number, hand, options, near, near_options", CASES, ids=lambda x: str(x) if isinstance(
+    x, int) or x is None else "")
+def test_the_evidence_is_of_the_kind_of_the_spec(number, hand, options, near, near_options) -> None:
+    from scoring.tiles import tile_name
+    from scoring.hand import parse_hand
+
+    result = score_hand(hand, **options)
+    found = next(f for f in result.fans if f.number == number)
+    spec = MELDED_AND_CONCEALED_KONG if number is None else FANS[number]
+    ev, kind = found.tiles, spec.evidence
+    parsed = parse_hand(hand)
+    whole = tuple(f.tiles for f in result.fans if FANS.get(f.number) and FANS[f.number].evidence == "whole-hand")
+    assert ev, (number, hand)
+    if kind == "win-tile":
+        assert ev == (tile_name(parsed.win_tile),)
+    elif kind == "flowers":
+        assert ev == (f"{options['flowers']} flowers",)
+    elif kind == "tile-hog":
+        assert all(x.endswith("x4") and len(_tiles(x[:-2])) == 1 for x in ev) and len(ev) == found.count
+    elif kind == "knitted-straight":
+        assert len(ev) == 1 and len(_tiles(ev[0])) == 9
+    elif kind in ("prevalent-wind", "seat-wind"):
+        wind = options.get(kind.replace("-", "_"), "E")
+        assert len(ev) == 1 and _is_pung(ev[0]) and _tiles(ev[0])[0] == wind
+    elif kind in _SET_KINDS and result.shape not in ("nine gates", "seven pairs"):
+        assert _SET_KINDS[kind](ev, found.count), (number, hand, kind, ev)
+    else:  # the whole hand, as every whole-hand fan of the result shows it
+        assert all(w == ev for w in whole), (number, hand, ev, whole)
+        assert sum(len(_tiles(x)) for x in ev) >= 14 or result.shape == "knitted straight"
+
+
+@pytest.mark.parametrize("hand, expected", [
+    # fan 28 Pure Straight: its three chows, a declared one shown in brackets
+    ("[789m,1]123456m234s5p5p", {28: ("[789m]", "123m", "456m"), 63: ("[789m]", "123m", "456m", "234s", "55p"),
+                                 79: ("5p",)}),
+    # two readings of the straight (either 789m): the first three chows in reading order (declared
+    # melds first); the fourth chow combines once with one of them (套算一次), Pure Double Chow
+    # showing both 789m
+    ("[789m,1]123456789m5p5p", {28: ("[789m]", "123m", "456m"), 69: ("[789m]", "789m")}),
+])
+def test_the_evidence_names_the_sets_the_detector_used(hand: str, expected: dict) -> None:
+    fans = {f.number: f.tiles for f in score_hand(hand).fans}
+    assert {n: fans.get(n) for n in expected} == expected
