@@ -55,6 +55,9 @@ from controller import settings as ST
 from .errors import ConfigError
 
 BACKENDS = ("sim", "gpio", "mcu")
+#: the folder of the service's state (token, event log): $MJTABLE_STATE_DIR, else the XDG state dir;
+#: shared with the hall (``hall.config``), which may not import the controller itself
+state_dir = ST.state_dir
 #: a table id: the one topic level under ``mjtable/`` (no ``/``, ``+``, ``#``)
 TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
@@ -170,26 +173,39 @@ def load(path: str | Path | None) -> ServiceConfig:
     if path is None:
         return cfg
     p = Path(path)
+    for section, key, v in read_toml(p, _KEYS):
+        _apply(cfg, section, key, v, p)
+    check_mqtt(cfg.mqtt, f"config {p}: mqtt")
+    return cfg
+
+
+def read_toml(p: Path, keys: dict[str, dict[str, Any]]) -> list[tuple[str, str, Any]]:
+    """``[(section, key, value)]`` of the TOML file ``p``, each section and key one of ``keys``
+    (``{section: {key: type or tuple of types}}``) and each value of its type (a bool is not an int).
+
+    Raises:
+        ConfigError: unreadable file, bad TOML, unknown section or key, wrong type; naming the key.
+    """
     try:
         data = tomllib.loads(p.read_text(encoding="utf-8"))
     except OSError as e:
         raise ConfigError(f"cannot read config {p}: {e.strerror}") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise ConfigError(f"config {p} is not valid TOML: {e}") from None
+    out = []
     for section, values in data.items():
-        if section not in _KEYS:
-            raise ConfigError(f"config {p}: unknown section [{section}]; sections are {', '.join(_KEYS)}")
+        if section not in keys:
+            raise ConfigError(f"config {p}: unknown section [{section}]; sections are {', '.join(keys)}")
         if not isinstance(values, dict):
             raise ConfigError(f"config {p}: {section} must be a [section]")
         for key, v in values.items():
-            typ = _KEYS[section].get(key)
+            typ = keys[section].get(key)
             if typ is None:
-                raise ConfigError(f"config {p}: unknown key {section}.{key}; keys are {', '.join(_KEYS[section])}")
+                raise ConfigError(f"config {p}: unknown key {section}.{key}; keys are {', '.join(keys[section])}")
             if not isinstance(v, typ) or (typ is not bool and isinstance(v, bool)):
                 raise ConfigError(f"config {p}: {section}.{key} has the wrong type ({type(v).__name__})")
-            _apply(cfg, section, key, v, p)
-    check_mqtt(cfg.mqtt, f"config {p}: mqtt")
-    return cfg
+            out.append((section, key, v))
+    return out
 
 
 def check_mqtt(m: MqttConfig, where: str = "[mqtt]") -> None:
@@ -254,20 +270,7 @@ def _apply(cfg: ServiceConfig, section: str, key: str, v: Any, p: Path) -> None:
             raise ConfigError(f"{where} must be more than 0 and at most 100, got {v}")
         setattr(cfg, {"port": "serial_port"}.get(key, key), v)
     elif section == "mqtt":
-        m = cfg.mqtt
-        if key == "port" and not 1 <= v <= 65535:
-            raise ConfigError(f"{where} must be 1-65535, got {v}")
-        if key == "host" and (not v.strip() or any(c.isspace() for c in v)):
-            raise ConfigError(f"{where} must be the broker's host name or address, got {v!r}")
-        if key == "table_id" and not TABLE_ID.fullmatch(v):
-            raise ConfigError(f"{where} must be 1-64 letters, digits, - or _ (one MQTT topic level), got {v!r}")
-        if key == "qos" and v not in (1, 2):
-            raise ConfigError(f"{where} must be 1 or 2 (events are kept until the broker acknowledges them), got {v}")
-        if key == "keepalive" and not 5 <= v <= 600:
-            raise ConfigError(f"{where} must be 5-600 seconds, got {v}")
-        if key == "discovery_prefix" and not re.fullmatch(r"[A-Za-z0-9_-]+(/[A-Za-z0-9_-]+)*", v):
-            raise ConfigError(f"{where} must be topic levels of letters, digits, - and _, e.g. homeassistant, got {v!r}")
-        setattr(m, key, Path(v) if key in ("credentials_file", "ca_file") else v)
+        apply_mqtt(cfg.mqtt, key, v, where)
     else:
         if key == "source" and v not in ("picamera", "usb"):
             raise ConfigError(f"{where} must be picamera or usb, got {v!r}")
@@ -276,6 +279,24 @@ def _apply(cfg: ServiceConfig, section: str, key: str, v: Any, p: Path) -> None:
                               f"e.g. /dev/v4l/by-id/usb-...-video-index0; got {v!r}")
         setattr(cfg, {"image": "camera_image", "source": "camera_source", "device": "camera_device",
                       "preload": "preload_vision"}[key], Path(v) if key == "image" else v)
+
+
+def apply_mqtt(m: Any, key: str, v: Any, where: str) -> None:
+    """Check one ``[mqtt]`` value (of the type ``read_toml`` checked) and set it on ``m`` (an
+    ``MqttConfig``, or the hall's, which shares the broker keys). Raises ConfigError naming ``where``."""
+    if key == "port" and not 1 <= v <= 65535:
+        raise ConfigError(f"{where} must be 1-65535, got {v}")
+    if key == "host" and (not v.strip() or any(c.isspace() for c in v)):
+        raise ConfigError(f"{where} must be the broker's host name or address, got {v!r}")
+    if key == "table_id" and not TABLE_ID.fullmatch(v):
+        raise ConfigError(f"{where} must be 1-64 letters, digits, - or _ (one MQTT topic level), got {v!r}")
+    if key == "qos" and v not in (1, 2):
+        raise ConfigError(f"{where} must be 1 or 2 (events are kept until the broker acknowledges them), got {v}")
+    if key == "keepalive" and not 5 <= v <= 600:
+        raise ConfigError(f"{where} must be 5-600 seconds, got {v}")
+    if key == "discovery_prefix" and not re.fullmatch(r"[A-Za-z0-9_-]+(/[A-Za-z0-9_-]+)*", v):
+        raise ConfigError(f"{where} must be topic levels of letters, digits, - and _, e.g. homeassistant, got {v!r}")
+    setattr(m, key, Path(v) if key in ("credentials_file", "ca_file") else v)
 
 
 def check_tls(cfg: ServiceConfig) -> dict[str, str]:

@@ -57,6 +57,23 @@ REFUSED_RETRY_S = 30.0
 SIDES = ("E", "S", "W", "N")
 
 
+def make_client(client_id: str, credentials_file=None, ca_file=None) -> paho.Client:
+    """A paho 2.x client (``CallbackAPIVersion.VERSION2``, MQTT 5) with the login of a 0600
+    credentials file and TLS with ``ca_file`` (either may be None), reconnecting every 1-30 s.
+    Shared with the hall's subscriber.
+
+    Raises:
+        ConfigError: the credentials file is unreadable, readable by others, or has no ``user:password``.
+    """
+    c = paho.Client(CallbackAPIVersion.VERSION2, client_id=client_id, protocol=paho.MQTTv5)
+    if credentials_file is not None:
+        c.username_pw_set(*read_credentials(credentials_file))
+    if ca_file is not None:
+        c.tls_set(ca_certs=str(ca_file))
+    c.reconnect_delay_set(1, 30)
+    return c
+
+
 def topics(table_id: str) -> dict[str, str]:
     """The table's topics: ``availability``, ``status`` and ``event`` (a prefix: ``event/<kind>``)."""
     base = f"{ROOT}/{table_id}"
@@ -152,14 +169,8 @@ class Publisher:
         self._rules = score[0]["data"].get("rules", "mcr") if score else None
         self.last_error: str | None = None
         self.acked = 0
-        c = paho.Client(CallbackAPIVersion.VERSION2, client_id=client_id or f"mjtable-{cfg.table_id}",
-                        protocol=paho.MQTTv5)
-        if cfg.credentials_file is not None:
-            c.username_pw_set(*read_credentials(cfg.credentials_file))
-        if cfg.ca_file is not None:
-            c.tls_set(ca_certs=str(cfg.ca_file))
+        c = make_client(client_id or f"mjtable-{cfg.table_id}", cfg.credentials_file, cfg.ca_file)
         c.will_set(self.topics["availability"], "offline", qos=cfg.qos, retain=True)
-        c.reconnect_delay_set(1, 30)
         c.max_inflight_messages_set(WINDOW)
         c.on_connect = self._on_connect
         c.on_disconnect = self._on_disconnect

@@ -301,6 +301,7 @@ def test_serve_publishes_and_the_broker_sends_the_will_when_it_dies(tmp_path, br
         cyc = next(e for e in listener.events() if e["kind"] == "cycle")
         assert set(cyc["data"]["lift_up_s"]) == {"E", "S", "W", "N"}
         assert all(v is None or 0 < v < 30 for v in cyc["data"]["lift_up_s"].values())
+        assert 0 < cyc["data"]["lift_nominal_s"] < cyc["data"]["lift_deadline_s"]
         listener.wait(lambda: any(json.loads(p)["state"] == "walls-up" for _, p, _ in listener.of("/status")),
                       what="the status walls-up")
     finally:
