@@ -7,7 +7,9 @@ Tables:
 * ``events(table_id, event_id, log, seq, kind, t, received_t, data)``: each event once:
   ``(table_id, event_id)`` is the primary key, so a copy sent again after an outage is dropped;
 * ``lift(table_id, log, seq, t, side, up_s, nominal_s, deadline_s)``: the lift travel times of
-  the ``cycle`` events, for the maintenance list.
+  the ``cycle`` events, for the maintenance list;
+* ``seating(round, table_id, players)`` and ``hall_meta('tournament', name)``: the tournament
+  (``hall.tournament``): one at a time, replaced as a whole.
 
 Safe to use from several threads (one connection behind a lock): the MQTT thread writes, the page
 reads. Malformed payloads raise ``BadPayload`` (the subscriber counts and logs them).
@@ -20,7 +22,7 @@ import sqlite3
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 from .errors import HallError
 from .maintenance import WINDOW, ranked
@@ -39,6 +41,9 @@ CREATE INDEX IF NOT EXISTS events_table_t ON events(table_id, t);
 CREATE TABLE IF NOT EXISTS lift (table_id TEXT NOT NULL, log TEXT NOT NULL, seq INTEGER NOT NULL, t REAL NOT NULL,
                                  side TEXT NOT NULL, up_s REAL NOT NULL, nominal_s REAL, deadline_s REAL);
 CREATE INDEX IF NOT EXISTS lift_table_side ON lift(table_id, side, t);
+CREATE TABLE IF NOT EXISTS seating (round INTEGER NOT NULL, table_id TEXT NOT NULL, players TEXT NOT NULL,
+                                    PRIMARY KEY (round, table_id));
+CREATE TABLE IF NOT EXISTS hall_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
 
@@ -192,6 +197,40 @@ class Store:
             rows = self._db.execute(q, args).fetchall()
         return [{"table": r[0], "id": r[1], "log": r[2], "seq": r[3], "kind": r[4], "t": r[5], "received_t": r[6],
                  "data": json.loads(r[7])} for r in rows]
+
+    # -- the tournament --
+    def set_tournament(self, name: str, seating: list[Any]) -> None:
+        """Replace the tournament: its name and seating (``hall.tournament.Seat``s, checked)."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.execute("DELETE FROM seating")
+                self._db.executemany("INSERT INTO seating VALUES (?, ?, ?)",
+                                     [(s.round, s.table, json.dumps(list(s.players), ensure_ascii=False))
+                                      for s in seating])
+                self._db.execute("INSERT OR REPLACE INTO hall_meta VALUES ('tournament', ?)", (name,))
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+
+    def tournament(self) -> tuple[str | None, list[tuple[int, str, list[str]]]]:
+        """``(name, [(round, table, players)])``; ``(None, [])`` before any."""
+        with self._lock:
+            name = self._db.execute("SELECT value FROM hall_meta WHERE key = 'tournament'").fetchone()
+            rows = self._db.execute("SELECT round, table_id, players FROM seating ORDER BY 1, 2").fetchall()
+        return (name[0] if name else None), [(r, t, json.loads(p)) for r, t, p in rows]
+
+    def match_events(self, tables: Iterable[str]) -> dict[str, list[dict[str, Any]]]:
+        """The ``match``, ``score`` and ``draw`` events of ``tables``: ``{table: [{"log", "seq",
+        "kind", "t", "data"}]}`` (each kept once)."""
+        out: dict[str, list[dict[str, Any]]] = {}
+        with self._lock:
+            for tid in tables:
+                rows = self._db.execute("SELECT log, seq, kind, t, data FROM events WHERE table_id = ? AND kind IN "
+                                        "('match', 'score', 'draw') ORDER BY log, seq", (tid,)).fetchall()
+                out[tid] = [{"log": r[0], "seq": r[1], "kind": r[2], "t": r[3], "data": json.loads(r[4])} for r in rows]
+        return out
 
     def count(self) -> int:
         with self._lock:

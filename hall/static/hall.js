@@ -95,22 +95,54 @@ function renderMaintenance(data) {
   $("no-maintenance").hidden = data.lifts.length > 0;
 }
 
+function renderTournament(t) {
+  $("tournament").hidden = !t.name;
+  if (!t.name) return;
+  $("t-name").textContent = t.name;
+  const started = t.sessions.filter((s) => s.match !== null).length;
+  const done = t.sessions.filter((s) => s.finished).length;
+  $("t-progress").textContent = `${t.sessions.length} sessions: ${started} started, ${done} finished.`;
+  const body = $("standings").tBodies[0];
+  body.replaceChildren();
+  for (const s of t.standings) {
+    const tr = el("tr");
+    tr.append(el("td", "num", s.rank), el("td", "", s.player), el("td", "num", s.standard_points),
+              el("td", "num", s.match_points), el("td", "", s.sessions.join(" · ")));
+    body.append(tr);
+  }
+}
+
+async function downloadCsv() {
+  const r = await fetch("/api/tournament/csv", { headers: { Authorization: "Bearer " + token() } });
+  if (!r.ok) { $("message").textContent = "CSV: HTTP " + r.status; return; }
+  const a = document.createElement("a");
+  a.href = URL.createObjectURL(await r.blob());
+  a.download = "mjtable-standings.csv";
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+}
+
 async function refresh() {
   if (!token()) { $("pair-form").hidden = false; $("main").hidden = true; return; }
   try {
-    const [fleet, faults, maint] = await Promise.all([get("/api/fleet"), get("/api/faults"), get("/api/maintenance")]);
+    const [fleet, faults, maint, tour] = await Promise.all([get("/api/fleet"), get("/api/faults"),
+                                                           get("/api/maintenance"), get("/api/tournament")]);
     $("pair-form").hidden = true;
     $("main").hidden = false;
     $("message").textContent = "";
     renderTables(fleet);
     renderFaults(faults);
     renderMaintenance(maint);
+    renderTournament(tour);
   } catch (e) {
     if (e.status === 401) { $("pair-form").hidden = false; $("main").hidden = true; $("message").textContent = "Wrong token 令牌错误"; }
     else $("message").textContent = "The hall does not answer: " + e.message;
   }
 }
 
+$("t-csv").addEventListener("click", downloadCsv);
 $("pair-form").addEventListener("submit", (e) => {
   e.preventDefault();
   localStorage.setItem(KEY, $("token-input").value.trim());
