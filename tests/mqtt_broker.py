@@ -169,3 +169,80 @@ def _session_properties():
     p = Properties(PacketTypes.CONNECT)
     p.SessionExpiryInterval = 3600
     return p
+
+
+class Cable:
+    """A TCP relay between clients and ``127.0.0.1:<target_port>`` that can be cut like a network
+    cable: ``cut()`` makes every connection silent (bytes are swallowed both ways, nothing is closed,
+    new connections are accepted and swallowed too), as when a switch loses power; ``mend()`` closes
+    the silent connections (their peers would have timed them out) and relays new ones again."""
+
+    def __init__(self, target_port: int) -> None:
+        import threading
+        self.target = target_port
+        self.port = free_port()
+        self._srv = socket.socket()
+        self._srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._srv.bind(("127.0.0.1", self.port))
+        self._srv.listen(16)
+        self._cut = threading.Event()
+        self._conns: list[socket.socket] = []
+        self._lock = threading.Lock()
+        self._closed = False
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        import threading
+        while not self._closed:
+            try:
+                c, _ = self._srv.accept()
+            except OSError:
+                return
+            try:
+                up = socket.create_connection(("127.0.0.1", self.target), timeout=5)
+            except OSError:
+                c.close()
+                continue
+            up.settimeout(None)
+            with self._lock:
+                self._conns += [c, up]
+            silent = self._cut.is_set()
+            for a, b in ((c, up), (up, c)):
+                threading.Thread(target=self._pump, args=(a, b, silent), daemon=True).start()
+
+    def _pump(self, src: socket.socket, dst: socket.socket, silent: bool) -> None:
+        try:
+            while True:
+                data = src.recv(65536)
+                if not data:
+                    break
+                if silent or self._cut.is_set():
+                    silent = True  # once cut, this connection stays dead
+                    continue
+                dst.sendall(data)
+        except OSError:
+            pass
+        for s in (src, dst):
+            try:
+                s.close()
+            except OSError:
+                pass
+
+    def cut(self) -> None:
+        self._cut.set()
+
+    def mend(self) -> None:
+        with self._lock:
+            conns, self._conns = self._conns, []
+        for s in conns:
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+                s.close()
+            except OSError:
+                pass
+        self._cut.clear()
+
+    def close(self) -> None:
+        self._closed = True
+        self._srv.close()
+        self.mend()

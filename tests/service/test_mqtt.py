@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from mqtt_broker import Broker, Listener  # noqa: E402
+from mqtt_broker import Broker, Cable, Listener  # noqa: E402
 
 from service import config as C  # noqa: E402
 from service.errors import ConfigError  # noqa: E402
@@ -142,10 +142,10 @@ def listener(broker):
     ls.close()
 
 
-def _publisher(tmp_path, broker, user="t1", **kw):
+def _publisher(tmp_path, broker, user="t1", port=None, **kw):
     from service.mqtt import EVENT_KINDS, Publisher
     log = EventLog(tmp_path / f"{user}.sqlite", outbox=EVENT_KINDS)
-    cfg = C.MqttConfig(enabled=True, host="127.0.0.1", port=broker.port, table_id=user,
+    cfg = C.MqttConfig(enabled=True, host="127.0.0.1", port=port or broker.port, table_id=user,
                        credentials_file=_cred(tmp_path, user), keepalive=5, **kw)
     return log, Publisher(cfg, log)
 
@@ -227,6 +227,40 @@ def test_outbox_is_sent_in_order_after_a_broker_outage(tmp_path, broker, listene
     finally:
         pub.stop()
         log.close()
+
+
+#: seconds the table is cut off in the test: more than 1.5 keep-alive periods (5 s), so that the
+#: broker gives up on it and publishes its will (the issue's minute, shortened to keep the suite short)
+CUT_S = 15
+
+
+def test_a_table_cut_off_from_the_network_loses_nothing(tmp_path, broker, listener):
+    """The cable cut: nothing arrives, nothing is refused; the table's events sent in the silence are
+    never acknowledged, so they stay in the outbox and go again when the network is back."""
+    cable = Cable(broker.port)
+    log, pub = _publisher(tmp_path, broker, port=cable.port)
+    pub.start()
+    try:
+        ids = [log.append("score", {"n": i}) for i in range(3)]
+        listener.wait(lambda: log.pending() == 0, what="the first events acknowledged")
+        cable.cut()
+        t_cut = time.monotonic()
+        ids += [log.append("cycle", {"cycle": i}) for i in range(3, 13)]
+        listener.wait(lambda: listener.of("/availability")[-1][1] == "offline", 20, what="the will after the cut")
+        assert time.monotonic() - t_cut >= 5  # the broker waited for the keep-alive, the cut closed nothing
+        time.sleep(max(0.0, CUT_S - (time.monotonic() - t_cut)))
+        ids += [log.append("warning", {"code": "E22", "n": i}) for i in range(13, 15)]
+        assert log.pending() == 12
+        assert [e["seq"] for e in _unique(listener.events())] == ids[:3]
+        cable.mend()
+        listener.wait(lambda: [e["seq"] for e in _unique(listener.events())] == ids, 60,
+                      what="every event once, in order, after the cut")
+        listener.wait(lambda: log.pending() == 0, what="the outbox drained")
+        listener.wait(lambda: listener.of("/availability")[-1][1] == "online", what="online again")
+    finally:
+        pub.stop()
+        log.close()
+        cable.close()
 
 
 def test_a_table_restarted_during_the_outage_sends_what_is_pending(tmp_path, broker, listener):
