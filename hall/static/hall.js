@@ -143,6 +143,16 @@ async function refresh() {
 }
 
 $("t-csv").addEventListener("click", downloadCsv);
+$("t-form").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const name = $("t-form-name").value.trim();
+  const r = await fetch("/api/tournament/csv?name=" + encodeURIComponent(name), {
+    method: "POST", headers: { Authorization: "Bearer " + token(), "Content-Type": "text/csv" },
+    body: $("t-form-csv").value });
+  const body = await r.json().catch(() => ({}));
+  if (r.ok) { $("message").textContent = ""; $("t-register").open = false; refresh(); }
+  else $("message").textContent = "Not registered: " + ((body.error && body.error.message) || "HTTP " + r.status);
+});
 $("pair-form").addEventListener("submit", (e) => {
   e.preventDefault();
   localStorage.setItem(KEY, $("token-input").value.trim());

@@ -287,6 +287,18 @@ def _screenshots(hall: Hall) -> None:
                 assert hall.token not in page.url
                 assert page.evaluate("document.querySelectorAll('[style]').length") == 0
                 page.screenshot(path=str(ARTIFACTS / f"hall_{name}.png"), full_page=True)
+                if name == "desktop":  # a tournament registered on the page: a bad line named, then a good one
+                    assert errors == [], errors
+                    page.click("#t-register summary")
+                    page.fill("#t-form-name", "Spring cup")
+                    page.fill("#t-form-csv", "round,table,E,S,W,N\n1,t1,Ann,Bo,Cai,Dev\n1,t2,Eli,Fay,Gus,Ann\n")
+                    page.click("#t-form button[type=submit]")
+                    expect(page.locator("#message")).to_contain_text("Ann also sits at table t1")
+                    errors.clear()  # the browser logs the refused request (422): expected here
+                    page.fill("#t-form-csv", "round,table,E,S,W,N\n1,t1,Ann,Bo,Cai,Dev\n1,t2,Eli,Fay,Gus,Hao\n")
+                    page.click("#t-form button[type=submit]")
+                    expect(page.locator("#t-name")).to_have_text("Spring cup")
+                    expect(page.locator("#t-progress")).to_contain_text("2 sessions: 0 started")
                 page.close()
             assert errors == [], errors  # nothing refused by the CSP, no script error
         finally:
