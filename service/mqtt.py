@@ -266,15 +266,17 @@ class Publisher:
 
     # -- the sender thread --
     def _run(self) -> None:
+        wait = STATUS_MIN_S
         while not self._stopping.is_set():
-            self._wake.wait(STATUS_MIN_S)
+            self._wake.wait(wait)
             self._wake.clear()
+            wait = STATUS_MIN_S
             if self._stopping.is_set() or not self._connected:
                 continue
             try:
                 if not self._retained_sent:
                     self._send_retained()
-                self._send_status()
+                wait = self._send_status()
                 self._send_events()
             except Exception:  # noqa: BLE001 - the sender goes on; the events stay in the outbox
                 log.exception("mqtt sender")
@@ -305,17 +307,19 @@ class Publisher:
                 self._publish(topic, conf, retain=True)
         self._retained_sent = True
 
-    def _send_status(self) -> None:
+    def _send_status(self) -> float:
+        """Publish the status if it changed and the last one is ``STATUS_MIN_S`` old. Returns the
+        seconds the sender may sleep (less when a changed status waits for its turn)."""
         now = time.monotonic()
         if self._snap is None or not self._status_dirty:
-            return
+            return STATUS_MIN_S
         if now - self._status_t < STATUS_MIN_S:
-            threading.Timer(STATUS_MIN_S - (now - self._status_t), self._wake.set).start()
-            return
+            return max(0.01, STATUS_MIN_S - (now - self._status_t))
         self._status_dirty = False
         self._status_t = now
         body = status_payload(self.cfg.table_id, self._snap, self._lift, self._rules, self.events.pending())
         self._publish(self.topics["status"], body, retain=True)
+        return STATUS_MIN_S
 
     def _send_events(self) -> None:
         if time.monotonic() < self._refused_until:
