@@ -38,14 +38,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
-TICK = os.sysconf("SC_CLK_TCK")
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from service_bench import cpu_s  # noqa: E402  (a process's CPU seconds from /proc)
 
 ACL = "user table\ntopic write mjtable/#\ntopic write homeassistant/#\n\nuser hall\ntopic read mjtable/#\n"
-
-
-def cpu_s(pid: int) -> float:
-    f = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(f[11]) + int(f[12])) / TICK
 
 
 def peak_rss_mb(pid: int) -> float:
