@@ -222,6 +222,8 @@ def _parser() -> argparse.ArgumentParser:
     table_cli.add_parsers(sub)
     service_cli.add_parsers(sub)
     doctor_cli.add_parsers(sub)
+    from hall.cli import add_parser as _hall_parser  # the composition root wires the hall in (issue #22)
+    _hall_parser(sub)
     dm = sub.add_parser("demo", help="one simulated table cycle you can watch, the dice, then hands scored")
     dm.add_argument("--speed", type=float, default=8.0,
                     help="simulated machine seconds per wall second (default 8: a cycle takes a few seconds; 0: instant)")
@@ -471,7 +473,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     out = sys.stdout
-    if args.command != "serve":
+    if args.command not in ("serve", "hall"):  # the servers handle SIGTERM themselves
         _stop_on_sigterm()
     try:
         if args.command == "score":
@@ -494,6 +496,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return service_cli.cmd_unit(args, out)
         if args.command == "token":
             return service_cli.cmd_token(args, out)
+        if args.command == "hall":
+            from hall.cli import cmd_hall
+            return cmd_hall(args, out, bind=service_cli._bind)
         if args.command in vision_cli.HANDLERS:
             return vision_cli.HANDLERS[args.command](args, out)
         if args.command in table_cli.COMMANDS:

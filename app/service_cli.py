@@ -206,7 +206,9 @@ def _serve(args: argparse.Namespace, out: IO[str]) -> int:
     except BaseException:
         sock.close()
         raise
-    log = EventLog(cfg.log)
+    if cfg.mqtt.enabled:  # reporting to a broker: the events to publish wait in the log's outbox
+        from service.mqtt import EVENT_KINDS
+    log = EventLog(cfg.log, outbox=EVENT_KINDS if cfg.mqtt.enabled else ())
     try:
         backend, stored = _open_backend(cfg, args.fault)
     except BaseException:
@@ -221,6 +223,10 @@ def _serve(args: argparse.Namespace, out: IO[str]) -> int:
         settings = CY.Settings.from_profile(backend.profile, stored.tile_count, stored.dice_method, stored.dealer)
         hub = Hub()
         control = Control(backend, settings, log, hub, speed=cfg.speed)
+        publisher = None
+        if cfg.mqtt.enabled:
+            from service.mqtt import make_publisher
+            publisher = make_publisher(cfg.mqtt, log, hub.listen)
     except BaseException:
         sock.close()
         backend.close()
@@ -241,6 +247,9 @@ def _serve(args: argparse.Namespace, out: IO[str]) -> int:
     log.append("start", {"backend": backend.kind, "host": cfg.host, "port": cfg.port})
     out.write(f"mjtable serve: {backend.kind} machine, page at {url}/ (bound to {cfg.host}), "
               f"event log {cfg.log}, token file {cfg.token_file}\n")
+    if publisher is not None:
+        out.write(f"mjtable serve: reporting to the MQTT broker {cfg.mqtt.host}:{cfg.mqtt.broker_port} as "
+                  f"mjtable/{cfg.mqtt.table_id}/ ({log.pending()} events waiting)\n")
     if created:
         out.write(auth.pairing_text(auth.pairing_url(cfg.host, port, cfg.public_url, tls=bool(tls)), token, local_url=url))
     out.flush()
@@ -270,6 +279,8 @@ def _serve(args: argparse.Namespace, out: IO[str]) -> int:
         control.stop()  # no motor left running, whatever ended the server
         if not control.alive:
             log.append("stop", {"backend": backend.kind})
+        if publisher is not None:
+            publisher.stop()  # "offline" retained; what the broker has not acknowledged stays in the outbox
         log.close()
     if not server.started:
         raise ServiceCliError(f"could not serve on {cfg.host}:{port}")

@@ -25,12 +25,27 @@
     source = "picamera"       # or a live camera: picamera | usb (vision's capture)
     device = 0               # usb: an index (/dev/video0) or a path, e.g. "/dev/v4l/by-id/usb-...-video-index0"
 
+    [mqtt]                    # reporting to a hall's MQTT broker (docs/mqtt.md); off unless enabled
+    enabled = true
+    host = "hall.local"       # the broker
+    port = 1883               # default 1883, 8883 with ca_file
+    table_id = "t07"          # letters, digits, - and _ (1-64): topics mjtable/<table_id>/...
+    credentials_file = "/etc/mjtable/mqtt.credentials"  # one line user:password, mode 0600
+    ca_file = "/etc/mjtable/hall-ca.pem"  # TLS: the CA that signed the broker's certificate
+    qos = 1                   # 1 or 2: events wait in the outbox until the broker acknowledges them
+    keepalive = 30            # seconds (5-600); the broker sends the last will after 1.5 of these
+    discovery = true          # Home Assistant discovery under discovery_prefix
+    discovery_prefix = "homeassistant"
+
 Every error names the key (``ConfigError``).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
+import re
+import stat
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -39,6 +54,65 @@ from controller import settings as ST
 from hardware.table_spec import BACKENDS
 
 from .errors import ConfigError
+
+#: the folder of the service's state (token, event log): $MJTABLE_STATE_DIR, else the XDG state dir;
+#: shared with the hall (``hall.config``), which may not import the controller itself
+state_dir = ST.state_dir
+#: a table id: the one topic level under ``mjtable/`` (no ``/``, ``+``, ``#``)
+TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+@dataclasses.dataclass
+class MqttConfig:
+    """``[mqtt]``: reporting to a broker (``service.mqtt``). Off (``enabled = False``) by default.
+
+    Attributes: enabled, host, port (TCP; None: 1883, or 8883 with ``ca_file``), table_id (the
+    topic level ``mjtable/<table_id>/``), credentials_file (a 0600 file holding ``user:password``;
+    None: no login), ca_file (TLS with this CA; None: plain TCP), qos (1 or 2, of the events and the
+    retained topics), keepalive (s), discovery (Home Assistant discovery), discovery_prefix.
+    """
+
+    enabled: bool = False
+    host: str = "localhost"
+    port: int | None = None
+    table_id: str | None = None
+    credentials_file: Path | None = None
+    ca_file: Path | None = None
+    qos: int = 1
+    keepalive: int = 30
+    discovery: bool = True
+    discovery_prefix: str = "homeassistant"
+
+    @property
+    def broker_port(self) -> int:
+        return self.port if self.port is not None else (8883 if self.ca_file is not None else 1883)
+
+
+def read_credentials(path: Path, where: str = "[mqtt] credentials_file") -> tuple[str, str]:
+    """``(user, password)`` from a credentials file: one line ``user:password`` (the password may
+    hold ``:``). The file must be a regular file that only its owner can read or write (mode 0600
+    or 0400): the broker's password must not be readable by other users of the Pi.
+
+    Raises:
+        ConfigError: missing or unreadable file, a group/other permission bit set, no ``user:`` line.
+    """
+    try:
+        st = os.stat(path)
+    except OSError as e:
+        raise ConfigError(f"{where}: cannot read {path}: {e.strerror}") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise ConfigError(f"{where}: {path} is not a file")
+    if st.st_mode & 0o077:
+        raise ConfigError(f"{where}: {path} has mode {stat.S_IMODE(st.st_mode):04o}; it holds a password and must "
+                          f"be readable by its owner only: chmod 600 {path}")
+    try:
+        line = path.read_text(encoding="utf-8").strip().splitlines()
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(f"{where}: cannot read {path}: {e}") from None
+    user, sep, password = (line[0] if line else "").partition(":")
+    if not sep or not user.strip():
+        raise ConfigError(f"{where}: {path} must hold one line user:password")
+    return user.strip(), password
 
 
 @dataclasses.dataclass
@@ -50,7 +124,7 @@ class ServiceConfig:
     camera_image (path or None), camera_source ("picamera", "usb" or None), camera_device,
     public_url (the address phones open to pair, e.g. behind a proxy; None: the LAN address).
     allowed_hosts (None: the defaults of ``service.guard.default_hosts``), max_streams,
-    max_streams_per_client, tls_cert and tls_key (paths or None).
+    max_streams_per_client, tls_cert and tls_key (paths or None), mqtt (``MqttConfig``).
     """
 
     host: str = "127.0.0.1"
@@ -73,6 +147,7 @@ class ServiceConfig:
     max_streams_per_client: int = 4
     tls_cert: Path | None = None
     tls_key: Path | None = None
+    mqtt: MqttConfig = dataclasses.field(default_factory=MqttConfig)
 
     @property
     def sim(self) -> bool:
@@ -83,7 +158,9 @@ _KEYS = {"service": {"host": str, "port": int, "token_file": str, "log": str, "m
                      "public_url": str, "allowed_hosts": list, "max_streams": int, "max_streams_per_client": int,
                      "tls_cert": str, "tls_key": str},
          "machine": {"backend": str, "port": str, "profile": str, "speed": (int, float), "seed": int},
-         "camera": {"image": str, "source": str, "device": (int, str), "preload": bool}}
+         "camera": {"image": str, "source": str, "device": (int, str), "preload": bool},
+         "mqtt": {"enabled": bool, "host": str, "port": int, "table_id": str, "credentials_file": str, "ca_file": str,
+                  "qos": int, "keepalive": int, "discovery": bool, "discovery_prefix": str}}
 
 
 def load(path: str | Path | None) -> ServiceConfig:
@@ -96,25 +173,59 @@ def load(path: str | Path | None) -> ServiceConfig:
     if path is None:
         return cfg
     p = Path(path)
+    for section, key, v in read_toml(p, _KEYS):
+        _apply(cfg, section, key, v, p)
+    check_mqtt(cfg.mqtt, f"config {p}: mqtt")
+    return cfg
+
+
+def read_toml(p: Path, keys: dict[str, dict[str, Any]]) -> list[tuple[str, str, Any]]:
+    """``[(section, key, value)]`` of the TOML file ``p``, each section and key one of ``keys``
+    (``{section: {key: type or tuple of types}}``) and each value of its type (a bool is not an int).
+
+    Raises:
+        ConfigError: unreadable file, bad TOML, unknown section or key, wrong type; naming the key.
+    """
     try:
         data = tomllib.loads(p.read_text(encoding="utf-8"))
     except OSError as e:
         raise ConfigError(f"cannot read config {p}: {e.strerror}") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise ConfigError(f"config {p} is not valid TOML: {e}") from None
+    out = []
     for section, values in data.items():
-        if section not in _KEYS:
-            raise ConfigError(f"config {p}: unknown section [{section}]; sections are {', '.join(_KEYS)}")
+        if section not in keys:
+            raise ConfigError(f"config {p}: unknown section [{section}]; sections are {', '.join(keys)}")
         if not isinstance(values, dict):
             raise ConfigError(f"config {p}: {section} must be a [section]")
         for key, v in values.items():
-            typ = _KEYS[section].get(key)
+            typ = keys[section].get(key)
             if typ is None:
-                raise ConfigError(f"config {p}: unknown key {section}.{key}; keys are {', '.join(_KEYS[section])}")
+                raise ConfigError(f"config {p}: unknown key {section}.{key}; keys are {', '.join(keys[section])}")
             if not isinstance(v, typ) or (typ is not bool and isinstance(v, bool)):
                 raise ConfigError(f"config {p}: {section}.{key} has the wrong type ({type(v).__name__})")
-            _apply(cfg, section, key, v, p)
-    return cfg
+            out.append((section, key, v))
+    return out
+
+
+def check_mqtt(m: MqttConfig, where: str = "[mqtt]") -> None:
+    """Check ``[mqtt]`` as a whole: an enabled one needs a table_id; a credentials file must be
+    0600 and hold ``user:password``; a CA file must be readable.
+
+    Raises:
+        ConfigError: naming the key.
+    """
+    if m.enabled and m.table_id is None:
+        raise ConfigError(f"{where}.table_id is needed when [mqtt] enabled = true: the table's name on the broker, "
+                          "letters, digits, - and _ (e.g. \"t07\")")
+    if m.credentials_file is not None:
+        read_credentials(m.credentials_file, f"{where}.credentials_file")
+    if m.ca_file is not None:
+        try:
+            with open(m.ca_file, "rb") as fh:
+                fh.read(1)
+        except OSError as e:
+            raise ConfigError(f"{where}.ca_file: cannot read {m.ca_file}: {e.strerror}") from None
 
 
 def check_public_url(v: str, where: str = "--public-url") -> str:
@@ -158,6 +269,8 @@ def _apply(cfg: ServiceConfig, section: str, key: str, v: Any, p: Path) -> None:
         if key == "speed" and not 0 < v <= 100:
             raise ConfigError(f"{where} must be more than 0 and at most 100, got {v}")
         setattr(cfg, {"port": "serial_port"}.get(key, key), v)
+    elif section == "mqtt":
+        apply_mqtt(cfg.mqtt, key, v, where)
     else:
         if key == "source" and v not in ("picamera", "usb"):
             raise ConfigError(f"{where} must be picamera or usb, got {v!r}")
@@ -166,6 +279,24 @@ def _apply(cfg: ServiceConfig, section: str, key: str, v: Any, p: Path) -> None:
                               f"e.g. /dev/v4l/by-id/usb-...-video-index0; got {v!r}")
         setattr(cfg, {"image": "camera_image", "source": "camera_source", "device": "camera_device",
                       "preload": "preload_vision"}[key], Path(v) if key == "image" else v)
+
+
+def apply_mqtt(m: Any, key: str, v: Any, where: str) -> None:
+    """Check one ``[mqtt]`` value (of the type ``read_toml`` checked) and set it on ``m`` (an
+    ``MqttConfig``, or the hall's, which shares the broker keys). Raises ConfigError naming ``where``."""
+    if key == "port" and not 1 <= v <= 65535:
+        raise ConfigError(f"{where} must be 1-65535, got {v}")
+    if key == "host" and (not v.strip() or any(c.isspace() for c in v)):
+        raise ConfigError(f"{where} must be the broker's host name or address, got {v!r}")
+    if key == "table_id" and not TABLE_ID.fullmatch(v):
+        raise ConfigError(f"{where} must be 1-64 letters, digits, - or _ (one MQTT topic level), got {v!r}")
+    if key == "qos" and v not in (1, 2):
+        raise ConfigError(f"{where} must be 1 or 2 (events are kept until the broker acknowledges them), got {v}")
+    if key == "keepalive" and not 5 <= v <= 600:
+        raise ConfigError(f"{where} must be 5-600 seconds, got {v}")
+    if key == "discovery_prefix" and not re.fullmatch(r"[A-Za-z0-9_-]+(/[A-Za-z0-9_-]+)*", v):
+        raise ConfigError(f"{where} must be topic levels of letters, digits, - and _, e.g. homeassistant, got {v!r}")
+    setattr(m, key, Path(v) if key in ("credentials_file", "ca_file") else v)
 
 
 def check_tls(cfg: ServiceConfig) -> dict[str, str]:

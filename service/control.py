@@ -192,9 +192,12 @@ class Control:
                 self.hub.publish({"type": "event", "kind": "fault"})
         if t.cycles > cycles and t.phase is CY.Phase.WALLS_UP:
             lift = {s: (t.trend[i][-1] if t.trend[i] else None) for i, s in enumerate(SIDES)}
+            # the lift's nominal travel and deadline go with its times: a hall ranks drifting lifts by them
             self.log.append_cycle({"cycle": t.cycles, "tile_count": t.settings.gear,
                                    "stacks": dict(zip(SIDES, t.obs.stacks)),
-                                   "dice": t.wall.to_dict() if t.wall else None, "lift_up_s": lift}, lift)
+                                   "dice": t.wall.to_dict() if t.wall else None, "lift_up_s": lift,
+                                   "lift_nominal_s": t.settings.lift_up_s,
+                                   "lift_deadline_s": t.settings.lift_deadline_ms / 1000}, lift)
             self.hub.publish({"type": "event", "kind": "cycle"})
         if len(t.warnings) > nwarn:
             for w in t.warnings[nwarn:]:

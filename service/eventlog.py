@@ -15,6 +15,14 @@ Rows: ``events(id, t, kind, data)``: ``t`` wall-clock seconds (Unix time), ``kin
 ``KINDS``, ``data`` a JSON object. Lift travel times are also kept one row per side and cycle in
 ``lift_times(id, t, cycle, side, up_s)`` for the trends. Safe to use from several threads (one
 connection behind a lock).
+
+The outbox (issue #22): an event whose kind is in the log's ``outbox`` kinds gets a row in
+``outbox(event_id)`` in the same transaction as the event itself, so an event is in the outbox
+exactly when it is in the log. The MQTT publisher (``service.mqtt``) reads the outbox in id order
+and ``acknowledge``s an event when the broker has acknowledged it; what is left is sent again after
+a broker outage or a restart. ``meta(key, value)`` holds ``log_id``, a random id made when the file
+is created: ``<log_id>:<event id>`` names an event across tables and across a log started anew
+(after damage), where the row ids start again at 1.
 """
 
 from __future__ import annotations
@@ -24,6 +32,7 @@ import json
 import sqlite3
 import threading
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +49,8 @@ CREATE TABLE IF NOT EXISTS events (id INTEGER PRIMARY KEY AUTOINCREMENT, t REAL 
 CREATE INDEX IF NOT EXISTS events_kind ON events(kind, id);
 CREATE TABLE IF NOT EXISTS lift_times (id INTEGER PRIMARY KEY AUTOINCREMENT, t REAL NOT NULL, cycle INTEGER NOT NULL,
                                        side TEXT NOT NULL, up_s REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS outbox (event_id INTEGER PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
 
@@ -50,7 +61,13 @@ class _Damaged(Exception):
 class EventLog:
     """The SQLite event log at ``path`` (created with its folder if missing).
 
+    Args:
+        path: the SQLite file.
+        outbox: the event kinds kept in the outbox until ``acknowledge`` (none by default: no
+            publisher, no outbox rows).
+
     Attributes:
+        log_id: this log file's random id (32 hex digits), kept in the file.
         damaged: None, or ``{"file": the damaged log's new path, "reason": what quick_check or
             SQLite said, "t": Unix time}`` when the log found at start was damaged and moved aside.
 
@@ -58,8 +75,14 @@ class EventLog:
         ServiceError: the file cannot be opened (folder not writable, locked by another process).
     """
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, outbox: tuple[str, ...] = ()) -> None:
         self.path = Path(path)
+        unknown = [k for k in outbox if k not in KINDS]
+        if unknown:
+            raise ValueError(f"outbox kinds {unknown} unknown: each one of {', '.join(KINDS)}")
+        self.outbox_kinds = frozenset(outbox)
+        #: called with the event id after an outbox event is committed (the publisher's wake-up); must not block
+        self.on_outbox = None
         self.damaged: dict[str, Any] | None = None
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -71,6 +94,8 @@ class EventLog:
             self.damaged = {"file": str(self._move_aside()), "reason": str(e), "t": time.time()}
             self._db = self._open()
         self._lock = threading.Lock()
+        self._db.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('log_id', ?)", (uuid.uuid4().hex,))
+        self.log_id: str = self._db.execute("SELECT value FROM meta WHERE key = 'log_id'").fetchone()[0]
         if self.damaged is not None:
             self.append("warning", {"code": "event-log-damaged", **self.damaged,
                                     "message": f"the event log was damaged ({self.damaged['reason']}): it was "
@@ -134,9 +159,27 @@ class EventLog:
             raise ValueError(f"event kind {kind!r} unknown: one of {', '.join(KINDS)}")
         text = json.dumps(data, ensure_ascii=False, sort_keys=True)
         with self._lock:
-            cur = self._db.execute("INSERT INTO events(t, kind, data) VALUES (?, ?, ?)",
-                                   (time.time() if t is None else t, kind, text))
-            return int(cur.lastrowid)
+            if kind not in self.outbox_kinds:
+                cur = self._db.execute("INSERT INTO events(t, kind, data) VALUES (?, ?, ?)",
+                                       (time.time() if t is None else t, kind, text))
+                return int(cur.lastrowid)
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                cur = self._db.execute("INSERT INTO events(t, kind, data) VALUES (?, ?, ?)",
+                                       (time.time() if t is None else t, kind, text))
+                eid = int(cur.lastrowid)
+                self._db.execute("INSERT INTO outbox(event_id) VALUES (?)", (eid,))
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+        self._notify(eid)
+        return eid
+
+    def _notify(self, eid: int) -> None:
+        fn = self.on_outbox
+        if fn is not None:
+            fn(eid)
 
     def append_cycle(self, data: dict[str, Any], lift_up_s: dict[str, float | None]) -> int:
         """A finished cycle and its lift-up travel times (s per side), in one transaction."""
@@ -151,11 +194,34 @@ class EventLog:
                     if v is not None:
                         self._db.execute("INSERT INTO lift_times(t, cycle, side, up_s) VALUES (?, ?, ?, ?)",
                                          (now, eid, side, float(v)))
+                if "cycle" in self.outbox_kinds:
+                    self._db.execute("INSERT INTO outbox(event_id) VALUES (?)", (eid,))
                 self._db.execute("COMMIT")
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
+        if "cycle" in self.outbox_kinds:
+            self._notify(eid)
         return eid
+
+    # -- the outbox (service.mqtt) --
+    def outbox(self, after: int = 0, limit: int = 100) -> list[dict[str, Any]]:
+        """The outbox's events with an id above ``after``, oldest first, at most ``limit``:
+        ``[{"id", "t", "kind", "data"}]``."""
+        with self._lock:
+            rows = self._db.execute("SELECT e.id, e.t, e.kind, e.data FROM outbox o JOIN events e ON e.id = o.event_id "
+                                    "WHERE o.event_id > ? ORDER BY o.event_id LIMIT ?", (after, int(limit))).fetchall()
+        return [{"id": r[0], "t": r[1], "kind": r[2], "data": json.loads(r[3])} for r in rows]
+
+    def acknowledge(self, event_id: int) -> None:
+        """Take the event out of the outbox (the broker has it). No error if it is not there."""
+        with self._lock:
+            self._db.execute("DELETE FROM outbox WHERE event_id = ?", (int(event_id),))
+
+    def pending(self) -> int:
+        """How many events wait in the outbox."""
+        with self._lock:
+            return int(self._db.execute("SELECT COUNT(*) FROM outbox").fetchone()[0])
 
     # -- reading --
     def events(self, kind: str | None = None, limit: int = 50, after: int = 0) -> list[dict[str, Any]]:

@@ -1,14 +1,15 @@
 """Live updates: the control thread publishes, every open page (server-sent events) receives.
 
 ``publish`` may be called from any thread; subscribers are asyncio queues on the server's loop.
-A slow page drops its oldest message (never blocks the control loop).
+A slow page drops its oldest message (never blocks the control loop). Listeners (``listen``: the
+MQTT publisher) get every message too, called on the publishing thread: they must not block.
 """
 
 from __future__ import annotations
 
 import asyncio
 import threading
-from typing import Any
+from typing import Any, Callable
 
 QUEUE = 32
 
@@ -21,7 +22,15 @@ class Hub:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._subs: set[asyncio.Queue] = set()
         self._lock = threading.Lock()
+        self._listeners: list[Callable[[dict[str, Any]], None]] = []
         self.closing = False
+
+    def listen(self, fn: Callable[[dict[str, Any]], None]) -> None:
+        """Call ``fn(message)`` for every message published from now on (on the publishing thread;
+        ``fn`` must return at once). The latest status, if any, is given to it now."""
+        self._listeners.append(fn)
+        if self.latest is not None:
+            fn(self.latest)
 
     def bind(self, loop: asyncio.AbstractEventLoop) -> None:
         """The server's event loop (set at start-up)."""
@@ -31,6 +40,8 @@ class Hub:
         """Send ``message`` to every page; a ``status`` message is also kept as the latest."""
         if message.get("type") == "status":
             self.latest = message
+        for fn in self._listeners:
+            fn(message)
         loop = self._loop
         if loop is not None and not loop.is_closed():
             try:
