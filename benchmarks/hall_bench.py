@@ -74,7 +74,7 @@ def run(n: int, seconds: float, rate: float, tmp: Path) -> dict:
     (tmp / "hall.toml").write_text(f'[mqtt]\nhost = "127.0.0.1"\nport = {broker.port}\n'
                                    f'credentials_file = "{hall_cred}"\n')
     port = free_port()
-    hall = subprocess.Popen([sys.executable, "-m", "controller.cli", "hall", "--config", str(tmp / "hall.toml"),
+    hall = subprocess.Popen([sys.executable, "-m", "app", "hall", "--config", str(tmp / "hall.toml"),
                              "--port", str(port), "--token-file", str(tmp / "hall-token"),
                              "--database", str(tmp / "hall.sqlite")], cwd=ROOT,
                             env={**os.environ, "MJTABLE_STATE_DIR": str(tmp / "state")},

@@ -145,7 +145,7 @@ class Hall:
 
     def start(self) -> None:
         env = {**os.environ, "MJTABLE_STATE_DIR": str(self.tmp / "hall-state"), "PYTHONUNBUFFERED": "1"}
-        self.proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "hall", "--config", str(self.config),
+        self.proc = subprocess.Popen([sys.executable, "-m", "app", "hall", "--config", str(self.config),
                                       "--port", str(self.port), "--token-file", str(self.tmp / "hall-token"),
                                       "--database", str(self.tmp / "hall.sqlite")],
                                      cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

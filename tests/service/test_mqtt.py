@@ -94,7 +94,7 @@ def test_credentials_file_must_be_0600(tmp_path):
 def test_bad_mqtt_config_is_one_line_at_the_command_line(tmp_path):
     import subprocess
     cfg = _toml(tmp_path, '[mqtt]\nenabled = true\n')
-    r = subprocess.run([sys.executable, "-m", "controller.cli", "serve", "--sim", "--config", str(cfg), "--port", "0",
+    r = subprocess.run([sys.executable, "-m", "app", "serve", "--sim", "--config", str(cfg), "--port", "0",
                         "--log", str(tmp_path / "ev.sqlite"), "--token-file", str(tmp_path / "token")],
                        capture_output=True, text=True, timeout=60, cwd=Path(__file__).resolve().parents[2])
     assert r.returncode == 1 and "Traceback" not in r.stderr
