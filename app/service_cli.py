@@ -104,14 +104,7 @@ def _config(args):
     cfg = C.load(args.config)
     if getattr(args, "sim", False):
         cfg.backend = "sim"
-    if args.host is not None:
-        cfg.host = args.host
-    if args.port is not None:
-        if not 0 <= args.port <= 65535:
-            raise ConfigError(f"--port must be 0-65535, got {args.port}")
-        cfg.port = args.port
-    if args.token_file is not None:
-        cfg.token_file = Path(args.token_file)
+    C.apply_server_args(cfg, args.host, args.port, args.token_file)
     if getattr(args, "log", None) is not None:
         cfg.log = Path(args.log)
     if getattr(args, "speed", None) is not None:

@@ -52,7 +52,7 @@ def _run(args: argparse.Namespace, out: IO[str], bind: Callable) -> int:
     import uvicorn
 
     from service import auth
-    from service.errors import ConfigError
+    from service.config import apply_server_args
     from service.guard import Limits, default_hosts
 
     from . import config as HC
@@ -61,14 +61,7 @@ def _run(args: argparse.Namespace, out: IO[str], bind: Callable) -> int:
     from .subscriber import Subscriber
 
     cfg = HC.load(args.config)
-    if args.host is not None:
-        cfg.host = args.host
-    if args.port is not None:
-        if not 0 <= args.port <= 65535:
-            raise ConfigError(f"--port must be 0-65535, got {args.port}")
-        cfg.port = args.port
-    if args.token_file is not None:
-        cfg.token_file = Path(args.token_file)
+    apply_server_args(cfg, args.host, args.port, args.token_file)
     if args.database is not None:
         cfg.database = Path(args.database)
     sock = bind(cfg.host, cfg.port)

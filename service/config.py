@@ -88,6 +88,23 @@ class MqttConfig:
         return self.port if self.port is not None else (8883 if self.ca_file is not None else 1883)
 
 
+def apply_server_args(cfg: Any, host: str | None, port: int | None, token_file: str | None) -> None:
+    """Override ``cfg.host``, ``cfg.port`` and ``cfg.token_file`` from command-line options (``None``:
+    keep the file's value); shared by ``mjtable serve`` and ``mjtable hall``.
+
+    Raises:
+        ConfigError: a port outside 0-65535 (0: any free port).
+    """
+    if host is not None:
+        cfg.host = host
+    if port is not None:
+        if not 0 <= port <= 65535:
+            raise ConfigError(f"--port must be 0-65535, got {port}")
+        cfg.port = port
+    if token_file is not None:
+        cfg.token_file = Path(token_file)
+
+
 def read_credentials(path: Path, where: str = "[mqtt] credentials_file") -> tuple[str, str]:
     """``(user, password)`` from a credentials file: one line ``user:password`` (the password may
     hold ``:``). The file must be a regular file that only its owner can read or write (mode 0600
