@@ -76,24 +76,28 @@ cv2.setNumThreads(1)
 PEER_NAMES = {"chun": "C", "haku": "P", "hatsu": "F", "tou": "E", "nan": "S", "sha": "W", "pe": "N"}
 
 
-def mjtable_predict(own_shape: float | None = None, model_dir: Path | None = None, calibrated: bool = True):
+def mjtable_predict(own_shape: float | None = None, model_dir: Path | None = None, calibrated: bool = True,
+                    rescue: bool = True):
     """mjtable's reading of a picture: ``{"tiles": [(name, box, confidence, flagged)], "gaps":
     [box]}`` (flagged: listed for the player to confirm, ``Assembly.uncertain``; gaps: where the
     layout check says a tile seems to be missing, ``Assembly.gaps``); ``own_shape`` overrides
     ``vision.models.OWN_SHAPE`` (the aspect from which a picture is read in its own shape) during
     the call; ``model_dir`` the folder of the models (default: the committed ones);
     ``calibrated=False`` reports the classifier's probability, flagged below
-    ``vision.assemble.MIN_CONFIDENCE`` (the pipeline before its confidence was calibrated)."""
+    ``vision.assemble.MIN_CONFIDENCE`` (the pipeline before its confidence was calibrated);
+    ``rescue=False`` keeps no weak box (``vision.pipeline.RESCUE_LABELS`` empty during the call)."""
     import vision.models as M
+    import vision.pipeline as P
     rec = Recognizer(model_dir or M.MODEL_DIR, calibrated=calibrated)
 
     def run(img: np.ndarray) -> dict:
-        saved = M.OWN_SHAPE
+        saved, saved_rescue = M.OWN_SHAPE, P.RESCUE_LABELS
         M.OWN_SHAPE = saved if own_shape is None else own_shape
+        P.RESCUE_LABELS = saved_rescue if rescue else ()
         try:
             r = rec.recognize(img)
         finally:
-            M.OWN_SHAPE = saved
+            M.OWN_SHAPE, P.RESCUE_LABELS = saved, saved_rescue
         flagged = {id(t) for t in r.assembly.uncertain}
         return {"tiles": [(t.tile, t.box, t.confidence, id(t) in flagged) for t in r.tiles],
                 "gaps": [g.box for g in getattr(r.assembly, "gaps", ())]}
@@ -252,6 +256,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-peer", action="store_true", help="skip mahjong-detector")
     ap.add_argument("--no-uncalibrated", action="store_true",
                     help="skip mjtable-uncalib (the classifier's probability as confidence, flagged below 0.6)")
+    ap.add_argument("--before", action="store_true",
+                    help="add mjtable-before: uncalibrated, no weak white-dragon boxes kept (pipeline.RESCUE_LABELS); "
+                         "its -gaps column is the silent share before issue 21")
+    ap.add_argument("--only-before", action="store_true", help="with --before: that system alone (and the peer)")
     ap.add_argument("--reliability", action="store_true", help="print each system's reliability table per split")
     ap.add_argument("--limit", type=int, default=0, help="first N photos of each split (0 = all)")
     ap.add_argument("--band", type=float, default=0.0,
@@ -277,14 +285,20 @@ def main(argv: list[str] | None = None) -> int:
         if not cal:
             ap.error(f"--models {args.models}: its metrics.json has no detector calibration "
                      f"(run: python -m vision.train --only calibrate --out {args.models})")
+    if args.only_before and not args.before:
+        ap.error("--only-before needs --before")
     if args.band and not 1.0 < args.band <= 20:
         ap.error(f"--band must be above 1 and at most 20, not {args.band}")
     if args.squeeze and not args.band:
         ap.error("--squeeze needs --band RATIO (the band's width over its height, e.g. 10)")
     try:
         systems = {"mjtable": mjtable_predict(model_dir=args.models)}
-        if not args.no_uncalibrated:  # the pipeline before issue 21: the classifier's probability, flagged below 0.6
+        if not args.no_uncalibrated:  # the classifier's probability, flagged below 0.6, as before issue 21
             systems["mjtable-uncalib"] = mjtable_predict(model_dir=args.models, calibrated=False)
+        if args.before:  # the pipeline as before issue 21 (its silent share without gaps: "-gaps")
+            systems["mjtable-before"] = mjtable_predict(model_dir=args.models, calibrated=False, rescue=False)
+        if args.only_before:
+            systems = {"mjtable-before": systems["mjtable-before"]}
     except VisionError as e:
         ap.error(f"--models {args.models}: {e}")
     if args.band and not args.squeeze:
