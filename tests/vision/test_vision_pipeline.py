@@ -123,6 +123,8 @@ class _Stand:
     ``TURNED_MARGIN``); a crop with no reading left reads as nothing in particular (every label
     alike)."""
 
+    threshold = 0.35  # the detector's (boxes below it are weak)
+
     def __init__(self, boxes, upright, turned, weak=(), weak_readings=()):
         self.boxes, self.readings = boxes, list(weak_readings) + list(upright) + list(turned)
         self.weak = list(weak)
@@ -319,6 +321,8 @@ def test_a_weak_box_read_as_a_back_is_not_a_tile():
 class _StandProbs:
     """A stand-in detector and classifier: the given boxes, each crop read with the given labels."""
 
+    threshold = 0.25
+
     def __init__(self, boxes, readings):
         self.boxes, self.readings = boxes, readings
 
@@ -354,7 +358,6 @@ def test_a_weak_box_read_surely_as_a_white_dragon_is_kept_and_flagged_others_are
     rec.detector = rec.classifier = _Stand(boxes, upright, [], weak, weak_readings)
     rec.confidence = ConfidenceModel(1.3, 3.0, 0.6, 0.8)
     rec.min_confidence = 0.8
-    rec.detector.threshold = 0.35
     r = rec.recognize(np.zeros((400, 640, 3), np.uint8))
     assert [t.tile for t in r.tiles] == ["1m", "2m", "3m", "P"]
     # however sure its reading, a tile from a weak box is listed for the player to confirm
