@@ -38,13 +38,15 @@ bench: $(STAMP)
 
 # Train the vision models (vision/models/*.onnx + metrics.json) from ../shared/data/tiles, on the CPU:
 # every member of the two ensembles (`python -m vision.train --list-members`), TRAIN_JOBS of them
-# side by side (one thread each; 20-25 min per member here), then the detectors' calibration.
+# side by side (one thread each; 20-25 min per member here), then the detectors' calibration and the
+# tile confidence's calibration and flag threshold (vision.fit_confidence, a few minutes).
 # About 70 min on 2 cores; each process holds about 1 GB (TRAIN_JOBS=N to run fewer at once).
 TRAIN_JOBS ?= $(shell nproc)
 train: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[train]'
 	$(PY) -m vision.train --list-members | xargs -P $(TRAIN_JOBS) -I{} $(PY) -m vision.train --member {}
 	$(PY) -m vision.train --only calibrate
+	$(PY) -m vision.fit_confidence
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -14,7 +14,21 @@ Figures, per system and split:
   (some photos have unlabelled tiles, so strict is a lower bound);
 * flower recall: labelled flowers and seasons (``1f``-``8f``) read right (the peer has no such class);
 * median latency per image (picture already decoded) on one core: the process is pinned to one
-  CPU, OpenCV and onnxruntime are given one thread.
+  CPU, OpenCV and onnxruntime are given one thread;
+* silent-error photos (issue 21): photos with a wrong, missed or extra tile that the player is
+  not asked about, a tile matched to a label by the referee's rule (``vision.data.match_predictions``
+  with ``centres``: IoU > 0.5, or the same place boxed otherwise): a wrong or extra tile not flagged (``Assembly.uncertain``), a missed label that
+  no flagged box and no layout gap (``Assembly.gaps``) covers by a third of its box
+  (``vision.confidence.NEAR``). The peer flags nothing: its every error is silent. Unlabelled
+  tiles in a photo count as extra boxes here too, as in "strict";
+* -gaps: the silent share when layout gaps ask nothing (flagged tiles only);
+* flags: tiles flagged per photo (the player's confirmation burden); gaps: layout gaps per photo;
+* ECE: the expected calibration error of the reported confidence (tile-weighted mean gap between
+  confidence and the share right over the bins of ``vision.confidence.BINS``; a tile is right when
+  it matches a label of its name by the referee's rule); ``--reliability`` prints the table itself.
+
+``mjtable-uncalib`` is the same pipeline reporting the classifier's probability, flagged below
+``vision.assemble.MIN_CONFIDENCE`` (0.6), as before the calibration (``--no-uncalibrated`` skips it).
 
 A split with photos whose labels cannot be right (more of a tile than one set holds:
 ``vision.data.impossible_labels``; ``valid`` has a session whose every tile is labelled ``1p``)
@@ -52,7 +66,8 @@ if hasattr(os, "sched_setaffinity"):
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
-from vision.data import impossible_labels, iou, is_holdout_session, load_split  # noqa: E402
+from vision.confidence import NEAR, _share, expected_calibration_error, reliability  # noqa: E402
+from vision.data import impossible_labels, is_holdout_session, load_split, match_predictions  # noqa: E402
 from vision.errors import VisionError  # noqa: E402
 from vision.pipeline import Recognizer  # noqa: E402
 
@@ -61,20 +76,31 @@ cv2.setNumThreads(1)
 PEER_NAMES = {"chun": "C", "haku": "P", "hatsu": "F", "tou": "E", "nan": "S", "sha": "W", "pe": "N"}
 
 
-def mjtable_predict(own_shape: float | None = None, model_dir: Path | None = None):
-    """mjtable's tiles of a picture; ``own_shape`` overrides ``vision.models.OWN_SHAPE`` (the
-    aspect from which a picture is read in its own shape) during the call; ``model_dir`` the
-    folder of the models (default: the committed ones)."""
+def mjtable_predict(own_shape: float | None = None, model_dir: Path | None = None, calibrated: bool = True,
+                    rescue: bool = True):
+    """mjtable's reading of a picture: ``{"tiles": [(name, box, confidence, flagged)], "gaps":
+    [box]}`` (flagged: listed for the player to confirm, ``Assembly.uncertain``; gaps: where the
+    layout check says a tile seems to be missing, ``Assembly.gaps``); ``own_shape`` overrides
+    ``vision.models.OWN_SHAPE`` (the aspect from which a picture is read in its own shape) during
+    the call; ``model_dir`` the folder of the models (default: the committed ones);
+    ``calibrated=False`` reports the classifier's probability, flagged below
+    ``vision.assemble.MIN_CONFIDENCE`` (the pipeline before its confidence was calibrated);
+    ``rescue=False`` keeps no weak box (``vision.pipeline.RESCUE_LABELS`` empty during the call)."""
     import vision.models as M
-    rec = Recognizer() if model_dir is None else Recognizer(model_dir)
+    import vision.pipeline as P
+    rec = Recognizer(model_dir or M.MODEL_DIR, calibrated=calibrated)
 
-    def run(img: np.ndarray) -> list[tuple[str, tuple]]:
-        saved = M.OWN_SHAPE
+    def run(img: np.ndarray) -> dict:
+        saved, saved_rescue = M.OWN_SHAPE, P.RESCUE_LABELS
         M.OWN_SHAPE = saved if own_shape is None else own_shape
+        P.RESCUE_LABELS = saved_rescue if rescue else ()
         try:
-            return [(t.tile, t.box) for t in rec.find_tiles(img)]
+            r = rec.recognize(img)
         finally:
-            M.OWN_SHAPE = saved
+            M.OWN_SHAPE, P.RESCUE_LABELS = saved, saved_rescue
+        flagged = {id(t) for t in r.assembly.uncertain}
+        return {"tiles": [(t.tile, t.box, t.confidence, id(t) in flagged) for t in r.tiles],
+                "gaps": [g.box for g in getattr(r.assembly, "gaps", ())]}
     return run
 
 
@@ -138,37 +164,47 @@ def peer_predict():
         pil = Image.fromarray(cv2.cvtColor(img, cv2.COLOR_BGR2RGB))
         pimg, pad = preprocess_image(pil)
         dets = mp.predict(pimg, pad)
-        return [(PEER_NAMES.get(mp.CLASS_NAMES[d.class_id], mp.CLASS_NAMES[d.class_id]), (d.x1, d.y1, d.x2, d.y2))
-                for d in dets]
+        # the peer lists no tile for the player to confirm
+        return {"tiles": [(PEER_NAMES.get(mp.CLASS_NAMES[d.class_id], mp.CLASS_NAMES[d.class_id]),
+                           (d.x1, d.y1, d.x2, d.y2), None, False) for d in dets], "gaps": []}
     return run
 
 
 def score_photos(predict, items, warmup: int = 2) -> list[dict]:
     """Run ``predict`` on every photo: per photo, its label count, the labels read right, the
-    labels detected, flowers labelled and read right, predictions, hits and seconds."""
+    labels detected, flowers labelled and read right, predictions, hits, seconds, the tiles
+    flagged for the player, whether an error went unflagged (``silent``) and, per prediction,
+    its confidence and whether it is right (``conf``)."""
     for it in items[:warmup]:
         predict(cv2.imread(str(it.path)))
     out = []
     for it in items:
         img = cv2.imread(str(it.path))
         t0 = time.perf_counter()
-        preds = predict(img)
+        reading = predict(img)
         seconds = time.perf_counter() - t0
-        pairs = sorted(((iou(p[1], g.box), pi, gi) for pi, p in enumerate(preds) for gi, g in enumerate(it.boxes)),
-                       reverse=True)
-        used_p: set[int] = set(); used_g: set[int] = set(); ok_g: set[int] = set()
-        for v, pi, gi in pairs:  # one prediction per label: best overlap first
-            if v <= 0.5:
-                break
-            if pi in used_p or gi in used_g:
-                continue
-            used_p.add(pi); used_g.add(gi)
-            if preds[pi][0] == it.boxes[gi].tile:
-                ok_g.add(gi)
+        preds = reading["tiles"]
+        match = match_predictions([p[1] for p in preds], it)  # prediction -> label, IoU > 0.5
+        ok_g = {gi for pi, gi in match.items() if preds[pi][0] == it.boxes[gi].tile}
         fl = [gi for gi, g in enumerate(it.boxes) if g.tile.endswith("f")]
-        out.append({"labels": len(it.boxes), "ok": len(ok_g), "detected": len(used_g), "preds": len(preds),
-                    "hits": len(used_p), "flowers": len(fl), "flowers_ok": sum(gi in ok_g for gi in fl),
-                    "seconds": seconds, "possible": not impossible_labels(it)})
+        # an error is silent unless the player is asked about it: a wrong or extra tile that is
+        # flagged, a missed one that a flagged tile or a layout gap covers (NEAR of its box); a
+        # tile is matched by the referee's rule here (IoU > 0.5, or the same place boxed otherwise)
+        ref = match_predictions([p[1] for p in preds], it, centres=True)
+        askers = [p[1] for p in preds if p[3]] + list(reading["gaps"])
+        wrong_unflagged = [pi for pi, p in enumerate(preds)
+                           if not p[3] and (pi not in ref or it.boxes[ref[pi]].tile != p[0])]
+        missed = set(range(len(it.boxes))) - set(ref.values())
+        missed_unasked = [gi for gi in missed if not any(_share(it.boxes[gi].box, a) >= NEAR for a in askers)]
+        out.append({"labels": len(it.boxes), "ok": len(ok_g), "detected": len(match), "preds": len(preds),
+                    "hits": len(match), "flowers": len(fl), "flowers_ok": sum(gi in ok_g for gi in fl),
+                    "seconds": seconds, "possible": not impossible_labels(it),
+                    "flagged": sum(p[3] for p in preds), "gaps": len(reading["gaps"]),
+                    "silent": bool(wrong_unflagged or missed_unasked),
+                    "silent_no_gaps": bool(wrong_unflagged or [gi for gi in missed if not any(
+                        _share(it.boxes[gi].box, p[1]) >= NEAR for p in preds if p[3])]),
+                    "conf": [(p[2], pi in ref and it.boxes[ref[pi]].tile == p[0]) for pi, p in enumerate(preds)
+                             if p[2] is not None]})
     return out
 
 
@@ -179,11 +215,18 @@ def summarise(photos: list[dict]) -> dict:
     flowers = sum(p["flowers"] for p in photos)
     exact = [p for p in photos if p["labels"] and p["ok"] == p["labels"]]
     times = [p["seconds"] for p in photos]
+    conf = [c for p in photos for c in p["conf"]]
     return {"photos": len(photos), "tiles": n_lab, "tile_accuracy": sum(p["ok"] for p in photos) / max(1, n_lab),
             "detection_recall": sum(p["detected"] for p in photos) / max(1, n_lab),
             "detection_precision": sum(p["hits"] for p in photos) / max(1, n_pred),
             "exact_hand_rate": len(exact) / max(1, len(photos)),
             "exact_hand_rate_strict": sum(p["preds"] == p["labels"] for p in exact) / max(1, len(photos)),
+            "silent_error_rate": sum(p["silent"] for p in photos) / max(1, len(photos)),
+            "silent_error_rate_no_gaps": sum(p["silent_no_gaps"] for p in photos) / max(1, len(photos)),
+            "flagged_per_photo": sum(p["flagged"] for p in photos) / max(1, len(photos)),
+            "gaps_per_photo": sum(p["gaps"] for p in photos) / max(1, len(photos)),
+            "ece": expected_calibration_error([c for c, _ in conf], [r for _, r in conf]) if conf else None,
+            "reliability": reliability([c for c, _ in conf], [r for _, r in conf]) if conf else [],
             "flowers": flowers,
             "flower_recall": sum(p["flowers_ok"] for p in photos) / flowers if flowers else None,
             "median_latency_ms": 1000 * statistics.median(times) if times else None}
@@ -211,6 +254,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--splits", nargs="+", default=["test", "valid"], choices=["test", "valid", "holdout"],
                     help="holdout = the training split's held-out sessions (for model selection, not a result)")
     ap.add_argument("--no-peer", action="store_true", help="skip mahjong-detector")
+    ap.add_argument("--no-uncalibrated", action="store_true",
+                    help="skip mjtable-uncalib (the classifier's probability as confidence, flagged below 0.6)")
+    ap.add_argument("--before", action="store_true",
+                    help="add mjtable-before: uncalibrated, no weak white-dragon boxes kept (pipeline.RESCUE_LABELS); "
+                         "its -gaps column is the silent share before issue 21")
+    ap.add_argument("--only-before", action="store_true", help="with --before: that system alone (and the peer)")
+    ap.add_argument("--reliability", action="store_true", help="print each system's reliability table per split")
     ap.add_argument("--limit", type=int, default=0, help="first N photos of each split (0 = all)")
     ap.add_argument("--band", type=float, default=0.0,
                     help="cut each photo to a band this many times wider than tall (16:9 frames: 1.78); "
@@ -235,12 +285,20 @@ def main(argv: list[str] | None = None) -> int:
         if not cal:
             ap.error(f"--models {args.models}: its metrics.json has no detector calibration "
                      f"(run: python -m vision.train --only calibrate --out {args.models})")
+    if args.only_before and not args.before:
+        ap.error("--only-before needs --before")
     if args.band and not 1.0 < args.band <= 20:
         ap.error(f"--band must be above 1 and at most 20, not {args.band}")
     if args.squeeze and not args.band:
         ap.error("--squeeze needs --band RATIO (the band's width over its height, e.g. 10)")
     try:
         systems = {"mjtable": mjtable_predict(model_dir=args.models)}
+        if not args.no_uncalibrated:  # the classifier's probability, flagged below 0.6, as before issue 21
+            systems["mjtable-uncalib"] = mjtable_predict(model_dir=args.models, calibrated=False)
+        if args.before:  # the pipeline as before issue 21 (its silent share without gaps: "-gaps")
+            systems["mjtable-before"] = mjtable_predict(model_dir=args.models, calibrated=False, rescue=False)
+        if args.only_before:
+            systems = {"mjtable-before": systems["mjtable-before"]}
     except VisionError as e:
         ap.error(f"--models {args.models}: {e}")
     if args.band and not args.squeeze:
@@ -253,7 +311,7 @@ def main(argv: list[str] | None = None) -> int:
     results: dict = {}
     bands = tempfile.TemporaryDirectory(prefix="vision_eval_band_")  # the --band pictures, removed at the end
     print(f"{'split':<6} {'system':<17} {'photos':>6} {'tiles':>5} {'tile acc':>8} {'det rec':>7} {'det prec':>8} "
-          f"{'exact':>6} {'strict':>6} {'flowers':>8} {'ms/img':>7}")
+          f"{'exact':>6} {'strict':>6} {'flowers':>8} {'ms/img':>7} {'silent':>6} {'-gaps':>6} {'flags':>5} {'gaps':>5} {'ECE':>5}")
     for split in args.splits:
         items = ([i for i in load_split("train") if is_holdout_session(i.session)] if split == "holdout"
                  else load_split(split))
@@ -273,8 +331,14 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{key:<6} {name:<17} {r['photos']:>6} {r['tiles']:>5} {100 * r['tile_accuracy']:>7.1f}% "
                       f"{100 * r['detection_recall']:>6.1f}% {100 * r['detection_precision']:>7.1f}% "
                       f"{100 * r['exact_hand_rate']:>5.1f}% {100 * r['exact_hand_rate_strict']:>5.1f}% "
-                      f"{fr:>8} {'n/a' if r['median_latency_ms'] is None else format(r['median_latency_ms'], '.1f'):>7}",
-                      flush=True)
+                      f"{fr:>8} {'n/a' if r['median_latency_ms'] is None else format(r['median_latency_ms'], '.1f'):>7} "
+                      f"{100 * r['silent_error_rate']:>5.1f}% {100 * r['silent_error_rate_no_gaps']:>5.1f}% {r['flagged_per_photo']:>5.2f} {r['gaps_per_photo']:>5.2f} "
+                      f"{'n/a' if r['ece'] is None else format(r['ece'], '.3f'):>5}", flush=True)
+            for key, r in rows:
+                if args.reliability and r["reliability"]:
+                    print(f"  reliability {key}/{name}: " + "; ".join(
+                        f"[{b['bin'][0]:.2f},{b['bin'][1]:.2f}) n={b['tiles']} conf {b['confidence']:.3f} "
+                        f"right {b['accuracy']:.3f}" for b in r["reliability"]), flush=True)
     bands.cleanup()
     probe = load_split("test")[0].path
     rss = peak_rss_recognize(probe)

@@ -93,7 +93,7 @@ def _job(data: bytes | None, image: Any, name: str) -> dict[str, Any]:
             f"{name} is not an image the camera pipeline can read: send a JPEG or PNG photo")
         return {"ok": False, "status": status, "code": code, "message": message}
     rec = result.to_dict()
-    for t in rec["tiles"] + rec["uncertain"]:
+    for t in rec["tiles"] + rec["uncertain"] + rec["gaps"]:
         t["box"] = [v * factor for v in t["box"]]
     rec["image_size"] = [image.shape[1] * factor, image.shape[0] * factor]
     out = annotate(image, result)

@@ -39,12 +39,16 @@ class DetectedTile:
         box: (x1, y1, x2, y2) in pixels of the picture.
         confidence: the classifier's probability of ``tile`` (0-1).
         sideways: the tile lies turned a quarter (a claimed tile in a meld).
+        score: the detector's centre score of the box (0-1), or None for a tile not found by the
+            detector (e.g. one the player placed); with ``confidence`` the inputs of the
+            calibration (``vision.confidence``).
     """
 
     tile: str
     box: tuple[float, float, float, float]
     confidence: float
     sideways: bool
+    score: float | None = None
 
     @property
     def centre(self) -> tuple[float, float]:
@@ -54,6 +58,62 @@ class DetectedTile:
         """``{"tile", "box" [x1, y1, x2, y2] (integer pixels), "confidence", "sideways"}``."""
         return {"tile": self.tile, "box": [int(round(v)) for v in self.box],
                 "confidence": round(self.confidence, 3), "sideways": self.sideways}
+
+
+@dataclasses.dataclass(frozen=True)
+class Gap:
+    """Where a tile seems to be missing from the layout (the player is asked there).
+
+    Attributes:
+        box: (x1, y1, x2, y2) in pixels of the picture: the place of the missing tile, or for a
+            meld of two the places on both sides of it (the tile can be missing at either end).
+        kind: ``"meld-of-two"`` (two tiles set apart with one sideways: a declared set short of
+            a tile) or ``"row-gap"`` (a space of about one tile between two tiles of a row).
+    """
+
+    box: tuple[float, float, float, float]
+    kind: str
+
+    def to_dict(self) -> dict:
+        """``{"box": [x1, y1, x2, y2] (integer pixels), "kind"}``."""
+        return {"box": [int(round(v)) for v in self.box], "kind": self.kind}
+
+
+#: A space between two neighbouring tiles of a row of this many tile widths (from their centres
+#: and the usual tile size) looks like the place of a missing tile, when the hand is short of
+#: tiles: players leave about half a tile between sets (``GROUP_GAP``), a missing tile leaves one.
+MISSING_GAP = (0.7, 1.7)
+#: Tiles of the hand (a kong counting 3) from which a short count is read as a tile missing, not
+#: as a picture of something other than a hand.
+NEAR_A_HAND = 10
+
+
+def layout_gaps(rows: list[list[list[DetectedTile]]]) -> list[Gap]:
+    """The places where a tile seems to be missing in ``rows`` (``rows_and_groups``): each group
+    of two with one tile sideways (a declared set short of a tile), and each space of
+    ``MISSING_GAP`` tile widths between neighbouring groups of a row. Shapes as in ``Gap``."""
+    tiles = [t for row in rows for g in row for t in g]
+    if not tiles:
+        return []
+    long_side = median(max(t.box[2] - t.box[0], t.box[3] - t.box[1]) for t in tiles)
+    short_side = median(min(t.box[2] - t.box[0], t.box[3] - t.box[1]) for t in tiles)
+    out: list[Gap] = []
+    for row in rows:
+        for g in row:
+            if len(g) == 2 and sum(t.sideways for t in g) == 1:
+                x1 = min(t.box[0] for t in g) - short_side
+                x2 = max(t.box[2] for t in g) + short_side
+                y1, y2 = min(t.box[1] for t in g), max(t.box[3] for t in g)
+                out.append(Gap((x1, y1, x2, y2), "meld-of-two"))
+        for a, b in zip(row, row[1:]):
+            prev, t = a[-1], b[0]
+            half = ((long_side if prev.sideways else short_side) + (long_side if t.sideways else short_side)) / 2
+            space = (t.centre[0] - prev.centre[0] - half) / short_side
+            if MISSING_GAP[0] <= space <= MISSING_GAP[1]:
+                cx, cy = (prev.centre[0] + t.centre[0]) / 2, (prev.centre[1] + t.centre[1]) / 2
+                out.append(Gap((cx - short_side / 2, cy - long_side / 2, cx + short_side / 2, cy + long_side / 2),
+                               "row-gap"))
+    return out
 
 
 @dataclasses.dataclass(frozen=True)
@@ -70,6 +130,8 @@ class Assembly:
         uncertain: the tiles below the confidence threshold (or unreadable), for the player to confirm.
         problems: why the tiles do not make a hand (empty when ``hand`` is set).
         notes: assumptions made (e.g. a kong with no sideways tile: source unknown).
+        gaps: where a tile seems to be missing (``Gap``), when the hand is short of tiles: the
+            player is asked there (a missed tile is then not silent).
     """
 
     hand: str | None
@@ -80,6 +142,7 @@ class Assembly:
     uncertain: tuple[DetectedTile, ...]
     problems: tuple[str, ...]
     notes: tuple[str, ...] = ()
+    gaps: tuple[Gap, ...] = ()
 
 
 def rows_and_groups(tiles: Sequence[DetectedTile]) -> list[list[list[DetectedTile]]]:
@@ -262,8 +325,16 @@ def assemble(tiles: Sequence[DetectedTile], min_confidence: float = MIN_CONFIDEN
             hand_text = hand.notation()
         except ScoringError as e:
             problems.append(e.message)
+    # short of tiles (a kong counting 3): where does a tile seem to be missing?
+    gaps: list[Gap] = []
+    count = len(rest) - sum(1 for m in melds if m.kind is MeldKind.KONG)
+    if NEAR_A_HAND <= count < 14 and hand_text is None:
+        gaps = layout_gaps(rows_and_groups(rest))
+        if gaps:
+            notes.append(f"{14 - count} tile(s) short: a tile seems to be missing at {len(gaps)} place(s) "
+                         f"({', '.join(g.kind for g in gaps)}); check there")
     if lone_backs and hand_text is None:
         problems.append(f"{len(lone_backs)} face-down tile(s) lie outside a concealed kong: turn it face up "
                         "(a concealed kong is shown as a group of four with backs)")
     return Assembly(hand_text, tuple(m.notation() for m in melds), tuple(t.tile for t in concealed),
-                    win.tile if win else None, flowers, uncertain, tuple(problems), tuple(notes))
+                    win.tile if win else None, flowers, uncertain, tuple(problems), tuple(notes), tuple(gaps))

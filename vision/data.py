@@ -148,3 +148,44 @@ def iou(a: tuple[float, float, float, float], b: tuple[float, float, float, floa
     inter = ix * iy
     union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
     return inter / union if union > 0 else 0.0
+
+
+def match_predictions(pred_boxes: list[tuple[float, float, float, float]],
+                      item: LabelledImage, centres: bool = False) -> dict[int, int]:
+    """Which prediction reads which labelled tile of ``item``: ``{prediction index: label index}``,
+    one prediction per label, the pairs of largest IoU first, only pairs of IoU > 0.5 (the
+    benchmark's per-tile rule; ``pred_boxes`` are (x1, y1, x2, y2) in the photo's pixels).
+
+    ``centres``: then also pair, nearest centres first, a prediction and a label left over whose
+    boxes each hold the other's centre: the same tile at the same place, boxed differently (the
+    ``train`` split's photos are augmented with rotations and shear, and a turned tile's label is
+    the box around the turned box, far larger than a box of the tile face). The referee's rule
+    (silent errors, the confidence calibration): such a tile is read, not missed plus extra."""
+    pairs = sorted(((iou(p, g.box), pi, gi) for pi, p in enumerate(pred_boxes) for gi, g in enumerate(item.boxes)),
+                   reverse=True)
+    used_g: set[int] = set()
+    out: dict[int, int] = {}
+    for v, pi, gi in pairs:
+        if v <= 0.5:
+            break
+        if pi in out or gi in used_g:
+            continue
+        out[pi] = gi
+        used_g.add(gi)
+    if centres:
+        def inside(c, b):
+            return b[0] <= c[0] <= b[2] and b[1] <= c[1] <= b[3]
+        left = []
+        for pi, p in enumerate(pred_boxes):
+            if pi in out:
+                continue
+            cp = ((p[0] + p[2]) / 2, (p[1] + p[3]) / 2)
+            for gi, g in enumerate(item.boxes):
+                cg = ((g.box[0] + g.box[2]) / 2, (g.box[1] + g.box[3]) / 2)
+                if gi not in used_g and inside(cp, g.box) and inside(cg, p):
+                    left.append(((cp[0] - cg[0]) ** 2 + (cp[1] - cg[1]) ** 2, pi, gi))
+        for _, pi, gi in sorted(left):
+            if pi not in out and gi not in used_g:
+                out[pi] = gi
+                used_g.add(gi)
+    return out

@@ -315,6 +315,15 @@ class TileDetector:
         (default ``SQUEEZE``; 0 or () for none) the factors of the passes over the squeezed
         picture, run when the plain pass finds too little (``PLAIN_ENOUGH``). A picture
         ``OWN_SHAPE`` times longer than wide or more is read in its own shape."""
+        return self.detect_with_weak(image, threshold, squeeze)[0]
+
+    def detect_with_weak(self, image: np.ndarray, threshold: float | None = None,
+                         squeeze: tuple[int, ...] | int | None = None, floor: float | None = None
+                         ) -> tuple[list[tuple[float, float, float, float, float]], list[tuple[float, float, float, float, float]]]:
+        """``(boxes, weak)``: ``boxes`` as ``detect`` gives them, and the boxes of the plain pass whose
+        score is at least ``floor`` but below the threshold (none when ``floor`` is None or the
+        squeezed passes won): the same run of the networks, decoded once at the lower score (a box
+        cannot suppress a surer one, so ``boxes`` are those of a run at the threshold)."""
         S = self.size
         thr = self.threshold if threshold is None else threshold
         H, W = image.shape[:2]
@@ -325,13 +334,15 @@ class TileDetector:
             ph = max(32, int(round(S * H / W / 32)) * 32)
         elif H >= OWN_SHAPE * W:
             pw = max(32, int(round(S * W / H / 32)) * 32)
-        boxes = self._pass(image, pw, ph, thr)
+        boxes = self._pass(image, pw, ph, thr if floor is None else min(thr, floor))
+        weak = [b for b in boxes if b[4] < thr]
+        boxes = [b for b in boxes if b[4] >= thr]
         ks = SQUEEZE if squeeze is None else (squeeze,) if isinstance(squeeze, int) else tuple(squeeze)
         ks = tuple(k for k in ks if k)
         # an upload squeezes a photo into a square: a picture read in its own shape is not one
         if not ks or (pw, ph) != (S, S) or \
                 (len(boxes) >= PLAIN_ENOUGH and np.mean([b[4] for b in boxes]) >= PLAIN_SURE):
-            return boxes
+            return boxes, weak
         # a box's width/height as the plain pass sees it (its own width/height times this)
         view = (pw / W) / (ph / H)
         sure = [b for b in boxes if b[4] >= SQUEEZED_SURE]
@@ -346,12 +357,12 @@ class TileDetector:
                         np.mean([b[4] for b in stretched]) > plain_mean:
                     won += stretched
         if not won:
-            return boxes
+            return boxes, weak
         # the picture itself is squeezed: those boxes win over the plain ones they cover, and of
         # two boxes of one tile (two factors) the surer stays
         allb = [b for b in boxes if _covered(b, won) <= SQUEEZED_OVERLAP] + won
         arr = np.array(allb)
-        return [allb[i] for i in _nms(arr[:, :4], arr[:, 4], NMS_IOU)]
+        return [allb[i] for i in _nms(arr[:, :4], arr[:, 4], NMS_IOU)], []
 
 
 def _covered(b: tuple, others: list) -> float:

@@ -26,7 +26,8 @@ const T = {
     round: (r, w) => `${w}风圈`, handNo: (n, k) => `第 ${k} 盘（全局第 ${n}/16 盘）`, dealerIs: "庄家", roundCol: "圈",
     editing: (n) => `正在修改第 ${n} 盘`, edit: "改", del: "删", drawRow: "荒牌", selfDrawn: "自摸",
     noHands: "还没有记录", choosePhoto: "选择照片", noFile: "未选照片", photoHint: "点一张牌可改正；红框的牌识别不确定，须先确认。和牌张没有单放时，点它并设为和牌张。",
-    toConfirm: (n) => `还有 ${n} 张牌需要确认`, allChecked: "所有牌已确认", corrected: "已改正", winTile: "和牌张",
+    toConfirm: (n) => `还有 ${n} 张牌需要确认`, allChecked: "所有牌已确认", gapHere: "似乎少了一张牌",
+    gapsToCheck: (n) => `有 ${n} 处似乎少了一张牌（虚线框），请查看照片`, corrected: "已改正", winTile: "和牌张",
     readAs: (t, c) => `识别为 ${t}（可信度 ${c}）`, seconds: "秒", cycles: "次洗牌", noTrend: "还没有洗牌记录",
     partsPassed: (k, n) => `${n} 个部件中 ${k} 个通过`, selftestAborted: "自检中止", newRunning: "新的局分",
     pays: "付", gets: "得", confirmDelete: "删除这一盘？", reading: "正在识别照片…", afterDice: "开牌处",
@@ -64,7 +65,8 @@ const T = {
     noHands: "no hand yet",
     choosePhoto: "Choose a photo", noFile: "no photo chosen",
     photoHint: "Tap a tile to correct it; tiles in red were read with low confidence and must be confirmed. If the winning tile was not laid apart, tap it and mark it.",
-    toConfirm: (n) => `${n} tile(s) still to confirm`, allChecked: "all tiles checked", corrected: "corrected",
+    toConfirm: (n) => `${n} tile(s) still to confirm`, allChecked: "all tiles checked", gapHere: "a tile seems to be missing here",
+    gapsToCheck: (n) => `a tile seems to be missing at ${n} place(s) (dashed): check the photo`, corrected: "corrected",
     winTile: "winning tile", readAs: (t, c) => `read as ${t} (confidence ${c})`, seconds: "s", cycles: "cycles",
     noTrend: "no cycle yet", partsPassed: (k, n) => `${k} of ${n} parts passed`, selftestAborted: "self-test aborted",
     newRunning: "new session points", pays: "pays", gets: "gets", confirmDelete: "Delete this hand?",
@@ -522,7 +524,7 @@ async function readPhoto(file) {
   const doubtful = new Set(rec.uncertain.map((u) => u.box.join(",")));
   photo = { id: d.photo, url: d.annotated, size: rec.image_size, problem: d.problem,
     tiles: rec.tiles.map((x, i) => ({ ...x, index: i, read: x.tile, doubtful: doubtful.has(x.box.join(",")), checked: false })),
-    win: null };
+    gaps: rec.gaps || [], win: null };
   renderPhoto();
 }
 function renderPhoto() {
@@ -539,7 +541,13 @@ function renderPhoto() {
     const [x1, y1, x2, y2] = x.box;
     const cls = ["tile", x.doubtful && !x.checked ? "doubtful" : "", x.tile !== x.read ? "corrected" : "", p.win === x.index ? "win" : ""].join(" ");
     return `<button type="button" class="${cls}" data-index="${x.index}" data-tile="${x.tile}"><span>${esc(tileZh(x.tile))}</span></button>`;
-  }).join("");
+  }).join("") + p.gaps.map((g, i) => `<div class="gap" data-gap="${i}" title="${esc(t("gapHere"))}"><span>?</span></div>`).join("");
+  // where the layout check says a tile seems to be missing (vision.assemble.Gap): placed like the tiles
+  $("overlay").querySelectorAll("div.gap").forEach((el) => {
+    const [x1, y1, x2, y2] = p.gaps[+el.dataset.gap].box;
+    Object.assign(el.style, { left: `${100 * x1 / W}%`, top: `${100 * y1 / H}%`, width: `${100 * (x2 - x1) / W}%`,
+                              height: `${100 * (y2 - y1) / H}%` });
+  });
   // placed through the CSSOM: the Content-Security-Policy refuses style attributes in markup
   $("overlay").querySelectorAll("button.tile").forEach((b) => {
     const [x1, y1, x2, y2] = p.tiles[+b.dataset.index].box;
@@ -548,7 +556,8 @@ function renderPhoto() {
     b.onclick = () => openPicker(+b.dataset.index);
   });
   const left = p.tiles.filter((x) => x.doubtful && !x.checked).length;
-  $("photo-status").textContent = left ? t("toConfirm", left) : t("allChecked");
+  $("photo-status").textContent = (left ? t("toConfirm", left) : t("allChecked")) +
+    (p.gaps.length ? " · " + t("gapsToCheck", p.gaps.length) : "");
   $("btn-photo-score").disabled = left > 0;
 }
 let picking = null;

@@ -181,3 +181,40 @@ def test_many_tiles_apart_one_by_one_give_no_winning_tile():
     _, tiles = layout("1m | 2m | 3m | 4p 5p 6p 7s 8s 9s E E E N | N")
     a = assemble(tiles)
     assert a.hand is None and any("4 tiles lie apart, one by one" in p for p in a.problems), a.problems
+
+
+def _overlaps(box, target) -> float:
+    """Share of ``target`` that ``box`` covers."""
+    ix = max(0.0, min(box[2], target[2]) - max(box[0], target[0]))
+    iy = max(0.0, min(box[3], target[3]) - max(box[1], target[1]))
+    return ix * iy / ((target[2] - target[0]) * (target[3] - target[1]))
+
+
+def test_a_tile_missing_from_the_concealed_row_is_placed_by_a_gap():
+    _, tiles = layout("1m 2m 3m 4p 5p 6p 7s 8s 9s E E E N | N")
+    missing = tiles.pop(4)  # 5p: the detector missed it, leaving a tile's space in the row
+    a = assemble(tiles)
+    assert a.hand is None
+    row_gaps = [g for g in a.gaps if g.kind == "row-gap"]
+    assert row_gaps, a.gaps
+    assert max(_overlaps(g.box, missing.box) for g in row_gaps) > 0.5
+    assert any("short" in n for n in a.notes)
+    assert a.gaps[0].to_dict()["kind"] in ("row-gap", "meld-of-two")
+
+
+def test_a_declared_set_of_two_is_a_gap_on_both_sides():
+    _, tiles = layout("3m 4m~ 5m | 7p 7p~ 7p", "1s 1s 9s 9s 2s 2s | 9s")
+    missing = tiles.pop(2)  # the 5m of the claimed chow
+    a = assemble(tiles)
+    assert a.hand is None
+    twos = [g for g in a.gaps if g.kind == "meld-of-two"]
+    assert len(twos) == 1
+    assert _overlaps(twos[0].box, missing.box) > 0.9
+
+
+def test_a_whole_hand_has_no_gap_and_no_hand_is_not_searched():
+    _, tiles = layout("1m 2m 3m 4p 5p 6p 7s 8s 9s E E E N | N")
+    assert assemble(tiles).gaps == ()
+    # five tiles are no hand short of one: no gap is guessed
+    _, few = layout("1m 2m | 5p 6p | 9s")
+    assert assemble(few).gaps == ()

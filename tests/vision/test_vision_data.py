@@ -3,6 +3,8 @@ close-ups of turned tiles."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -75,3 +77,14 @@ def test_loose_scene_boxes_enclose_the_tiles_drawn(seed):
     face = (img == magenta).all(axis=2)
     assert face.sum() > 0
     assert (face & ~inside).sum() <= 0.1 * face.sum()
+
+
+def test_match_predictions_by_overlap_and_by_place():
+    from vision.data import LabelledBox, LabelledImage, match_predictions
+    item = LabelledImage(Path("x.jpg"), (LabelledBox("1m", (0, 0, 40, 60)), LabelledBox("2m", (50, 0, 90, 60)),
+                                         LabelledBox("3m", (100, 0, 160, 80))), "s")
+    # the first overlaps its label well; the third is the same place boxed far smaller (a turned
+    # tile's label is the box around the turned box), IoU 0.25 only
+    preds = [(1, 1, 41, 59), (200, 0, 240, 60), (115, 20, 145, 60)]
+    assert match_predictions(preds, item) == {0: 0}
+    assert match_predictions(preds, item, centres=True) == {0: 0, 2: 2}
