@@ -27,8 +27,11 @@ Figures, per system and split:
   confidence and the share right over the bins of ``vision.confidence.BINS``; a tile is right when
   it matches a label of its name by the referee's rule); ``--reliability`` prints the table itself.
 
-``mjtable-uncalib`` is the same pipeline reporting the classifier's probability, flagged below
-``vision.assemble.MIN_CONFIDENCE`` (0.6), as before the calibration (``--no-uncalibrated`` skips it).
+``mjtable`` is the pipeline as the product runs it: the classifier's probability as the confidence,
+flagged below ``vision.assemble.MIN_CONFIDENCE`` (0.6). ``mjtable-calib`` is the same pipeline with
+the calibrated confidence (``vision.confidence``, fitted on the training split's held-out sessions)
+flagged below its fitted threshold: kept off in the product while it does worse on valid
+(``--no-calibrated`` skips it).
 
 A split with photos whose labels cannot be right (more of a tile than one set holds:
 ``vision.data.impossible_labels``; ``valid`` has a session whose every tile is labelled ``1p``)
@@ -76,15 +79,16 @@ cv2.setNumThreads(1)
 PEER_NAMES = {"chun": "C", "haku": "P", "hatsu": "F", "tou": "E", "nan": "S", "sha": "W", "pe": "N"}
 
 
-def mjtable_predict(own_shape: float | None = None, model_dir: Path | None = None, calibrated: bool = True,
+def mjtable_predict(own_shape: float | None = None, model_dir: Path | None = None, calibrated: bool = False,
                     rescue: bool = True):
     """mjtable's reading of a picture: ``{"tiles": [(name, box, confidence, flagged)], "gaps":
     [box]}`` (flagged: listed for the player to confirm, ``Assembly.uncertain``; gaps: where the
     layout check says a tile seems to be missing, ``Assembly.gaps``); ``own_shape`` overrides
     ``vision.models.OWN_SHAPE`` (the aspect from which a picture is read in its own shape) during
     the call; ``model_dir`` the folder of the models (default: the committed ones);
-    ``calibrated=False`` reports the classifier's probability, flagged below
-    ``vision.assemble.MIN_CONFIDENCE`` (the pipeline before its confidence was calibrated);
+    ``calibrated=True`` reports the calibrated confidence flagged below its fitted threshold
+    (else the classifier's probability, flagged below ``vision.assemble.MIN_CONFIDENCE``, as the
+    product does);
     ``rescue=False`` keeps no weak box (``vision.pipeline.RESCUE_LABELS`` empty during the call)."""
     import vision.models as M
     import vision.pipeline as P
@@ -254,8 +258,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--splits", nargs="+", default=["test", "valid"], choices=["test", "valid", "holdout"],
                     help="holdout = the training split's held-out sessions (for model selection, not a result)")
     ap.add_argument("--no-peer", action="store_true", help="skip mahjong-detector")
-    ap.add_argument("--no-uncalibrated", action="store_true",
-                    help="skip mjtable-uncalib (the classifier's probability as confidence, flagged below 0.6)")
+    ap.add_argument("--no-calibrated", action="store_true",
+                    help="skip mjtable-calib (the calibrated confidence, flagged below its fitted threshold)")
     ap.add_argument("--before", action="store_true",
                     help="add mjtable-before: uncalibrated, no weak white-dragon boxes kept (pipeline.RESCUE_LABELS); "
                          "its -gaps column is the silent share before issue 21")
@@ -293,8 +297,8 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--squeeze needs --band RATIO (the band's width over its height, e.g. 10)")
     try:
         systems = {"mjtable": mjtable_predict(model_dir=args.models)}
-        if not args.no_uncalibrated:  # the classifier's probability, flagged below 0.6, as before issue 21
-            systems["mjtable-uncalib"] = mjtable_predict(model_dir=args.models, calibrated=False)
+        if not args.no_calibrated:  # the calibration of issue 21 (off in the product)
+            systems["mjtable-calib"] = mjtable_predict(model_dir=args.models, calibrated=True)
         if args.before:  # the pipeline as before issue 21 (its silent share without gaps: "-gaps")
             systems["mjtable-before"] = mjtable_predict(model_dir=args.models, calibrated=False, rescue=False)
         if args.only_before:
