@@ -368,18 +368,24 @@ class DeviceHeartbeat:
     session: int
 
 
+def unpack_device_message(mtype: int, payload: bytes) -> tuple | None:
+    """The fields (ints, in the catalogue's order: ``catalogue.FIELDS[mtype]``) of a reliable
+    device -> host message; None for an unknown type or a payload of the wrong length."""
+    fmt = C.FORMATS.get(mtype)
+    if fmt is None or mtype not in C.EVENT_TYPES or len(payload) != struct.calcsize(fmt):
+        return None
+    return struct.unpack(fmt, payload)
+
+
 def decode_device_message(mtype: int, payload: bytes):
     """Decode a reliable device -> host message into an event dataclass.
 
     Returns None for an unknown type or a payload of the wrong length (counted by the
     caller as a protocol error, never raised).
     """
-    fmt = C.FORMATS.get(mtype)
-    if fmt is None or mtype not in C.EVENT_TYPES:
+    f = unpack_device_message(mtype, payload)
+    if f is None:
         return None
-    if len(payload) != struct.calcsize(fmt):
-        return None
-    f = struct.unpack(fmt, payload)
     if mtype == C.T_REPLY:
         return Reply(f[0], _enum(ReplyCode, f[1]), f[2])
     if mtype == C.T_STATUS:

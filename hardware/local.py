@@ -18,7 +18,6 @@ from typing import Any, Callable
 
 from firmware_bridge import catalogue as C
 from firmware_bridge.executor import CommandCore
-from firmware_bridge.messages import decode_device_message
 
 from . import translate as X
 from .errors import BackendError, CommandError, HardwareTimeout
@@ -56,7 +55,7 @@ class LocalExecutor:
         return self.core.stop_reason
 
     def _report(self, mtype: int, payload: bytes, essential: bool) -> bool:
-        self.emit(X.from_wire(decode_device_message(mtype, payload)))
+        self.emit(X.from_payload(mtype, payload))
         return True
 
     def on_sensor(self, sensor: int, side: int, value: int) -> None:

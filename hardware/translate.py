@@ -7,7 +7,8 @@ Every backend that runs firmware_bridge's device engine in-process (``sim`` and 
 nowhere else:
 
 * :func:`to_wire`: a goal command -> the wire command dataclass that packs it;
-* :func:`from_wire`: a decoded device message or link event -> the neutral event;
+* :func:`from_payload` (the in-process engine's reports) and :func:`from_wire` (the link's decoded
+  messages and events): a device message -> the neutral event;
 * :func:`sensor_code` / :func:`readings_from_mask` / :func:`running_from_mask`: the parts as the
   wire's ``(code, side code)`` pairs and STATUS bit masks;
 * :func:`health`: the link's counters -> :class:`~hardware.vocabulary.LinkHealth`.
@@ -18,6 +19,8 @@ part added on one side and not the other fails at import, not on a running table
 
 from __future__ import annotations
 
+import dataclasses
+import operator
 from typing import Any
 
 from firmware_bridge import catalogue as C
@@ -46,15 +49,10 @@ REPLY_IN = _by_name(V.ReplyCode, M.ReplyCode)[1]
 STATE_IN = _by_name(V.DeviceState, M.DeviceState)[1]
 STOP_IN = _by_name(V.StopReason, M.StopReason)[1]
 LIGHT_OUT = _by_name(V.Light, M.Light)[0]
-_WIRE_SIDES = {M.Side(v): k for v, k in SIDE_IN.items()}
 
 
 def _side_out(side: V.Side | None) -> M.Side | None:
     return None if side is None else M.Side(SIDE_OUT[side])
-
-
-def _side_in(side: Any) -> V.Side | None:
-    return None if side is None else SIDE_IN.get(side, side)
 
 
 def sensor_code(sensor: V.Sensor, side: V.Side | None) -> tuple[int, int]:
@@ -115,9 +113,6 @@ _TO_WIRE = {
     V.SetIndicators: lambda c: M.SetIndicators(_lights_out(c.lights), c.buzzer_ms),
 }
 assert set(_TO_WIRE) == set(V.COMMANDS), "every goal command has its wire form"
-#: the wire's command names (in MotionDone) -> the goal command's name: the same words
-_COMMAND_NAME = {name: name for name in M.COMMAND_NAMES.values()}
-assert set(_COMMAND_NAME) == {c.__name__ for c in V.COMMANDS}, "goal and wire commands differ"
 
 
 def _lights_out(lights: int) -> int:
@@ -140,19 +135,52 @@ def to_wire(command: V.Command) -> M.Command:
 
 
 # --------------------------------------------------------------------- events
-def _sensor_changed(e: M.SensorChanged) -> V.SensorChanged:
-    return V.SensorChanged(SENSOR_IN.get(e.sensor, e.sensor), _side_in(e.side), e.value, e.t_ms)
+def _side_in(side: Any) -> V.Side | None:
+    return None if side is None or side == C.SIDE_NONE else SIDE_IN.get(side, side)
 
 
-def _motion_done(e: M.MotionDone) -> V.MotionDone:
-    return V.MotionDone(e.cmd_id, _COMMAND_NAME.get(e.command, e.command), _side_in(e.side), OUTCOME_IN.get(e.outcome, e.outcome),
-                        e.elapsed_ms, e.detail)
+#: a MotionDone's command, as the wire's type code or the host's decoded name -> the goal's name
+_COMMAND_NAME = {**{t: n for t, n in M.COMMAND_NAMES.items()}, **{n: n for n in M.COMMAND_NAMES.values()}}
+assert set(M.COMMAND_NAMES.values()) == {c.__name__ for c in V.COMMANDS}, "goal and wire commands differ"
 
 
-def _status(e: M.Status) -> V.Status:
-    return V.Status(e.cmd_id, STATE_IN.get(e.state, e.state), STOP_IN.get(e.stop_reason, e.stop_reason),
-                    e.gear_tiles, running_from_mask(e.motors_mask), readings_from_mask(e.sensors_mask),
-                    e.uptime_ms, e.active_motions)
+def _status(f: tuple) -> V.Status:
+    return V.Status(f[0], STATE_IN.get(f[1], f[1]), STOP_IN.get(f[2], f[2]), f[3], running_from_mask(f[4]),
+                    readings_from_mask(f[5]), f[6], f[7])
+
+
+#: a device message's fields (catalogue.FIELDS order; raw ints or the host's decoded values) ->
+#: the neutral event. The one mapping of device messages: from_payload and from_wire use it.
+_BUILD = {
+    C.T_SENSOR: lambda f: V.SensorChanged(SENSOR_IN.get(f[0], f[0]), _side_in(f[1]), f[2], f[3]),
+    C.T_STACKS: lambda f: V.StacksCounted(f[0], _side_in(f[1]), f[2], f[3]),
+    C.T_MOTION_DONE: lambda f: V.MotionDone(f[0], _COMMAND_NAME.get(f[1], f"type 0x{f[1]:02x}"
+                                                                    if isinstance(f[1], int) else f[1]),
+                                            _side_in(f[2]), OUTCOME_IN.get(f[3], f[3]), f[4], f[5]),
+    C.T_REPLY: lambda f: V.Reply(f[0], REPLY_IN.get(f[1], f[1]), f[2]),
+    C.T_FAULT: lambda f: V.Fault(FAULT_IN.get(f[0], f[0]), _side_in(f[1]), f[2], f[3], f[4]),
+    C.T_STATUS: _status,
+}
+assert set(_BUILD) == set(C.EVENT_TYPES), "every device message has its neutral event"
+
+
+def _fields_of(cls: Any, mtype: int) -> tuple[int, Any]:
+    names = [f.name for f in dataclasses.fields(cls)]
+    assert len(names) == len(C.FIELDS[mtype]), (cls, C.FIELDS[mtype])
+    return mtype, operator.attrgetter(*names)
+
+
+#: the host's decoded device messages (firmware_bridge.messages), field for field the catalogue's
+_DEVICE = dict((cls, _fields_of(cls, t)) for cls, t in (
+    (M.SensorChanged, C.T_SENSOR), (M.StacksCounted, C.T_STACKS), (M.MotionDone, C.T_MOTION_DONE),
+    (M.Reply, C.T_REPLY), (M.Fault, C.T_FAULT), (M.Status, C.T_STATUS)))
+
+
+def from_payload(mtype: int, payload: bytes) -> Any:
+    """The neutral event of a device message straight from its payload (the in-process device
+    engine's reports); None for an unknown type or a payload of the wrong length."""
+    f = M.unpack_device_message(mtype, payload)
+    return None if f is None else _BUILD[mtype](f)
 
 
 def _connected(e: H.Connected) -> V.Connected:
@@ -161,17 +189,10 @@ def _connected(e: H.Connected) -> V.Connected:
 
 
 def _command_failed(e: H.CommandFailed) -> V.CommandFailed:
-    return V.CommandFailed(e.cmd_id, str(e.error), e.executed,
-                           isinstance(e.error, PeerReset))
+    return V.CommandFailed(e.cmd_id, str(e.error), e.executed, isinstance(e.error, PeerReset))
 
 
-_FROM_WIRE = {
-    M.SensorChanged: _sensor_changed,
-    M.StacksCounted: lambda e: V.StacksCounted(e.cmd_id, _side_in(e.side), e.count, e.t_ms),
-    M.MotionDone: _motion_done,
-    M.Reply: lambda e: V.Reply(e.cmd_id, REPLY_IN.get(e.code, e.code), e.detail),
-    M.Fault: lambda e: V.Fault(FAULT_IN.get(e.code, e.code), _side_in(e.side), e.cmd_id, e.detail, e.t_ms),
-    M.Status: _status,
+_LINK = {
     H.Connected: _connected,
     H.McuReset: lambda e: V.BackendReset(e.previous_boot, e.boot),
     H.LinkLost: lambda e: V.BackendLost(e.reason),
@@ -184,7 +205,10 @@ def from_wire(message: Any) -> Any:
     MotionDone, Fault) or link event (Connected, McuReset -> BackendReset, LinkLost ->
     BackendLost, CommandFailed). A wire code the vocabulary does not know (a newer firmware) is
     passed on as its int. Raises TypeError for anything else."""
-    f = _FROM_WIRE.get(type(message))
+    d = _DEVICE.get(type(message))
+    if d is not None:
+        return _BUILD[d[0]](d[1](message))
+    f = _LINK.get(type(message))
     if f is None:
         raise TypeError(f"no table event for {message!r}")
     return f(message)

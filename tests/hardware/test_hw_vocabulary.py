@@ -64,7 +64,12 @@ def _payload(mtype: int, *fields) -> bytes:
 
 
 def test_device_messages_become_neutral_events():
-    dec = M.decode_device_message
+    def dec(mtype, payload):
+        """The link's decoded message; the in-process engine's path gives the same event."""
+        msg = M.decode_device_message(mtype, payload)
+        assert X.from_wire(msg) == X.from_payload(mtype, payload), msg
+        return msg
+
     ev = X.from_wire(dec(C.T_SENSOR, _payload(C.T_SENSOR, C.SENSOR_PUSH_HOME, C.SIDE_S, 1, 1234)))
     assert ev == V.SensorChanged(V.Sensor.PUSH_HOME, V.Side.S, 1, 1234)
     assert type(ev.sensor) is V.Sensor and type(ev.side) is V.Side
@@ -88,6 +93,10 @@ def test_device_messages_become_neutral_events():
     # a code this vocabulary does not know (a newer firmware) is passed on, not a crash
     ev = X.from_wire(dec(C.T_SENSOR, _payload(C.T_SENSOR, 40, C.SIDE_NONE, 1, 5)))
     assert ev.sensor == 40 and ev.side is None
+    assert X.from_payload(C.T_SENSOR, b"\x00") is None  # a payload of the wrong length
+    ev = X.from_payload(C.T_MOTION_DONE, _payload(C.T_MOTION_DONE, 9, 0x7E, 0, 0, 1, 0))
+    assert ev.command == "type 0x7e" == X.from_wire(M.decode_device_message(
+        C.T_MOTION_DONE, _payload(C.T_MOTION_DONE, 9, 0x7E, 0, 0, 1, 0))).command
 
 
 def test_readings_mask_round_trip():
