@@ -12,7 +12,9 @@ GetStatus, ClearSafeStop) each with its deadline in ms of machine time, and back
 events (Reply, Status, SensorChanged, StacksCounted, MotionDone, Fault; on a backend with a
 link to a board also Connected, BackendReset, BackendLost, CommandFailed). Every backend
 speaks exactly these; the translation to and from the serial protocol's messages is
-:mod:`hardware.translate`, the only place that knows the wire.
+:mod:`hardware.translate`, the one place that maps between the two. (Below the device engine
+that sim and gpio run in-process, the simulated machine, the GPIO pin machine and the
+profiles' pin maps still address parts by the engine's codes, ``firmware_bridge.catalogue``.)
 
 ``t_ms`` is machine time in ms since the backend opened. The power-on state is
 safe-stop (reason POWER_ON) on every backend: send :class:`ClearSafeStop` first.
