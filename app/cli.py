@@ -438,14 +438,13 @@ class _UsageError(Exception):
 
 
 def _table_errors() -> tuple[type[BaseException], ...]:
-    from firmware_bridge.errors import LinkError
     from hardware import HardwareError
 
     from service.doctor import DoctorError
 
     from controller.dice import DiceError
     from controller.settings import SettingsError
-    return (table_cli.TableCliError, SettingsError, DiceError, HardwareError, LinkError, DoctorError)
+    return (table_cli.TableCliError, SettingsError, DiceError, HardwareError, DoctorError)
 
 
 _TABLE_ERRORS = _table_errors()

@@ -164,14 +164,13 @@ def _open_backend(cfg, faults: list[str]):
 def cmd_serve(args: argparse.Namespace, out: IO[str] = sys.stdout, err: IO[str] = sys.stderr) -> int:
     """Run the service until SIGTERM / Ctrl-C. Returns the exit code: 0 after a clean stop, 1 with a
     one-line message on ``err`` when it cannot start."""
-    from firmware_bridge.errors import LinkError
     from hardware import HardwareError
     from service.errors import ServiceError
 
     from controller.settings import SettingsError
     try:
         return _serve(args, out)
-    except (ServiceCliError, ServiceError, HardwareError, LinkError, SettingsError) as e:
+    except (ServiceCliError, ServiceError, HardwareError, SettingsError) as e:
         print(f"mjtable: {getattr(e, 'message', None) or e}", file=err)
         return 1
 

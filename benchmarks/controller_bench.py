@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import hardware  # noqa: E402
 from firmware_bridge import catalogue as CAT  # noqa: E402
-from firmware_bridge.messages import ClearSafeStop, Lift, MotionDone, Side  # noqa: E402
+from hardware.vocabulary import ClearSafeStop, Lift, MotionDone, Side  # noqa: E402
 
 from controller import cycle as CY  # noqa: E402
 from controller.runtime import TableRuntime  # noqa: E402

@@ -18,7 +18,7 @@ an extra press. A build without buttons (``backend.fitted``) never produces thes
 
 from __future__ import annotations
 
-from firmware_bridge.messages import Sensor, SensorChanged
+from hardware.vocabulary import Sensor, SensorChanged
 
 LIFT_BUTTONS = (Sensor.LIFT_BUTTON_A, Sensor.LIFT_BUTTON_B)
 BUTTONS = LIFT_BUTTONS + (Sensor.DICE_BUTTON,)

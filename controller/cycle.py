@@ -1,7 +1,7 @@
 """The table's cycle as a pure state machine: ``step(table, event, now) -> (table, commands)``.
 
 No I/O, no clock, no randomness: the runtime (``controller.runtime``) feeds in the hardware
-events (``firmware_bridge.messages``: MotionDone, StacksCounted, SensorChanged, Fault, Reply …)
+events (the table's vocabulary, ``hardware.vocabulary``: MotionDone, StacksCounted, SensorChanged, Fault, Reply …)
 and controller events (``StartCycle``, ``Tick``, ``ClearFault``, ``RefillButtons`` …), sends the
 commands out, and injects the time (seconds of machine time) and the dice values.
 
@@ -45,11 +45,10 @@ import dataclasses
 import enum
 from typing import Iterable, Mapping
 
-from firmware_bridge.host import CommandFailed, LinkLost, McuReset
-from firmware_bridge.messages import (ClearSafeStop, Command, Fault, FaultCode, FeedStacks, Lift,
-                                      Light, MotionDone, Outcome, RollDice, Sensor, SensorChanged,
-                                      SetGear, SetIndicators, Side, StacksCounted, StartShuffle,
-                                      StopAll, StopShuffle)
+from hardware.vocabulary import (BackendLost, BackendReset, ClearSafeStop, Command, CommandFailed, Fault,
+                                 FaultCode, FeedStacks, Lift, Light, MotionDone, Outcome, RollDice, Sensor,
+                                 SensorChanged, SetGear, SetIndicators, Side, StacksCounted, StartShuffle,
+                                 StopAll, StopShuffle)
 
 from . import diagnosis as D
 from .dice import Method, WallBreak, wall_break
@@ -439,9 +438,9 @@ def step(table: Table, event, now: float) -> tuple[Table, list[Command]]:
     if isinstance(event, Fault) and event.code in (FaultCode.HOST_TIMEOUT, FaultCode.ESTOP):
         diag = D.safety_stop(event)
         return _fault(table, diag, now, safe_stop=True)
-    if isinstance(event, LinkLost):
+    if isinstance(event, BackendLost):
         return _fault(table, D.link_lost(event), now, safe_stop=True)
-    if isinstance(event, McuReset):
+    if isinstance(event, BackendReset):
         warn = table.warnings + (D.mcu_reset(event, table.phase.value),)
         if table.phase in (Phase.FAULT, Phase.SAFE_STOP, Phase.IDLE, Phase.WALLS_UP):
             return dataclasses.replace(table, warnings=warn), []  # a latched fault stays latched
@@ -550,7 +549,7 @@ def step(table: Table, event, now: float) -> tuple[Table, list[Command]]:
     table = dataclasses.replace(table, obs=obs, lifts_up=lifts_up)
     if event.outcome is Outcome.SAFE_STOP:
         # the microcontroller cut this motion for a safety stop; its Fault (emergency stop, host
-        # timeout) or LinkLost follows and latches SAFE_STOP: do not move on to the next phase first
+        # timeout) or BackendLost follows and latches SAFE_STOP: do not move on to the next phase first
         return table, []
 
     if ph is Phase.CLEARING and event.command == "Lift":

@@ -39,7 +39,7 @@ from __future__ import annotations
 import dataclasses
 import statistics
 
-from firmware_bridge.messages import MotionDone, Outcome, Sensor, Side
+from hardware.vocabulary import MotionDone, Outcome, Sensor, Side
 
 from .faults import BY_CODE, Diagnosis
 

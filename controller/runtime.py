@@ -22,10 +22,9 @@ import dataclasses
 import time
 from typing import Callable
 
-from firmware_bridge.errors import PeerReset
-from firmware_bridge.host import CommandFailed, Connected, McuReset
-from firmware_bridge.messages import Reply, ReplyCode, Side, StopAll
 from hardware.errors import HardwareError
+from hardware.vocabulary import (BackendReset, CommandFailed, Connected, Reply, ReplyCode, Sensor, Side,
+                                 StopAll)
 
 from . import cycle as CY
 from .buttons import ButtonPanel
@@ -61,7 +60,7 @@ class TableRuntime:
         self.dice = dice or (lambda: roll(4 if settings.dice_method is Method.TWO_THROW else 2))
         self.pace = pace
         self._commands: dict[int, object] = {}
-        self._held_reset: McuReset | None = None
+        self._held_reset: BackendReset | None = None
         self._link_base = self._link_counters()
         self.panel = ButtonPanel()
         self.on_button = on_button or self.button
@@ -99,9 +98,9 @@ class TableRuntime:
         """Hardware Reply with a refusal -> ``Rejected`` (the state machine knows commands, not ids).
 
         Commands the link gave up on because the microcontroller restarted are dropped: the
-        McuReset event that comes with them makes the state machine re-home.
+        BackendReset event that comes with them makes the state machine re-home.
         """
-        if isinstance(ev, McuReset):
+        if isinstance(ev, BackendReset):
             # hold it until the link has shaken hands again: commands sent before would be refused
             self._commands.clear()
             self._held_reset = ev
@@ -111,11 +110,11 @@ class TableRuntime:
             return held
         if isinstance(ev, CommandFailed):
             cmd = self._commands.pop(ev.cmd_id, None)
-            if cmd is None or isinstance(ev.error, PeerReset):
+            if cmd is None or ev.reset:
                 return None
             side = getattr(cmd, "side", None)
             return CY.Rejected(type(cmd).__name__, None if side is None else CY.SIDES[int(side)],
-                               f"no answer ({type(ev.error).__name__}: {ev.error})")
+                               f"no answer ({ev.reason})")
         if isinstance(ev, Reply):
             cmd = self._commands.pop(ev.cmd_id, None)
             if ev.code is ReplyCode.OK or cmd is None:
@@ -156,10 +155,10 @@ class TableRuntime:
             self.feed(event)
 
     def _link_counters(self) -> tuple[int, int] | None:
-        link = getattr(self.backend, "link", None)
-        if link is None or not hasattr(link, "stats"):
+        health = getattr(self.backend, "health", None)
+        st = health() if health is not None else None
+        if st is None:
             return None
-        st = link.stats()
         return st.frames_rejected, st.retransmitted
 
     def start_cycle(self) -> None:
@@ -216,7 +215,6 @@ class TableRuntime:
 
 def lift_states(table: CY.Table, sensors) -> list[str]:
     """Per side E, S, W, N: "up", "down", "moving" or "?" from the limit sensors."""
-    from firmware_bridge.messages import Sensor
     out = []
     for i in range(4):
         top = sensors.get((Sensor.LIFT_TOP, Side(i)))
@@ -228,7 +226,6 @@ def lift_states(table: CY.Table, sensors) -> list[str]:
 
 def centre_state(sensors) -> str:
     """The centre lift: "up" (hole closed), "down", "moving" or "?" from its limit sensors."""
-    from firmware_bridge.messages import Sensor
     top, bottom = sensors.get((Sensor.CENTRE_TOP, None)), sensors.get((Sensor.CENTRE_BOTTOM, None))
     return ("up" if top == 1 and bottom == 0 else "down" if bottom == 1 and top == 0 else
             "moving" if top == 0 and bottom == 0 else "?")
@@ -236,6 +233,5 @@ def centre_state(sensors) -> str:
 
 def push_heads(sensors) -> list[str]:
     """Per side E, S, W, N: the push head "home", "out" or "?" (not read yet)."""
-    from firmware_bridge.messages import Sensor
     v = [sensors.get((Sensor.PUSH_HOME, Side(i))) for i in range(4)]
     return ["home" if x == 1 else "out" if x == 0 else "?" for x in v]

@@ -70,11 +70,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from firmware_bridge.host import CommandFailed, LinkLost, McuReset
-from firmware_bridge.messages import (ClearSafeStop, Command, Lift, Motor, MotionDone, Outcome,
-                                      Reply, ReplyCode, RollDice, SelfTestStep, Sensor,
-                                      SensorChanged, Side, StartShuffle, Status, StopReason,
-                                      StopShuffle)
+from hardware.vocabulary import (BackendLost, BackendReset, ClearSafeStop, Command, CommandFailed, Lift,
+                                 Motor, MotionDone, Outcome, Reply, ReplyCode, RollDice, SelfTestStep,
+                                 Sensor, SensorChanged, Side, StartShuffle, Status, StopReason,
+                                 StopShuffle)
 
 from .diagnosis import LATE
 from .faults import BY_CODE, FaultType
@@ -209,21 +208,21 @@ class _Driver:
         self.cancel = cancel or (lambda: False)
 
     def _link_fault(self, ev: Any) -> bool:
-        return isinstance(ev, (McuReset, LinkLost)) or self.cancel()
+        return isinstance(ev, (BackendReset, BackendLost)) or self.cancel()
 
     def _check(self, events: list) -> None:
         if self.cancel():
             self.b.stop_all()
             raise SelfTestAborted("stopped by the operator: every motor was stopped")
         for ev in events:
-            if isinstance(ev, McuReset):
+            if isinstance(ev, BackendReset):
                 raise SelfTestAborted(f"the microcontroller restarted (boot {ev.previous_boot} -> "
                                       f"{ev.boot}) during the self-test; run it again")
-            if isinstance(ev, LinkLost):
+            if isinstance(ev, BackendLost):
                 raise SelfTestAborted(f"the serial link to the microcontroller was lost during "
                                       f"the self-test ({ev.reason})")
             if isinstance(ev, CommandFailed):
-                raise SelfTestAborted(f"command {ev.cmd_id} got no reply: {ev.error}")
+                raise SelfTestAborted(f"command {ev.cmd_id} got no reply: {ev.reason}")
 
     def call(self, cmd: Command, timeout: float = 5.0) -> _Step:
         """A command answered by a Reply (or Status)."""

@@ -205,7 +205,7 @@ class MicroPythonMcu:
         """The operator of the simulated table: a SetGear sent through ``backend`` also turns
         the model's gear dial and loads the matching set (the firmware cannot: the dial is a
         switch on the panel), as the in-process device's machine and the GPIO build do."""
-        from firmware_bridge.messages import SetGear
+        from hardware.vocabulary import SetGear
         submit = backend.submit
 
         def submit_and_dial(command):

@@ -111,40 +111,58 @@ T_STACKS = 0x31
 T_MOTION_DONE = 0x32
 T_FAULT = 0x33
 
-FORMATS = {
-    T_HELLO: "<BI",              # protocol version, session nonce (non-zero)
-    T_HELLO_ACK: "<BIBBBHHIHB",  # proto, nonce echo, fw major, minor, patch, profile id,
-                                 # gear tiles, boot counter, heartbeat window ms, stop reason
-    T_ACK: "",
-    T_NO_SESSION: "<I",          # boot counter
-    T_HOST_HEARTBEAT: "<IH",     # host time ms (low 32 bits, diagnostic), keepalive
-                                 # period asked of the device, ms (version 3; 0 = 100)
-    T_DEV_HEARTBEAT: "<IIBBBHI", # uptime ms, boot counter, state, stop reason,
-                                 # active motions, rx errors (saturating), session nonce
-    T_SHUFFLE_START: "<HI",      # cmd id, deadline ms
-    T_SHUFFLE_STOP: "<H",
-    T_FEED_STACK: "<HBBI",       # cmd id, side, stacks, deadline ms
-    T_LIFT: "<HBBI",             # cmd id, side (0xFF = centre lift), direction (1 up,
-                                 # 0 down), deadline ms
-    T_ROLL_DICE: "<HHI",         # cmd id, spin ms, deadline ms
-    T_STOP_ALL: "<H",
-    T_SET_GEAR: "<HH",           # cmd id, tiles
-    T_GET_STATUS: "<H",
-    T_SELF_TEST: "<HBBBHI",      # cmd id, step, motor, side, jog ms, deadline ms
-    T_CLEAR_SAFE_STOP: "<H",
-    T_SET_INDICATORS: "<HBH",    # cmd id, lights mask (LIGHT_*), buzzer ms (0 = silent)
-    T_REPLY: "<HBB",             # cmd id, result, detail
-    T_STATUS: "<HBBHHQIB",       # cmd id, state, stop reason, gear tiles, motors mask,
-                                 # sensors mask (u64), uptime ms, active motions
-    T_SENSOR: "<BBBI",           # sensor, side, value, t ms
-    T_STACKS: "<HBBI",           # cmd id, side, count so far, t ms
-    T_MOTION_DONE: "<HBBBII",    # cmd id, command type, side, outcome, elapsed ms, detail
-    T_FAULT: "<BBHII",           # code, side, cmd id, detail, t ms
-}
+#: The message catalogue, written once: (TYPE, NAME, direction, struct format, field names).
+#: Direction "H>D" host to device, "D>H" device to host, "both". The control messages travel
+#: unreliable, the rest reliable; every command payload starts with cmd_id u16. FORMATS,
+#: FIELDS, NAMES, COMMAND_TYPES and EVENT_TYPES below are derived from it; docs/protocol.md
+#: section 4 is checked against it (tests/firmware_bridge/test_fb_docs.py).
+MESSAGES = (
+    # control (unreliable)
+    (T_HELLO, "HELLO", "H>D", "<BI", ("protocol_version", "nonce")),
+    (T_HELLO_ACK, "HELLO_ACK", "D>H", "<BIBBBHHIHB",
+     ("protocol_version", "nonce", "fw_major", "fw_minor", "fw_patch", "profile_id", "gear_tiles",
+      "boot_counter", "heartbeat_window_ms", "stop_reason")),
+    (T_ACK, "ACK", "both", "", ()),
+    (T_NO_SESSION, "NO_SESSION", "D>H", "<I", ("boot_counter",)),
+    # host time ms (low 32 bits, diagnostic), keepalive period asked of the device (version 3;
+    # 0 = 100)
+    (T_HOST_HEARTBEAT, "HOST_HEARTBEAT", "H>D", "<IH", ("host_time_ms", "keepalive_period_ms")),
+    (T_DEV_HEARTBEAT, "DEV_HEARTBEAT", "D>H", "<IIBBBHI",
+     ("uptime_ms", "boot_counter", "state", "stop_reason", "active_motions", "receive_errors",
+      "session_nonce")),
+    # commands (reliable, host -> device)
+    (T_SHUFFLE_START, "SHUFFLE_START", "H>D", "<HI", ("cmd_id", "deadline_ms")),
+    (T_SHUFFLE_STOP, "SHUFFLE_STOP", "H>D", "<H", ("cmd_id",)),
+    (T_FEED_STACK, "FEED_STACK", "H>D", "<HBBI", ("cmd_id", "side", "stacks", "deadline_ms")),
+    # side 0xFF = the centre lift; direction 1 up, 0 down
+    (T_LIFT, "LIFT", "H>D", "<HBBI", ("cmd_id", "side", "direction", "deadline_ms")),
+    (T_ROLL_DICE, "ROLL_DICE", "H>D", "<HHI", ("cmd_id", "spin_ms", "deadline_ms")),
+    (T_STOP_ALL, "STOP_ALL", "H>D", "<H", ("cmd_id",)),
+    (T_SET_GEAR, "SET_GEAR", "H>D", "<HH", ("cmd_id", "tiles")),
+    (T_GET_STATUS, "GET_STATUS", "H>D", "<H", ("cmd_id",)),
+    (T_SELF_TEST, "SELF_TEST", "H>D", "<HBBBHI",
+     ("cmd_id", "step", "motor", "side", "jog_ms", "deadline_ms")),
+    (T_CLEAR_SAFE_STOP, "CLEAR_SAFE_STOP", "H>D", "<H", ("cmd_id",)),
+    # lights mask (LIGHT_*), buzzer ms (0 = silent)
+    (T_SET_INDICATORS, "SET_INDICATORS", "H>D", "<HBH", ("cmd_id", "lights_mask", "buzzer_ms")),
+    # replies and events (reliable, device -> host)
+    (T_REPLY, "REPLY", "D>H", "<HBB", ("cmd_id", "result", "detail")),
+    (T_STATUS, "STATUS", "D>H", "<HBBHHQIB",
+     ("cmd_id", "state", "stop_reason", "gear_tiles", "motors_mask", "sensors_mask", "uptime_ms",
+      "active_motions")),
+    (T_SENSOR, "SENSOR", "D>H", "<BBBI", ("sensor", "side", "value", "t_ms")),
+    (T_STACKS, "STACKS", "D>H", "<HBBI", ("cmd_id", "side", "count", "t_ms")),
+    (T_MOTION_DONE, "MOTION_DONE", "D>H", "<HBBBII",
+     ("cmd_id", "command_type", "side", "outcome", "elapsed_ms", "detail")),
+    (T_FAULT, "FAULT", "D>H", "<BBHII", ("code", "side", "cmd_id", "detail", "t_ms")),
+)
 
-COMMAND_TYPES = (T_SHUFFLE_START, T_SHUFFLE_STOP, T_FEED_STACK, T_LIFT, T_ROLL_DICE,
-                 T_STOP_ALL, T_SET_GEAR, T_GET_STATUS, T_SELF_TEST, T_CLEAR_SAFE_STOP,
-                 T_SET_INDICATORS)
+FORMATS = {m[0]: m[3] for m in MESSAGES}
+FIELDS = {m[0]: m[4] for m in MESSAGES}
+NAMES = {m[0]: m[1] for m in MESSAGES}
+_CONTROL = (T_HELLO, T_HELLO_ACK, T_ACK, T_NO_SESSION, T_HOST_HEARTBEAT, T_DEV_HEARTBEAT)
+COMMAND_TYPES = tuple(m[0] for m in MESSAGES if m[2] == "H>D" and m[0] not in _CONTROL)
+EVENT_TYPES = tuple(m[0] for m in MESSAGES if m[2] == "D>H" and m[0] not in _CONTROL)
 
 
 def motor_bit(motor, side):

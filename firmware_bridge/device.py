@@ -130,7 +130,7 @@ class DeviceEngine:
                 if flags & FLAG_RELIABLE and (self._last_no_session is None
                                               or now_ms - self._last_no_session >= 50):
                     self._last_no_session = now_ms
-                    self._control(C.T_NO_SESSION, struct.pack("<I", self.boot_counter))
+                    self._control(C.T_NO_SESSION, struct.pack(C.FORMATS[C.T_NO_SESSION], self.boot_counter))
                 continue
             if fmt != frame_format(self.version):
                 continue  # a control frame of the old format within a session
@@ -163,7 +163,7 @@ class DeviceEngine:
     def _on_hello(self, payload):
         if len(payload) != 5:
             return
-        proto, nonce = struct.unpack("<BI", payload)
+        proto, nonce = struct.unpack(C.FORMATS[C.T_HELLO], payload)
         if nonce == 0:
             return
         # answer with the highest version both speak; SACK only towards version >= 2
@@ -226,7 +226,7 @@ class DeviceEngine:
         if self.events_dropped != self._drop_reported and self.link.space() > 0:
             n = self.events_dropped - self._drop_reported
             self._drop_reported = self.events_dropped
-            self._event(C.T_FAULT, struct.pack("<BBHII", C.FAULT_EVENTS_DROPPED, C.SIDE_NONE,
+            self._event(C.T_FAULT, struct.pack(C.FORMATS[C.T_FAULT], C.FAULT_EVENTS_DROPPED, C.SIDE_NONE,
                                                0, n & _U32, now_ms & _U32), True)
 
     # ------------------------------------------------------------------ output

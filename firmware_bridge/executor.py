@@ -25,6 +25,12 @@ import struct
 from . import catalogue as C
 from .motion import MotionTable
 
+# payload layouts, from the catalogue's one table
+_F_SENSOR = C.FORMATS[C.T_SENSOR]
+_F_FAULT = C.FORMATS[C.T_FAULT]
+_F_REPLY = C.FORMATS[C.T_REPLY]
+_F_STACKS = C.FORMATS[C.T_STACKS]
+_F_MOTION_DONE = C.FORMATS[C.T_MOTION_DONE]
 _U32 = 0xFFFFFFFF
 _U64 = 0xFFFFFFFFFFFFFFFF
 
@@ -78,7 +84,7 @@ class CommandCore:
         if (1 if self.sensors & bit else 0) == value:
             return False
         self.sensors = (self.sensors | bit) if value else (self.sensors & ~bit & _U64)
-        queued = self.emit(C.T_SENSOR, struct.pack("<BBBI", sensor, side, value,
+        queued = self.emit(C.T_SENSOR, struct.pack(_F_SENSOR, sensor, side, value,
                                                     now_ms & _U32), False)
         if sensor == C.SENSOR_ESTOP and value:
             self.safe_stop(C.STOP_ESTOP, C.FAULT_ESTOP, 0)
@@ -97,22 +103,22 @@ class CommandCore:
         self.table.stop_all(C.OUTCOME_SAFE_STOP, self.now)
         if self.stop_reason == C.STOP_NONE or reason == C.STOP_ESTOP:
             self.stop_reason = reason
-        self.emit(C.T_FAULT, struct.pack("<BBHII", fault, C.SIDE_NONE, 0, detail & _U32,
+        self.emit(C.T_FAULT, struct.pack(_F_FAULT, fault, C.SIDE_NONE, 0, detail & _U32,
                                          self.now & _U32), True)
 
     # ------------------------------------------------------------------- events
     def _reply(self, cmd, code, detail=0):
-        self.emit(C.T_REPLY, struct.pack("<HBB", cmd, code, detail), True)
+        self.emit(C.T_REPLY, struct.pack(_F_REPLY, cmd, code, detail), True)
 
     def _on_stack(self, m, now_ms):
-        self.emit(C.T_STACKS, struct.pack("<HBBI", m.cmd, m.side, m.progress & 0xFF,
+        self.emit(C.T_STACKS, struct.pack(_F_STACKS, m.cmd, m.side, m.progress & 0xFF,
                                            now_ms & _U32), True)
 
     def _on_done(self, m, outcome, elapsed_ms):
-        self.emit(C.T_MOTION_DONE, struct.pack("<HBBBII", m.cmd, m.mtype, m.side, outcome,
+        self.emit(C.T_MOTION_DONE, struct.pack(_F_MOTION_DONE, m.cmd, m.mtype, m.side, outcome,
                                                 elapsed_ms & _U32, m.progress & _U32), True)
         if outcome == C.OUTCOME_DEADLINE:
-            self.emit(C.T_FAULT, struct.pack("<BBHII", C.FAULT_DEADLINE, m.side, m.cmd,
+            self.emit(C.T_FAULT, struct.pack(_F_FAULT, C.FAULT_DEADLINE, m.side, m.cmd,
                                              m.progress & _U32, self.now & _U32), True)
 
     def _begin(self, cmd, mtype, motor, side, direction, target, deadline_ms):
@@ -228,5 +234,5 @@ class CommandCore:
     def _at_once(self, cmd, mtype, side):
         """A motion whose goal is already reached: OK, then COMPLETED with elapsed 0."""
         self._reply(cmd, C.REPLY_OK, 0)
-        self.emit(C.T_MOTION_DONE, struct.pack("<HBBBII", cmd, mtype, side,
+        self.emit(C.T_MOTION_DONE, struct.pack(_F_MOTION_DONE, cmd, mtype, side,
                                                 C.OUTCOME_COMPLETED, 0, 0), True)

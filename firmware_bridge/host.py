@@ -293,7 +293,7 @@ class HostProtocol:
                 continue
             if mtype == C.T_NO_SESSION:
                 if len(payload) == 4 and self.state in ("connected", "lost"):
-                    (boot,) = struct.unpack("<I", payload)
+                    (boot,) = struct.unpack(C.FORMATS[C.T_NO_SESSION], payload)
                     if not self._check_boot(boot, events, now):
                         self._restart(LinkDown("the device lost the session; reconnecting"),
                                       events, now)
@@ -440,7 +440,7 @@ class HostProtocol:
                     self.device_keepalive_ms())))
         if self.state == "handshake" and now - self._last_hello >= self.hello_period():
             self._last_hello = now
-            self._ctrl.append((C.T_HELLO, struct.pack("<BI", PROTOCOL_VERSION, self.nonce)))
+            self._ctrl.append((C.T_HELLO, struct.pack(C.FORMATS[C.T_HELLO], PROTOCOL_VERSION, self.nonce)))
         return events
 
     def poll(self, now: float) -> bytes:

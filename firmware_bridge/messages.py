@@ -17,45 +17,41 @@ from . import catalogue as C
 from .errors import CommandError
 
 
-class Side(IntEnum):
-    """The table's sides. Wire value 0..3; 0xFF (no side) is decoded as ``None``."""
-
-    E = C.SIDE_E
-    S = C.SIDE_S
-    W = C.SIDE_W
-    N = C.SIDE_N
+def _codes(prefix: str, skip: tuple = (), rename: dict | None = None) -> dict[str, int]:
+    """The catalogue's ``PREFIX_NAME = int`` constants as ``{NAME: value}``, in their order."""
+    rename = rename or {}
+    return {rename.get(k[len(prefix):], k[len(prefix):]): v for k, v in vars(C).items()
+            if k.startswith(prefix) and type(v) is int and k[len(prefix):] not in skip}
 
 
-class Motor(IntEnum):
-    SHUFFLE = C.MOTOR_SHUFFLE
-    FEEDER = C.MOTOR_FEEDER
-    LIFT = C.MOTOR_LIFT
-    DICE = C.MOTOR_DICE
-    CENTRE_LIFT = C.MOTOR_CENTRE
-    BUZZER = C.MOTOR_BUZZER
+class _Coded(IntEnum):
+    """A wire code set of the catalogue; ``text`` is its plain-English name."""
+
+    @property
+    def text(self) -> str:
+        return _TEXT.get((type(self).__name__, self.value), self.name.lower().replace("_", " "))
 
 
-class Sensor(IntEnum):
-    LIFT_TOP = C.SENSOR_LIFT_TOP
-    LIFT_BOTTOM = C.SENSOR_LIFT_BOTTOM
-    STACK = C.SENSOR_STACK
-    TILE_PRESENT = C.SENSOR_TILE_PRESENT
-    LID = C.SENSOR_LID
-    ESTOP = C.SENSOR_ESTOP
-    FEEDER_MOTION = C.SENSOR_FEEDER_MOTION
-    DISC_PULSE = C.SENSOR_DISC_PULSE
-    DICE_PULSE = C.SENSOR_DICE_PULSE
-    PUSH_HOME = C.SENSOR_PUSH_HOME
-    CENTRE_TOP = C.SENSOR_CENTRE_TOP
-    CENTRE_BOTTOM = C.SENSOR_CENTRE_BOTTOM
-    JAM = C.SENSOR_JAM
-    LIFT_BUTTON_A = C.SENSOR_LIFT_BUTTON_A
-    LIFT_BUTTON_B = C.SENSOR_LIFT_BUTTON_B
-    DICE_BUTTON = C.SENSOR_DICE_BUTTON
+_TEXT = {("StopReason", C.STOP_ESTOP): "emergency stop", ("FaultCode", C.FAULT_DEADLINE): "deadline missed",
+         ("FaultCode", C.FAULT_ESTOP): "emergency stop",
+         ("FaultCode", C.FAULT_EVENTS_DROPPED): "sensor events dropped"}
+
+# The enums are derived from the catalogue's constants (firmware_bridge/catalogue.py), the one
+# place where the codes are written.
+#: The table's sides on the wire, 0..3; 0xFF (no side) is decoded as ``None``.
+Side = _Coded("Side", _codes("SIDE_", skip=("NONE",)))
+Motor = _Coded("Motor", _codes("MOTOR_", rename={"CENTRE": "CENTRE_LIFT"}))
+Sensor = _Coded("Sensor", _codes("SENSOR_"))
+DeviceState = _Coded("DeviceState", _codes("STATE_"))
+StopReason = _Coded("StopReason", _codes("STOP_"))
+ReplyCode = _Coded("ReplyCode", _codes("REPLY_"))
+Outcome = _Coded("Outcome", _codes("OUTCOME_"))
+FaultCode = _Coded("FaultCode", _codes("FAULT_"))
 
 
 class Light(IntFlag):
-    """The lights of the SetIndicators lights mask."""
+    """The lights of the SetIndicators lights mask (catalogue LIGHT_*; the dealer's seat lights
+    of E, S, W, N are consecutive bits from LIGHT_DEALER_E)."""
 
     READY = C.LIGHT_READY
     FAULT = C.LIGHT_FAULT
@@ -68,50 +64,6 @@ class Light(IntFlag):
     def dealer(cls, side: "Side") -> "Light":
         """The dealer's seat light of ``side``."""
         return cls(C.LIGHT_DEALER_E << int(side))
-
-
-class DeviceState(IntEnum):
-    IDLE = C.STATE_IDLE
-    BUSY = C.STATE_BUSY
-    SAFE_STOP = C.STATE_SAFE_STOP
-
-
-class StopReason(IntEnum):
-    NONE = C.STOP_NONE
-    HOST_TIMEOUT = C.STOP_HOST_TIMEOUT
-    ESTOP = C.STOP_ESTOP
-    POWER_ON = C.STOP_POWER_ON
-
-    @property
-    def text(self) -> str:
-        return {0: "none", 1: "host timeout", 2: "emergency stop", 3: "power on"}[self.value]
-
-
-class ReplyCode(IntEnum):
-    OK = C.REPLY_OK
-    SAFE_STOP = C.REPLY_SAFE_STOP
-    BUSY = C.REPLY_BUSY
-    BAD_ARGUMENT = C.REPLY_BAD_ARGUMENT
-    UNKNOWN = C.REPLY_UNKNOWN
-
-
-class Outcome(IntEnum):
-    COMPLETED = C.OUTCOME_COMPLETED
-    STOPPED = C.OUTCOME_STOPPED
-    DEADLINE = C.OUTCOME_DEADLINE
-    SAFE_STOP = C.OUTCOME_SAFE_STOP
-
-
-class FaultCode(IntEnum):
-    HOST_TIMEOUT = C.FAULT_HOST_TIMEOUT
-    DEADLINE = C.FAULT_DEADLINE
-    ESTOP = C.FAULT_ESTOP
-    EVENTS_DROPPED = C.FAULT_EVENTS_DROPPED
-
-    @property
-    def text(self) -> str:
-        return {1: "host timeout", 2: "deadline missed", 3: "emergency stop",
-                4: "sensor events dropped"}[self.value]
 
 
 def _side(v: int) -> Side | None:
@@ -416,19 +368,24 @@ class DeviceHeartbeat:
     session: int
 
 
+def unpack_device_message(mtype: int, payload: bytes) -> tuple | None:
+    """The fields (ints, in the catalogue's order: ``catalogue.FIELDS[mtype]``) of a reliable
+    device -> host message; None for an unknown type or a payload of the wrong length."""
+    fmt = C.FORMATS.get(mtype)
+    if fmt is None or mtype not in C.EVENT_TYPES or len(payload) != struct.calcsize(fmt):
+        return None
+    return struct.unpack(fmt, payload)
+
+
 def decode_device_message(mtype: int, payload: bytes):
     """Decode a reliable device -> host message into an event dataclass.
 
     Returns None for an unknown type or a payload of the wrong length (counted by the
     caller as a protocol error, never raised).
     """
-    fmt = C.FORMATS.get(mtype)
-    if fmt is None or mtype not in (C.T_REPLY, C.T_STATUS, C.T_SENSOR, C.T_STACKS,
-                                    C.T_MOTION_DONE, C.T_FAULT):
+    f = unpack_device_message(mtype, payload)
+    if f is None:
         return None
-    if len(payload) != struct.calcsize(fmt):
-        return None
-    f = struct.unpack(fmt, payload)
     if mtype == C.T_REPLY:
         return Reply(f[0], _enum(ReplyCode, f[1]), f[2])
     if mtype == C.T_STATUS:

@@ -12,16 +12,23 @@ builds the simulated machine and, for gpio and mcu, the real backend code wired 
 * ``mcu``: HostLink over a pseudo-terminal to the device engine running the model
   (real time; machine ``speed`` times faster). On a Pi use :func:`open_mcu`.
 
-See :mod:`hardware.interface` for the commands and events, :mod:`hardware.sim.faults`
-for the injectable faults.
+The table's vocabulary (sides, motors, sensors, lights, goal commands with their deadlines,
+backend-neutral events) is :mod:`hardware.vocabulary`, exported here; every backend speaks it
+(:mod:`hardware.interface`), and :mod:`hardware.translate` is the one place that maps it to the
+serial protocol of :mod:`firmware_bridge`. :mod:`hardware.sim.faults` lists the injectable
+faults.
 """
 
 from __future__ import annotations
 
 from typing import Iterable
 
-from .errors import BackendError, FaultSpecError, HardwareError, HardwareTimeout, ProfileError
-from .interface import EVENT_TYPES, SensorSnapshot, TableBackend
+from . import vocabulary
+from .errors import (BackendError, BackendLinkError, CommandError, FaultSpecError, HardwareError,
+                     HardwareTimeout, ProfileError)
+from .interface import SensorSnapshot, TableBackend
+from .vocabulary import *  # noqa: F401,F403  (the table's vocabulary: parts, commands, events)
+from .vocabulary import EVENT_TYPES
 from .profile import Profile, load_profile
 from .sim.faults import INJECTABLE, FaultSpec, parse_fault
 from .table_spec import BACKENDS, DEVICES, TableSpec, open_table
@@ -111,9 +118,9 @@ def open_mcu(port: str = "/dev/serial0", profile: Profile | str = "default",
     Args:
         wait: True (one-shot commands): the board must answer now, else BackendError naming
             the port. False (the service): never raises for an absent board; the backend
-            starts with the link down (one LinkLost event: E62), opens the port again with
+            starts with the link down (one BackendLost event: E62), opens the port again with
             a back-off and shakes hands when the board answers (``backend.link_status()``).
-    Raises: BackendError (wait=True: port missing or no handshake answer within 3 s).
+    Raises: BackendLinkError (wait=True: port missing or no handshake answer within 3 s).
     """
     from firmware_bridge.errors import LinkError
     from firmware_bridge.host import HostLink
@@ -128,7 +135,7 @@ def open_mcu(port: str = "/dev/serial0", profile: Profile | str = "default",
     try:
         link = HostLink.open(port, baudrate)
     except LinkError as exc:
-        raise BackendError(str(exc)) from None
+        raise BackendLinkError(str(exc)) from None
     backend = McuBackend(prof, link, port_name=port)
     try:
         backend.connect()
@@ -140,5 +147,5 @@ def open_mcu(port: str = "/dev/serial0", profile: Profile | str = "default",
 
 __all__ = ["open_table", "TableSpec", "open_backend", "open_gpio", "open_mcu", "KINDS", "TableBackend", "SensorSnapshot",
            "EVENT_TYPES", "Profile", "load_profile", "INJECTABLE", "FaultSpec", "parse_fault",
-           "HardwareError", "ProfileError", "FaultSpecError", "BackendError",
-           "HardwareTimeout"]
+           "HardwareError", "ProfileError", "FaultSpecError", "BackendError", "BackendLinkError",
+           "CommandError", "HardwareTimeout", *vocabulary.__all__]

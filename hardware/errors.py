@@ -23,3 +23,14 @@ class BackendError(HardwareError):
 
 class HardwareTimeout(HardwareError, TimeoutError):
     """``run_until`` reached its timeout (machine seconds) before the condition held."""
+
+
+class BackendLinkError(BackendError):
+    """The link to the table's board failed: the serial port could not be opened, the board did
+    not answer, or a command could not be sent. The message names the port or the command and
+    what was seen."""
+
+
+class CommandError(HardwareError, ValueError):
+    """A goal command was given a field outside what the table allows; the message names the
+    field, the value given and what is allowed."""

@@ -35,7 +35,8 @@ from typing import Any
 from firmware_bridge import catalogue as C
 
 from .errors import BackendError
-from .interface import SensorSnapshot, all_sensor_keys
+from . import translate as X
+from .interface import SensorSnapshot
 from .local import LocalBackend, LocalExecutor
 from .profile import DEFAULT_PIN_FACTORY, LIGHT_BITS, PER_SIDE_INPUTS, SINGLE_INPUTS, Profile
 
@@ -248,9 +249,8 @@ class GpioBackend(LocalBackend):
 
     def sensors(self) -> SensorSnapshot:
         with self.lock:
-            return SensorSnapshot(self.now(), {
-                (s, side): self._read(int(s), C.SIDE_NONE if side is None else int(side))
-                for s, side in all_sensor_keys()})
+            return SensorSnapshot(self.now(), {key: self._read(*X.sensor_code(*key))
+                                               for key in X.SENSOR_KEYS})
 
     def _release(self) -> None:
         if self._heartbeat is not None:

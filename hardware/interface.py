@@ -6,28 +6,15 @@ gpiozero's MockFactory with the model behind the pins) and ``mcu`` (the table's
 microcontroller over :mod:`firmware_bridge`; in tests the model runs the device side
 over a pseudo-terminal).
 
-Commands are the goal-level dataclasses of :mod:`firmware_bridge.messages`
-(:class:`StartShuffle`, :class:`StopShuffle`, :class:`FeedStacks`, :class:`Lift`,
-:class:`RollDice`, :class:`StopAll`, :class:`SetGear`, :class:`GetStatus`,
-:class:`SelfTestStep`, :class:`ClearSafeStop`, :class:`SetIndicators`). ``Lift(None, ...)``
-moves the centre lift. Times inside them (``deadline_ms``, ``spin_ms``, ``jog_ms``,
-``buzzer_ms``) are ms of *machine time*.
-
-Events (what :meth:`TableBackend.events` / ``advance`` / ``run_until`` return) are the
-dataclasses of :mod:`firmware_bridge.messages` and :mod:`firmware_bridge.host`:
-
-* :class:`Reply` ``(cmd_id, code, detail)`` - every command but GetStatus gets one;
-  :class:`Status` answers GetStatus.
-* :class:`SensorChanged` ``(sensor, side, value, t_ms)`` - an input's reading changed
-  (after the configured active level; a reversed sensor reads inverted).
-* :class:`StacksCounted` ``(cmd_id, side, count, t_ms)`` - one more stack fed.
-* :class:`MotionDone` ``(cmd_id, command, side, outcome, elapsed_ms, detail)`` - a motion
-  ended: COMPLETED, STOPPED, DEADLINE or SAFE_STOP; ``elapsed_ms`` is the travel time of
-  a lift (maintenance trend), ``detail`` the stacks counted / sensor changes.
-* :class:`Fault` ``(code, side, cmd_id, detail, t_ms)`` - DEADLINE (with the progress),
-  ESTOP, HOST_TIMEOUT, EVENTS_DROPPED.
-* MCU backend only: :class:`McuReset`, :class:`LinkLost`, :class:`Connected`,
-  :class:`CommandFailed` (the command will get no reply).
+Commands and events are the table's vocabulary, :mod:`hardware.vocabulary`: goal commands
+(StartShuffle, FeedStacks, Lift, RollDice, SelfTestStep, StopAll, SetGear, SetIndicators,
+GetStatus, ClearSafeStop) each with its deadline in ms of machine time, and backend-neutral
+events (Reply, Status, SensorChanged, StacksCounted, MotionDone, Fault; on a backend with a
+link to a board also Connected, BackendReset, BackendLost, CommandFailed). Every backend
+speaks exactly these; the translation to and from the serial protocol's messages is
+:mod:`hardware.translate`, the one place that maps between the two. (Below the device engine
+that sim and gpio run in-process, the simulated machine, the GPIO pin machine and the
+profiles' pin maps still address parts by the engine's codes, ``firmware_bridge.catalogue``.)
 
 ``t_ms`` is machine time in ms since the backend opened. The power-on state is
 safe-stop (reason POWER_ON) on every backend: send :class:`ClearSafeStop` first.
@@ -38,19 +25,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Protocol, runtime_checkable
 
-from firmware_bridge import catalogue as C
-from firmware_bridge.host import CommandFailed, Connected, LinkLost, McuReset
-from firmware_bridge.messages import (Command, Fault, MotionDone, Reply, Sensor,
-                                      SensorChanged, Side, StacksCounted, Status)
-
 from .profile import Profile
+from .vocabulary import (EVENT_TYPES, PER_SIDE_SENSORS, SIDELESS_SENSORS, Command, LinkHealth,
+                         Sensor, Side, all_sensor_keys)
 
-Event = Any  # one of the dataclasses listed in the module docstring
-EVENT_TYPES = (Reply, Status, SensorChanged, StacksCounted, MotionDone, Fault, McuReset,
-               LinkLost, Connected, CommandFailed)
-
-PER_SIDE_SENSORS = tuple(Sensor(s) for s in C.PER_SIDE_SENSORS)
-SIDELESS_SENSORS = tuple(Sensor(s) for s in C.SIDELESS_SENSORS)
+Event = Any  # one of vocabulary.EVENT_TYPES
 
 
 @dataclass(frozen=True)
@@ -64,11 +43,6 @@ class SensorSnapshot:
     def __call__(self, sensor: Sensor, side: Side | None = None) -> int:
         """Reading of ``sensor`` (on ``side`` for per-side sensors)."""
         return self.values[(Sensor(sensor), None if side is None else Side(side))]
-
-
-def all_sensor_keys() -> list[tuple[Sensor, Side | None]]:
-    return ([(s, side) for s in PER_SIDE_SENSORS for side in Side]
-            + [(s, None) for s in SIDELESS_SENSORS])
 
 
 @runtime_checkable
@@ -92,7 +66,8 @@ class TableBackend(Protocol):
     def submit(self, command: Command) -> int:
         """Send a command; returns its cmd_id (1..65535). The answer comes later as a
         Reply/Status event with that id (CommandFailed on the MCU link). Raises
-        BackendError when the backend is closed or the link is down."""
+        CommandError for something that is not a goal command, BackendError when the backend
+        is closed, BackendLinkError when the link is down."""
 
     def events(self) -> list[Event]:
         """Drain the events that arrived so far (never blocks)."""
@@ -110,6 +85,10 @@ class TableBackend(Protocol):
 
     def stop_all(self) -> None:
         """Stop every motor now (motions end STOPPED), whatever state the backend is in."""
+
+    def health(self) -> LinkHealth | None:
+        """The counters of the link to the table's board (MCU backend), None for a backend
+        without a link (sim, gpio)."""
 
     def close(self) -> None:
         """Stop every motor and release pins / ports. Idempotent."""

@@ -2,8 +2,9 @@
 
 :class:`LocalExecutor` gives a machine driven from the Pi itself the microcontroller's
 command rules: it runs the same :class:`firmware_bridge.executor.CommandCore` as the
-device engine and decodes its reports with the host's own decoder, so that the events are
-the ones the MCU backend gets over the link. :class:`LocalBackend` adds the event queue, the clock
+device engine, packs the goal commands and decodes its reports with the host's own codec,
+and translates both at :mod:`hardware.translate`, so that the events are the ones the MCU
+backend gives. :class:`LocalBackend` adds the event queue, the clock
 and time stepping (virtual: the machine model's discrete events and the motion
 deadlines, in order; real: a ticker thread).
 """
@@ -17,17 +18,18 @@ from typing import Any, Callable
 
 from firmware_bridge import catalogue as C
 from firmware_bridge.executor import CommandCore
-from firmware_bridge.messages import Command, decode_device_message
 
-from .errors import BackendError, HardwareTimeout
-from .interface import Event, all_sensor_keys
+from . import translate as X
+from .errors import BackendError, CommandError, HardwareTimeout
+from .interface import Event
 from .profile import Profile
+from .vocabulary import Command, LinkHealth
 
 
 class LocalExecutor:
     """Executes commands against a :class:`firmware_bridge.machine.Machine` with the
     microcontroller's own rules (:class:`firmware_bridge.executor.CommandCore`), and turns
-    its reports into the event dataclasses the host decodes from the link.
+    its reports into the table's events (:mod:`hardware.vocabulary`), as the MCU backend does.
 
     Args:
         machine: motor outputs (``start``, ``stop``, ``stop_all``, ``set_gear``,
@@ -35,7 +37,8 @@ class LocalExecutor:
         now_ms: clock in integer ms of machine time.
         emit: called with every event (Reply, Status, SensorChanged, StacksCounted,
             MotionDone, Fault).
-        read: ``read(sensor, side) -> 0/1`` input reading at power-on.
+        read: ``read(sensor code, side code) -> 0/1`` input reading at power-on (wire codes:
+            the machine behind the engine is addressed in them).
         gear: gear at power-on (tiles).
     """
 
@@ -43,11 +46,7 @@ class LocalExecutor:
                  read: Callable[[int, int], int], gear: int = 136) -> None:
         self.now_ms = now_ms
         self.emit = emit
-        mask = 0
-        for sensor, side in all_sensor_keys():
-            s = C.SIDE_NONE if side is None else int(side)
-            if read(int(sensor), s):
-                mask |= 1 << C.sensor_bit(int(sensor), s)
+        mask = X.readings_to_mask(read)
         self.core = CommandCore(machine, self._report, now_ms(), gear, mask)
         self.table = self.core.table
 
@@ -56,7 +55,7 @@ class LocalExecutor:
         return self.core.stop_reason
 
     def _report(self, mtype: int, payload: bytes, essential: bool) -> bool:
-        self.emit(decode_device_message(mtype, payload))
+        self.emit(X.from_payload(mtype, payload))
         return True
 
     def on_sensor(self, sensor: int, side: int, value: int) -> None:
@@ -71,9 +70,10 @@ class LocalExecutor:
         self.table.stop_all(C.OUTCOME_STOPPED, self.core.now)
 
     def execute(self, cmd_id: int, command: Command) -> None:
-        """Execute ``command`` (already validated by its dataclass); emits the Reply or
-        Status first, then whatever the motion produces."""
-        self.core.execute(command.TYPE, command.pack(cmd_id), self.now_ms())
+        """Execute the goal ``command`` (already validated by its dataclass); emits the Reply
+        or Status first, then whatever the motion produces."""
+        wire = X.to_wire(command)
+        self.core.execute(wire.TYPE, wire.pack(cmd_id), self.now_ms())
 
 
 class LocalBackend:
@@ -126,7 +126,7 @@ class LocalBackend:
         if self._closed:
             raise BackendError(f"{self.kind} backend is closed")
         if not isinstance(command, Command):
-            raise BackendError(f"not a command: {command!r}")
+            raise CommandError(f"not a table command: {command!r}")
         with self.lock:
             self._sync()
             cmd_id = self._next_id
@@ -203,6 +203,10 @@ class LocalBackend:
                     nxt = min(t_end, self.model.next_event_time(),
                               math.inf if nd is None else nd / 1000.0)
                     self._step_to(max(nxt, self.model.now))
+
+    def health(self) -> LinkHealth | None:
+        """None: a local backend has no link to a board."""
+        return None
 
     def stop_all(self) -> None:
         with self.lock:

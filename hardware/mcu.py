@@ -1,7 +1,11 @@
 """The ``mcu`` backend: the table's microcontroller over :mod:`firmware_bridge`.
 
 Commands go through :class:`firmware_bridge.host.HostLink` (reliable frames, heartbeat,
-reset detection); the device's events come back through its event queue. With a
+reset detection); the device's events come back through its event queue. Both are translated
+at :mod:`hardware.translate`: the controller gives goal commands and gets the table's events
+(:mod:`hardware.vocabulary`), the link's own events included (McuReset -> BackendReset,
+LinkLost -> BackendLost, CommandFailed, Connected); the link object stays inside, and
+:meth:`McuBackend.health` gives its counters. With a
 simulated microcontroller (:class:`hardware.sim.mcu_device.SimulatedMcu`) the machine
 runs ``speed`` times faster than real time and this backend converts: deadlines sent are
 divided by ``speed``, elapsed times and timestamps received are multiplied by it, so the
@@ -9,7 +13,7 @@ controller sees machine time, as on the other backends.
 
 A board that is absent, unpowered or unplugged is a lost link, not an error that ends the
 program: with an ``opener`` (:func:`hardware.open_mcu` with ``wait=False``, as ``mjtable serve``
-uses it) the backend starts without its board, reports :class:`LinkLost` once (the controller
+uses it) the backend starts without its board, reports :class:`BackendLost` once (the controller
 latches E62 and the page shows it) and reconnects by itself: a port that is missing or failed
 is opened again with a growing back-off (:data:`RETRY_FIRST_S` doubling to :data:`RETRY_MAX_S`),
 and an open port whose board does not answer is handshaken by the link itself (HELLO every
@@ -22,16 +26,17 @@ import dataclasses
 import time
 from typing import Any, Callable
 
-from firmware_bridge import catalogue as C
+from firmware_bridge import host as H
 from firmware_bridge.errors import LinkError
-from firmware_bridge.host import CommandFailed, Connected, HostLink, LinkLost, PendingCommand
-from firmware_bridge.messages import (Command, Fault, FaultCode, FeedStacks, GetStatus, Lift,
-                                      MotionDone, RollDice, SelfTestStep, SensorChanged, StacksCounted, StartShuffle,
-                                      SetIndicators, Status, StopAll)
+from firmware_bridge.host import HostLink, PendingCommand
 
-from .errors import BackendError, HardwareTimeout
-from .interface import Event, SensorSnapshot, all_sensor_keys
+from . import translate as X
+from .errors import BackendError, BackendLinkError, CommandError, HardwareTimeout
+from .interface import Event, SensorSnapshot
 from .profile import ALL_PARTS, Profile
+from .vocabulary import (BackendLost, Command, Connected, Fault, FaultCode, FeedStacks, GetStatus,
+                         Lift, LinkHealth, MotionDone, RollDice, SelfTestStep, SensorChanged,
+                         SetIndicators, StacksCounted, StartShuffle, Status, StopAll)
 
 _U32 = 0xFFFFFFFF
 #: seconds before the first new try at opening a missing or failed serial port; doubled after
@@ -64,7 +69,7 @@ class McuBackend:
                  model: Any = None, opener: Callable[[], HostLink] | None = None,
                  port_name: str = "") -> None:
         self.profile = profile
-        self.link = link
+        self._link = link
         self.port_name = port_name
         self._opener = opener
         self._down: str | None = None if link is not None else "not opened yet"
@@ -81,31 +86,31 @@ class McuBackend:
         self._dev_t0 = device_t0_ms
         self._pending: dict[int, PendingCommand] = {}
         self._events: list[Event] = []
-        self._mirror: dict[tuple[int, int], int] = {}
+        self._mirror: dict = {}
         self._closed = False
 
     # ------------------------------------------------------------------ setup
     def connect(self, timeout: float = 3.0) -> None:
-        """Handshake and read every sensor once (GetStatus). Raises BackendError."""
+        """Handshake and read every sensor once (GetStatus). Raises BackendLinkError."""
         try:
-            self.link.connect(timeout)
-            st = self.link.call(GetStatus(), timeout)
+            self._link.connect(timeout)
+            st = X.from_wire(self._link.call(X.to_wire(GetStatus()), timeout))
         except LinkError as exc:
-            raise BackendError(f"microcontroller not reachable: {exc}") from None
-        self._load_mask(st.sensors_mask)
+            raise BackendLinkError(f"microcontroller not reachable: {exc}") from None
+        self._mirror.update(st.readings)
 
     def start(self, timeout: float = 3.0) -> None:
         """Open the port and shake hands, without raising: a port that cannot be opened or a
-        board that does not answer within ``timeout`` s is reported as one :class:`LinkLost`
+        board that does not answer within ``timeout`` s is reported as one :class:`BackendLost`
         event (E62) and retried in the background (needs ``opener``)."""
-        if self.link is None:
+        if self._link is None:
             self._reopen()
-        if self.link is None:
+        if self._link is None:
             return
         try:
             self.connect(timeout)
         except BackendError as exc:
-            self.link.begin_connect()  # keeps handshaking: the board may be switched on later
+            self._link.begin_connect()  # keeps handshaking: the board may be switched on later
             self._lost(str(exc))
 
     def link_status(self) -> dict[str, Any]:
@@ -114,7 +119,7 @@ class McuBackend:
         The link's queued events are taken in first (kept for ``events()``), so the counts agree."""
         if not self._closed:
             self._collect()
-        link = self.link
+        link = self._link
         if link is None or link.io_error is not None:
             state = "no-port"
         else:
@@ -125,10 +130,20 @@ class McuBackend:
         return {"connected": state == "connected", "state": state, "detail": detail,
                 "port": self.port_name, "reconnects": self.reconnects}
 
+    def health(self) -> LinkHealth:
+        """The link's counters now (:class:`~hardware.vocabulary.LinkHealth`; zero before a port
+        was opened): frames received and rejected, CRC errors, retransmissions, round-trip time,
+        whether it is connected, its port and the board's firmware version."""
+        link = self._link
+        stats = link.stats() if link is not None else H.LinkStats(0, 0, 0, 0, 0, 0, 0, 0, None, 0.0)
+        return X.health(stats, connected=link is not None and link.connected and self._down is None,
+                        port=self.port_name or _port_of(link) or "", reconnects=self.reconnects,
+                        info=None if link is None else link.device_info)
+
     def _lost(self, reason: str) -> None:
-        """The link is down for ``reason``: tell the controller once (LinkLost -> E62)."""
+        """The link is down for ``reason``: tell the controller once (BackendLost -> E62)."""
         if self._down is None or self._down == "not opened yet":
-            self._events.append(LinkLost(reason))
+            self._events.append(BackendLost(reason))
         self._down = reason
 
     def _reopen(self) -> None:
@@ -142,25 +157,20 @@ class McuBackend:
             self._lost(f"{exc}; trying again in {self._backoff:.0f} s")
             self._backoff = min(RETRY_MAX_S, self._backoff * 2)
             return
-        self.link = link
+        self._link = link
         self._backoff = RETRY_FIRST_S
         link.begin_connect()
 
     def _supervise(self) -> None:
         """Notice a port that failed (unplugged USB adapter) and open it again."""
-        link = self.link
+        link = self._link
         if link is not None and link.io_error is not None:
             self._lost(f"serial port {self.port_name or ''} failed: {link.io_error}".replace("  ", " "))
             self._pending.clear()
             link.close()
-            self.link = None
-        if self.link is None and not self._closed:
+            self._link = None
+        if self._link is None and not self._closed:
             self._reopen()
-
-    def _load_mask(self, mask: int) -> None:
-        for sensor, side in all_sensor_keys():
-            s = C.SIDE_NONE if side is None else int(side)
-            self._mirror[(int(sensor), s)] = 1 if mask >> C.sensor_bit(int(sensor), s) & 1 else 0
 
     # ----------------------------------------------------------------- clock
     def now(self) -> float:
@@ -191,8 +201,7 @@ class McuBackend:
 
     def _convert(self, ev: Event) -> Event:
         if isinstance(ev, SensorChanged):
-            s = C.SIDE_NONE if ev.side is None else int(ev.side)
-            self._mirror[(int(ev.sensor), s)] = ev.value
+            self._mirror[(ev.sensor, ev.side)] = ev.value
             return dataclasses.replace(ev, t_ms=self._t(ev.t_ms))
         if isinstance(ev, (StacksCounted, Fault)):
             return dataclasses.replace(ev, t_ms=self._t(ev.t_ms))
@@ -204,13 +213,15 @@ class McuBackend:
     def submit(self, command: Command) -> int:
         if self._closed:
             raise BackendError("mcu backend is closed")
-        if self.link is None:
-            raise BackendError(f"cannot send {type(command).__name__}: the microcontroller is not "
-                               f"connected ({self._down})")
+        if not isinstance(command, Command):
+            raise CommandError(f"not a table command: {command!r}")
+        if self._link is None:
+            raise BackendLinkError(f"cannot send {type(command).__name__}: the microcontroller is not "
+                                   f"connected ({self._down})")
         try:
-            call = self.link.submit(self._scale(command))
+            call = self._link.submit(X.to_wire(self._scale(command)))
         except LinkError as exc:
-            raise BackendError(f"cannot send {type(command).__name__}: {exc}") from None
+            raise BackendLinkError(f"cannot send {type(command).__name__}: {exc}") from None
         self._pending[call.cmd_id] = call
         return call.cmd_id
 
@@ -219,25 +230,26 @@ class McuBackend:
             if call.done():
                 del self._pending[cmd_id]
                 if call._error is not None:
-                    self._events.append(CommandFailed(cmd_id, call._error, call.executed))
+                    self._events.append(X.from_wire(H.CommandFailed(cmd_id, call._error, call.executed)))
                 else:
-                    v = call._value
+                    v = X.from_wire(call._value)
                     if isinstance(v, Status):
-                        self._load_mask(v.sensors_mask)
+                        self._mirror.update(v.readings)
                         if cmd_id == self._resync:
                             self._resync = "read"
                     self._events.append(v)
         self._supervise()
-        while self.link is not None:
-            ev = self.link.get_event(timeout=0)
+        while self._link is not None:
+            ev = self._link.get_event(timeout=0)
             if ev is None:
                 break
+            ev = X.from_wire(ev)
             if isinstance(ev, Connected):
                 if self._down is not None:
                     self.reconnects += 1
                 self._down = None
                 try:  # read every sensor afresh: they may have changed while the link was down
-                    call = self.link.submit(GetStatus())
+                    call = self._link.submit(X.to_wire(GetStatus()))
                     self._pending[call.cmd_id] = call
                     self._resync = call.cmd_id
                 except LinkError:
@@ -247,7 +259,7 @@ class McuBackend:
                 # lost link (E62) already says that the board stopped every motor by itself, so it is
                 # not a second fault to clear (the device delivers it before the status reply)
                 continue
-            elif isinstance(ev, LinkLost):
+            elif isinstance(ev, BackendLost):
                 self._down = ev.reason
             self._events.append(self._convert(ev))
         if self._resync == "read":
@@ -280,17 +292,15 @@ class McuBackend:
 
     def sensors(self) -> SensorSnapshot:
         self._collect()
-        return SensorSnapshot(self.now(), {
-            (s, side): self._mirror.get((int(s), C.SIDE_NONE if side is None else int(side)), 0)
-            for s, side in all_sensor_keys()})
+        return SensorSnapshot(self.now(), {key: self._mirror.get(key, 0) for key in X.SENSOR_KEYS})
 
     def stop_all(self, timeout: float = 1.0) -> None:
         """StopAll, waiting up to ``timeout`` s (real) for the reply. When the link is
         down the microcontroller stops every motor by itself (heartbeat rule)."""
-        if self.link is None:
+        if self._link is None:
             return
         try:
-            self.link.call(StopAll(), timeout)
+            self._link.call(X.to_wire(StopAll()), timeout)
         except LinkError:
             pass
 
@@ -301,8 +311,8 @@ class McuBackend:
             self.stop_all()
         finally:
             self._closed = True
-            if self.link is not None:
-                self.link.close()
+            if self._link is not None:
+                self._link.close()
             if self.device is not None:
                 self.device.close()
 
@@ -311,3 +321,14 @@ class McuBackend:
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+
+def _port_of(link: Any) -> str | None:
+    """The device name of a HostLink's serial port (pyserial's ``port`` attribute, through
+    wrappers), None when it has none."""
+    obj = getattr(link, "port", None)
+    for _ in range(3):
+        if isinstance(obj, str):
+            return obj
+        obj = getattr(obj, "port", None)
+    return None

@@ -33,7 +33,7 @@ from typing import Any, Callable
 from controller import cycle as CY
 from controller.dice import Method, roll, wall_break
 from controller.runtime import TICK_S, TableRuntime, centre_state, lift_states, push_heads
-from firmware_bridge.messages import Sensor
+from hardware.vocabulary import Sensor
 
 from .errors import ServiceError, WrongState
 from .eventlog import EventLog

@@ -189,15 +189,14 @@ def _probe_picamera2() -> None:
 
 def _probe_handshake(port: str, profile: Any) -> str:
     import hardware
-    from firmware_bridge.errors import LinkError
     try:
         # handshake and one GetStatus: no motor moves
         backend = hardware.open_table(hardware.TableSpec(simulated=False, backend="mcu", port=port, profile=profile))
-    except (hardware.HardwareError, LinkError) as e:
+    except hardware.HardwareError as e:
         raise ProbeFailed(str(e)) from None
     try:
-        info = getattr(backend.link, "info", None)
-        return f"the board answered on {port}" + (f" ({info})" if info else "")
+        firmware = backend.health().firmware
+        return f"the board answered on {port}" + (f" (firmware {firmware})" if firmware else "")
     finally:
         backend.close()
 
@@ -1268,15 +1267,6 @@ def run(root: str | Path = "/", config: str | Path | None = None, probes: Probes
     return Report(str(root_p), tuple(findings))
 
 
-def _port_name(link: Any) -> str | None:
-    """The device name of a HostLink's serial port (pyserial's ``port`` attribute, through wrappers)."""
-    obj = getattr(link, "port", None)
-    for _ in range(3):
-        if isinstance(obj, str):
-            return obj
-        obj = getattr(obj, "port", None)
-    return None
-
 
 def for_service(control: Any, scorer: Any) -> Report:
     """The report of the Pi a running service is on (``GET /api/doctor``): the root is ``/``, the
@@ -1291,8 +1281,8 @@ def for_service(control: Any, scorer: Any) -> Report:
     from service.config import ServiceConfig
 
     backend = control.backend
-    link = getattr(backend, "link", None)
-    cfg = ServiceConfig(backend=backend.kind, serial_port=_port_name(link) or ServiceConfig.serial_port,
+    health = getattr(backend, "health", lambda: None)()  # the MCU backend's link counters and port
+    cfg = ServiceConfig(backend=backend.kind, serial_port=(health.port if health else "") or ServiceConfig.serial_port,
                         camera_source=scorer.camera_source, camera_device=scorer.camera_device,
                         camera_image=scorer.camera_image)
     state = None

@@ -3,9 +3,8 @@ model, on its virtual clock. The fastest backend (tests, the demo)."""
 
 from __future__ import annotations
 
-from firmware_bridge import catalogue as C
-
-from ..interface import SensorSnapshot, all_sensor_keys
+from .. import translate as X
+from ..interface import SensorSnapshot
 from ..local import LocalBackend, LocalExecutor
 from ..profile import ALL_PARTS, Profile
 from .model import TableModel
@@ -49,6 +48,4 @@ class SimBackend(LocalBackend):
 
     def sensors(self) -> SensorSnapshot:
         r = self.model.reading
-        return SensorSnapshot(self.now(), {
-            (s, side): r[(int(s), C.SIDE_NONE if side is None else int(side))]
-            for s, side in all_sensor_keys()})
+        return SensorSnapshot(self.now(), {key: r[X.sensor_code(*key)] for key in X.SENSOR_KEYS})

@@ -15,9 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from firmware_bridge.messages import Side
-
 from ..errors import FaultSpecError
+from ..vocabulary import Side
 
 BACKENDS = ("sim", "gpio", "mcu")
 _ALL = BACKENDS

@@ -9,7 +9,7 @@ from controller import cycle as CY
 from controller.buttons import ButtonPanel
 from controller.runtime import TableRuntime
 from firmware_bridge import catalogue as C
-from firmware_bridge.messages import Sensor, SensorChanged
+from hardware.vocabulary import Sensor, SensorChanged
 
 A, B, DICE_B = Sensor.LIFT_BUTTON_A, Sensor.LIFT_BUTTON_B, Sensor.DICE_BUTTON
 

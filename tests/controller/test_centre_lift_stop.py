@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import hardware
 from controller import cycle as CY
-from firmware_bridge.messages import (Fault, FaultCode, MotionDone, Outcome, Sensor, SensorChanged, Side,
-                                      StartShuffle)
+from hardware.vocabulary import (Fault, FaultCode, MotionDone, Outcome, Sensor, SensorChanged, Side,
+                                 StartShuffle)
 
 DICE = (3, 4, 2, 5)
 

@@ -8,9 +8,9 @@ import pytest
 
 import hardware
 from firmware_bridge import catalogue as C
-from firmware_bridge.messages import (ClearSafeStop, Lift, Light, MotionDone, Outcome, RollDice,
-                                      Sensor, SensorChanged, SetGear, SetIndicators, Side,
-                                      StartShuffle, StopAll)
+from hardware.vocabulary import (ClearSafeStop, Lift, Light, MotionDone, Outcome, RollDice,
+                                 Sensor, SensorChanged, SetGear, SetIndicators, Side,
+                                 StartShuffle, StopAll)
 from hardware.sim.faults import INJECTABLE
 from controller import cycle as CY
 from controller.faults import BY_KIND
@@ -430,7 +430,7 @@ def test_clearing_with_the_emergency_stop_pressed_says_so() -> None:
 
 
 def test_a_safety_stop_ends_motions_without_moving_on_to_the_next_phase() -> None:
-    from firmware_bridge.messages import Fault, FaultCode
+    from hardware.vocabulary import Fault, FaultCode
     t = dataclasses.replace(CY.initial(settings()), phase=CY.Phase.DICE, dice=DICE)
     # the emergency stop: the device ends the dice SAFE_STOP, then sends its Fault
     t, cmds = CY.step(t, MotionDone(9, "RollDice", None, Outcome.SAFE_STOP, 300, 0), 10.0)
@@ -451,7 +451,7 @@ def _built(sensors: dict) -> CY.Table:
 
 
 def test_a_push_head_left_out_is_parked_before_the_walls_rise() -> None:
-    from firmware_bridge.messages import FeedStacks
+    from hardware.vocabulary import FeedStacks
     sensors = {(Sensor.PUSH_HOME, Side(i)): (0 if i == 2 else 1) for i in range(4)}
     t, cmds = CY.step(_built(sensors), CY.Tick(), 30.0)
     assert t.phase is CY.Phase.PARKING and cmds == [FeedStacks(Side.W, 0, 2800)]
@@ -475,7 +475,7 @@ def test_a_push_head_that_does_not_come_home_stops_the_lifts(pulses, home_edges,
 
 
 def test_a_manual_lift_up_parks_the_heads_first() -> None:
-    from firmware_bridge.messages import FeedStacks
+    from hardware.vocabulary import FeedStacks
     idle = dataclasses.replace(CY.initial(settings()), sensors={(Sensor.PUSH_HOME, Side.N): 0})
     t, cmds = CY.step(idle, CY.ManualLift(True), 0.0)
     assert t.phase is CY.Phase.PARKING and cmds == [ClearSafeStop(), FeedStacks(Side.N, 0, 2800)]

@@ -7,7 +7,7 @@ import dataclasses
 import hardware
 from controller import cycle as CY
 from controller import diagnosis as D
-from firmware_bridge.messages import Outcome, Sensor, Side
+from hardware.vocabulary import Outcome, Sensor, Side
 
 
 def test_a_feed_that_ended_at_its_deadline_with_every_stack_is_not_passed_when_events_were_lost() -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import hardware
 from controller import cycle as CY
 from controller.runtime import TableRuntime
-from firmware_bridge.messages import (FeedStacks, MotionDone, Outcome, Sensor, SensorChanged, Side,
-                                      StacksCounted, StartShuffle)
+from hardware.vocabulary import (FeedStacks, MotionDone, Outcome, Sensor, SensorChanged, Side,
+                                 StacksCounted, StartShuffle)
 
 DICE = (3, 4, 2, 5)
 

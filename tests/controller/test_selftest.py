@@ -12,9 +12,8 @@ import hardware
 from controller.faults import BY_CODE, BY_KIND
 from controller.selftest import (PartResult, SelfTestAborted, SelfTestReport, run_selftest)
 from firmware_bridge import catalogue as C
-from firmware_bridge.host import McuReset
-from firmware_bridge.messages import (ClearSafeStop, FeedStacks, Lift, MotionDone, Outcome,
-                                      SelfTestStep, Side, StartShuffle, StopShuffle)
+from hardware.vocabulary import (BackendReset, ClearSafeStop, FeedStacks, Lift, MotionDone, Outcome,
+                                 SelfTestStep, Side, StartShuffle, StopShuffle)
 from hardware.sim.faults import INJECTABLE
 
 MCU_SPEED = 8.0  # as tests/hardware: 16x saturates the 115200-baud link
@@ -297,7 +296,7 @@ def test_centre_lift_and_push_head_verdicts_without_a_fault_kind():
     signals the bottom (raised again), one whose bottom limit reads active at the top, and a
     push-head home switch stuck closed."""
     from controller.selftest import _centre_verdict, _push_head, _Step
-    from firmware_bridge.messages import Reply, ReplyCode, Sensor, SensorChanged
+    from hardware.vocabulary import Reply, ReplyCode, Sensor, SensorChanged
 
     timing = hardware.load_profile().timing
 
@@ -355,7 +354,7 @@ class ResetDuringLift:
         if self.reset_due:
             self.reset_due = False
             self.running_at_reset = self.model.running()
-            ev = McuReset(1, 2)
+            ev = BackendReset(1, 2)
             assert pred(ev)
             return [ev]
         return self.b.run_until(pred, timeout)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from firmware_bridge.messages import (ClearSafeStop, FeedStacks, Lift, MotionDone, Reply,
-                                      SetGear, Side, StartShuffle, Status, StopShuffle)
+from hardware.vocabulary import (ClearSafeStop, FeedStacks, Lift, MotionDone, Reply,
+                                 SetGear, Side, StartShuffle, Status, StopShuffle)
 
 
 class Table:

@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 
 from firmware_bridge import catalogue as C
-from firmware_bridge.messages import (ClearSafeStop, Fault, FaultCode, FeedStacks,
-                                      GetStatus, Lift, Light, MotionDone, Outcome, ReplyCode,
-                                      RollDice, Sensor, SensorChanged, SetIndicators, Side,
-                                      StacksCounted, StartShuffle, Status, StopAll, StopReason)
+from hardware.vocabulary import (ClearSafeStop, Fault, FaultCode, FeedStacks,
+                                 GetStatus, Lift, Light, MotionDone, Outcome, ReplyCode,
+                                 RollDice, Sensor, SensorChanged, SetIndicators, Side,
+                                 StacksCounted, StartShuffle, Status, StopAll, StopReason)
 from hardware.interface import TableBackend
 
 from hw_driver import Table
@@ -84,7 +84,8 @@ def test_power_on_is_safe_stop_until_cleared(open_table):
     assert (r.code, r.detail) == (ReplyCode.SAFE_STOP, StopReason.POWER_ON)
     _, st = t.call(GetStatus())
     assert isinstance(st, Status) and st.stop_reason == StopReason.POWER_ON
-    assert st.sensors_mask & (1 << C.sensor_bit(C.SENSOR_LIFT_BOTTOM, C.SIDE_E))
+    assert st.readings[(Sensor.LIFT_BOTTOM, Side.E)] == 1 and st.readings[(Sensor.LIFT_TOP, Side.E)] == 0
+    assert st.running == frozenset()  # power-on: nothing runs
     assert t.call(ClearSafeStop())[1].code == ReplyCode.OK
     assert t.call(FeedStacks(Side.E, 2, 5000))[1].code == ReplyCode.OK
     assert t.call(FeedStacks(Side.E, 2, 5000))[1].code == ReplyCode.BUSY

@@ -5,9 +5,9 @@ from __future__ import annotations
 import time
 
 import hardware
-from firmware_bridge.host import LinkLost, McuReset
-from firmware_bridge.messages import (ClearSafeStop, ReplyCode, StartShuffle,
-                                      StopReason)
+from hardware.vocabulary import BackendLost, BackendReset
+from hardware.vocabulary import (ClearSafeStop, ReplyCode, StartShuffle,
+                                 StopReason)
 from hardware.sim.faults import FaultSpec
 from hw_driver import Table
 
@@ -18,8 +18,8 @@ def test_mcu_reset_mid_cycle():
         t = Table(b)
         t.start()
         t.call(StartShuffle(60_000))
-        t.log += b.run_until(lambda e: isinstance(e, McuReset), 10)
-        assert t.of(McuReset)[0].boot == 2
+        t.log += b.run_until(lambda e: isinstance(e, BackendReset), 10)
+        assert t.of(BackendReset)[0].boot == 2
         assert b.model.running() == {}  # the rebooted MCU starts with every motor off
         t.log += b.advance(0.5)
         _, r = t.call(StartShuffle(60_000))
@@ -36,7 +36,7 @@ def test_link_broken_device_stops_by_itself():
         t.start()
         t.call(StartShuffle(60_000))
         assert b.model.running()
-        t.log += b.run_until(lambda e: isinstance(e, LinkLost), 20)
+        t.log += b.run_until(lambda e: isinstance(e, BackendLost), 20)
         t0 = time.monotonic()
         while b.model.running() and time.monotonic() - t0 < 1.0:
             time.sleep(0.01)

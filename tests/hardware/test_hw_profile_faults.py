@@ -7,7 +7,7 @@ import tomllib
 
 import pytest
 
-from firmware_bridge.messages import Side
+from hardware.vocabulary import Side
 from hardware import FaultSpecError, ProfileError, load_profile, open_backend
 from hardware.profile import PROFILE_DIR, parse_profile
 from hardware.sim.faults import INJECTABLE, FaultSpec, parse_fault

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 import hardware
-from firmware_bridge.messages import ClearSafeStop, FeedStacks, Lift, Side, StartShuffle, StopAll
 from firmware_bridge.motion import REVERSAL_DEAD_MS
+from hardware.vocabulary import ClearSafeStop, FeedStacks, Lift, Side, StartShuffle, StopAll
 from hardware import pi_safety as S
 from hardware.gpio import HEARTBEAT_LEASE_S
 
@@ -106,7 +106,7 @@ def test_sigterm_to_the_service_leaves_every_output_low(tmp_path, monkeypatch):
 CHILD = textwrap.dedent("""
     import json, sys, time
     import hardware
-    from firmware_bridge.messages import ClearSafeStop, FeedStacks, Lift, Side, StartShuffle
+    from hardware.vocabulary import ClearSafeStop, FeedStacks, Lift, Side, StartShuffle
     from hardware import pi_safety as S
     state_file = sys.argv[1]
     b = hardware.open_gpio("default", "mock")

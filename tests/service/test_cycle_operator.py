@@ -4,8 +4,8 @@ and ``refusal`` (why an operator event would be ignored)."""
 from __future__ import annotations
 
 import hardware
-from firmware_bridge.messages import (ClearSafeStop, Lift, Light, MotionDone, Outcome, SetIndicators, Side,
-                                      StopAll)
+from hardware.vocabulary import (ClearSafeStop, Lift, Light, MotionDone, Outcome, SetIndicators, Side,
+                                 StopAll)
 from controller import cycle as CY
 from controller.runtime import TableRuntime
 

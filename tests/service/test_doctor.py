@@ -468,7 +468,7 @@ def test_service_link_state_for_an_mcu_backend(tmp_path):
         scorer = SimpleNamespace(camera_source=None, camera_device=0, camera_image=None)
         r = D.for_service(control, scorer)
         assert "backend mcu" in r.get("profile").seen
-        assert D._port_name(backend.link).startswith("/dev/pts/")
+        assert backend.health().port.startswith("/dev/pts/")
         assert r.get("handshake").status is S.SKIP  # this machine is not a Pi
         root = make_pi(tmp_path, model="Raspberry Pi 4 Model B Rev 1.4", config_txt="enable_uart=1\ndtoverlay=disable-bt\n")
         r = D.run(root, probes=probes(handshake=_raise("must not be called")), link_state=lambda: "connected, healthy")
