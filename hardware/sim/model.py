@@ -24,12 +24,19 @@ Not a mock: motors take time and sensors follow the machine's state.
   when the centre lift reaches the bottom after the four walls were raised, the played
   set drops into the disc: the disc is refilled for the next cycle.
 * **Jam sensor**: 1 while a tile is jammed at the disc outlet (fault ``tile-jam``: the
-  disc jams after turning ``jam_after_s`` and stops).
+  disc jams after turning the fault's ``after`` seconds and stops).
 * **Buttons** (two lift buttons, the dice button): :meth:`press` sets them.
 * **Indicators**: ``lights`` (the last SetIndicators mask) and the buzzer (a motor key,
   ``(MOTOR_BUZZER, SIDE_NONE)`` in ``motors`` while it sounds).
 * **Pulse sensors**: the disc, each feeder's conveyor wheel and the dice cup toggle a
   sensor every half period while they turn.
+
+Faults (:mod:`hardware.sim.faults`) can be injected at any moment (:meth:`TableModel.inject`)
+and repaired again (:meth:`TableModel.repair`); each acts physically from then on: a lift that
+is up when ``lift-short`` is injected comes down normally and stops short on its next rise; a
+stroke under way when ``lift-late`` or ``lift-slow`` is injected goes on at the new speed;
+``lift-slow`` wears the capacitor from the strokes after its injection; a fault of the tile set
+(``wrong-gear``, ``missing-tile``) applies from the next set that drops into the disc.
 
 Readings: ``physical`` is the truth (magnet at the sensor, tile at the throat ...);
 ``reading`` is what the input gives after the injected faults (stuck, reversed, dirty).
@@ -77,7 +84,7 @@ class TableModel:
     Args:
         profile: machine profile (timings, gears).
         seed: seed of the model's random generator (tile arrival, missing tile, dice).
-        faults: FaultSpec or ``KIND[:SIDE]`` strings.
+        faults: FaultSpec or ``KIND[:SIDE][:NAME=VALUE,...]`` strings.
     Attributes (read by tests and the demo): ``now`` (s), ``motors``
     (``{(motor, side): direction}`` energised), ``walls`` (stacks per side), ``half``
     (a half stack per side), ``quadrant`` (tiles left in the disc per side),
@@ -138,6 +145,9 @@ class TableModel:
         self.lift_t0 = [0.0] * 5
         self._lift_gen = [0, 0, 0, 0, 0]
         self._stroke_start: list[tuple[float, int] | None] = [None] * 5
+        self._stroke_reach = [1.0] * 5   # where the rise under way stops (lift-short)
+        self._leave_at = [0.0] * 5       # when the moving lift leaves its limit sensor
+        self._wear_from = [0, 0, 0, 0]   # up strokes before lift-slow was injected
         self.jammed = False
         self._disc_on_s = 0.0
         self._disc_t0: float | None = None
@@ -156,18 +166,56 @@ class TableModel:
     # ------------------------------------------------------------------ faults
     def has(self, kind: str, side: int | None = None) -> bool:
         """True if fault ``kind`` is injected (for ``side``, when the kind takes one)."""
-        return any(f.kind == kind and (f.side is None or side is None or int(f.side) == side)
-                   for f in self.faults)
+        return self.fault(kind, side) is not None
+
+    def fault(self, kind: str, side: int | None = None) -> FaultSpec | None:
+        """The injected fault ``kind`` (on ``side``, when the kind takes one), or None."""
+        for f in self.faults:
+            if f.kind == kind and (f.side is None or side is None or int(f.side) == side):
+                return f
+        return None
 
     def inject(self, fault: FaultSpec | str) -> FaultSpec:
-        """Inject a fault now (it acts from the next change it affects; sensor faults
-        change the reading at once)."""
+        """Inject a fault now; it acts physically from this moment (see the module text):
+        sensor faults change the reading at once, a motion under way goes on under the fault.
+        A fault of the same kind and side already injected is replaced (new parameters).
+        Raises FaultSpecError for a bad spec."""
         spec = parse_fault(fault)
+        self.faults = [f for f in self.faults if not f.matches(spec.kind, spec.side)]
         self.faults.append(spec)
+        if spec.kind == "lift-slow":
+            s = int(spec.side)
+            self._wear_from[s] = self.up_strokes[s] - (1 if self.lift_vel[s] > 0 else 0)
+        self._refresh()
+        return spec
+
+    def repair(self, fault: FaultSpec | str) -> list[FaultSpec]:
+        """Repair the injected faults of ``fault``'s kind and side (its parameters aside):
+        the part works again from now (a jammed tile is taken out). Returns the faults
+        removed (empty when none was injected). Raises FaultSpecError for a bad spec."""
+        spec = parse_fault(fault)
+        gone = [f for f in self.faults if f.matches(spec.kind, spec.side)]
+        if gone:
+            self.faults = [f for f in self.faults if f not in gone]
+            if spec.kind == "tile-jam":
+                self.clear_jam()
+            self._refresh()
+        return gone
+
+    def _refresh(self) -> None:
+        """After the faults changed: readings, motions and strokes under way follow."""
         for key, v in self.physical.items():
             self._publish(key, v)
         self._update()
-        return spec
+        for s in list(_SIDES) + [CENTRE]:
+            self._lift(s, replan=True)
+        for s in _SIDES:
+            if self._cam_on[s]:
+                self._cam_gen[s] += 1
+                self._cam_next(s, self._cam_gen[s])
+        self._arm_jam()
+        if self.after_event is not None:
+            self.after_event()
 
     def _read(self, sensor: int, side: int, p: int) -> int:
         if sensor in (C.SENSOR_LIFT_TOP, C.SENSOR_LIFT_BOTTOM):
@@ -314,8 +362,19 @@ class TableModel:
         return ((C.MOTOR_SHUFFLE, NONE) in self.motors and not self.has("disc-stall")
                 and not self.jammed)
 
+    def _arm_jam(self) -> None:
+        """With tile-jam injected and the disc turning: the jam comes once the disc has
+        turned the fault's ``after`` seconds in all."""
+        f = self.fault("tile-jam")
+        if f is None or not self.disc_turning() or self._disc_t0 is None:
+            return
+        turned = self._disc_on_s + (self.now - self._disc_t0)
+        self.schedule(self.now + max(0.0, f.param("after") - turned), self._jam,
+                      self._pulse_gen[(C.SENSOR_DISC_PULSE, NONE)])
+
     def _jam(self, gen: int) -> None:
-        if gen == self._pulse_gen.get((C.SENSOR_DISC_PULSE, NONE)) and not self.jammed:
+        if (gen == self._pulse_gen.get((C.SENSOR_DISC_PULSE, NONE)) and not self.jammed
+                and self.has("tile-jam")):
             self.jammed = True
             self._phys(C.SENSOR_JAM, NONE, 1)
             self._update()
@@ -327,10 +386,7 @@ class TableModel:
         self._pulse(C.SENSOR_DISC_PULSE, NONE, disc, self.t.disc_pulse_s)
         if disc and not was_turning:
             self._disc_t0 = self.now
-            if self.has("tile-jam"):
-                left = max(0.0, self.t.jam_after_s - self._disc_on_s)
-                self.schedule(self.now + left, self._jam,
-                              self._pulse_gen[(C.SENSOR_DISC_PULSE, NONE)])
+            self._arm_jam()
         elif not disc and was_turning and self._disc_t0 is not None:
             self._disc_on_s += self.now - self._disc_t0
             self._disc_t0 = None
@@ -505,25 +561,28 @@ class TableModel:
         if not up:
             return t.lift_down_s
         T = t.lift_up_s
-        if self.has("lift-late", s):
-            T *= t.late_lift_factor
-        if self.has("lift-slow", s):
-            # wear from the strokes before this one (a stroke in progress is already counted)
-            before = self.up_strokes[s] - (1 if self.lift_vel[s] > 0 else 0)
-            T *= 1 + t.capacitor_wear * before
+        late = self.fault("lift-late", s)
+        if late is not None:
+            T *= late.param("factor")
+        slow = self.fault("lift-slow", s)
+        if slow is not None:
+            # wear from the strokes since injection before this one (a stroke in progress
+            # is already counted)
+            before = self.up_strokes[s] - (1 if self.lift_vel[s] > 0 else 0) - self._wear_from[s]
+            T *= 1 + slow.param("wear") * max(0, before)
         return T
 
     def _reach(self, s: int) -> float:
-        if s == CENTRE:
-            return 1.0
-        return self.t.short_lift_reach if self.has("lift-short", s) else 1.0
+        """Where a rise of lift ``s`` stops now (fraction of its travel; 1 = the top)."""
+        f = None if s == CENTRE else self.fault("lift-short", s)
+        return 1.0 if f is None else f.param("reach")
 
     def _lift_pos(self, s: int) -> float:
-        reach = self._reach(s)
         p = self.lift_pos[s] + self.lift_vel[s] * (self.now - self.lift_t0[s])
-        return min(max(p, 0.0), reach)
+        top = self._stroke_reach[s] if self.lift_vel[s] > 0 else 1.0
+        return min(max(p, 0.0), max(top, self.lift_pos[s]))
 
-    def _lift(self, s: int) -> None:
+    def _lift(self, s: int, replan: bool = False) -> None:
         key = (C.MOTOR_CENTRE, NONE) if s == CENTRE else (C.MOTOR_LIFT, s)
         top, bottom, _ = _limits(s)
         d = self.motors.get(key)
@@ -532,26 +591,35 @@ class TableModel:
         vel = 0.0
         if d is not None:
             vel = 1.0 / self.travel_time(s, d == 1) * (1 if d == 1 else -1)
-        if vel == self.lift_vel[s]:
+        old = self.lift_vel[s]
+        if vel == old and not (replan and vel != 0.0):
             return
+        # a re-plan (a fault injected or repaired) goes on with the stroke under way
+        going_on = vel * old > 0
         pos = self._lift_pos(s)
         self.lift_pos[s], self.lift_vel[s], self.lift_t0[s] = pos, vel, self.now
         self._lift_gen[s] += 1
         gen = self._lift_gen[s]
         if vel > 0:
-            if pos < 1.0:
+            reach = self._reach(s)
+            # the bar stops short where the fault holds it, unless it is already past there
+            self._stroke_reach[s] = reach if pos < reach else 1.0
+            if pos < 1.0 and not going_on:
                 self.up_strokes[s] += 1 if pos <= 0.0 else 0
                 self._stroke_start[s] = (self.now, 1)
-            if pos <= 0.0:
-                self.schedule(self.now + 0.02, self._lift_leaves, s, gen, bottom)
-            reach = self._reach(s)
-            if reach >= 1.0 and pos < 1.0:
+            if pos <= 0.0 and not going_on:
+                self._leave_at[s] = self.now + 0.02
+            if self._leave_at[s] > self.now and self.physical[(bottom, _limits(s)[2])]:
+                self.schedule(self._leave_at[s], self._lift_leaves, s, gen, bottom)
+            if self._stroke_reach[s] >= 1.0 and pos < 1.0:
                 self.schedule(self.now + (1.0 - pos) / vel, self._lift_arrives, s, gen, True)
         elif vel < 0:
-            if pos > 0.0:
+            if pos > 0.0 and not going_on:
                 self._stroke_start[s] = (self.now, 0)
-            if pos >= 1.0:
-                self.schedule(self.now + 0.02, self._lift_leaves, s, gen, top)
+            if pos >= 1.0 and not going_on:
+                self._leave_at[s] = self.now + 0.02
+            if self._leave_at[s] > self.now and self.physical[(top, _limits(s)[2])]:
+                self.schedule(self._leave_at[s], self._lift_leaves, s, gen, top)
             if pos > 0.0:
                 self.schedule(self.now + pos / -vel, self._lift_arrives, s, gen, False)
 

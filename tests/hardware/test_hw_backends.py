@@ -12,6 +12,7 @@ from firmware_bridge.messages import (ClearSafeStop, Fault, FaultCode, FeedStack
                                       RollDice, Sensor, SensorChanged, SetIndicators, Side,
                                       StacksCounted, StartShuffle, Status, StopAll, StopReason)
 from hardware.interface import TableBackend
+from hardware.sim.faults import parse_fault
 
 from hw_driver import Table
 
@@ -338,7 +339,7 @@ def test_tile_jam_stops_the_disc(open_table):
     assert [e.value for e in jam] == [1]
     pulses = t.of(SensorChanged, sensor=Sensor.DISC_PULSE)
     assert pulses and pulses[-1].t_ms <= jam[0].t_ms + 1  # the disc stopped at the jam
-    assert abs(jam[0].t_ms - pulses[0].t_ms - 1000 * t.p.timing.jam_after_s) <= 2 * TOL_MS + 250
+    assert abs(jam[0].t_ms - pulses[0].t_ms - 1000 * parse_fault("tile-jam").param("after")) <= 2 * TOL_MS + 250
     t.call(StopAll())
 
 
