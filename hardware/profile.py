@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from firmware_bridge import catalogue as C
+from firmware_bridge.motion import STALL_MS
 
 from .errors import ProfileError
 from .pi_safety import output_on_at_reset, reset_pull
@@ -294,6 +295,14 @@ def parse_profile(data: dict, source: str = "<dict>") -> Profile:
     if values["dice_spin_s"] > values["dice_deadline_s"]:
         raise ProfileError("timing.dice_spin_s must not exceed timing.dice_deadline_s, got "
                            f"{values['dice_spin_s']!r}")
+    for key, motor in (("feeder_pulse_s", C.MOTOR_FEEDER), ("disc_pulse_s", C.MOTOR_SHUFFLE),
+                       ("dice_pulse_s", C.MOTOR_DICE)):
+        # the device stops a motor whose motion sensor is quiet this long (stall-to-stop): two full
+        # pulse periods must fit in it, else a turning motor would be taken for a stalled one
+        window_s = STALL_MS[motor] / 1000
+        if 4 * values[key] > window_s:
+            raise ProfileError(f"timing.{key} must be at most {window_s / 4:g} s (two full pulse periods "
+                               f"within the device's {window_s:g} s stall window), got {values[key]!r}")
     timing = Timing(**values)
     g = _table(data, "gears")
     gears: dict[int, tuple[int, int, int, int]] = {}

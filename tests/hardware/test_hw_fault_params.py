@@ -201,3 +201,13 @@ def test_a_repaired_fault_lets_the_next_cycle_run_clean() -> None:
         assert b.model.walls == [17, 17, 17, 17]
     finally:
         b.close()
+
+
+def test_a_profile_whose_pulses_are_too_slow_for_the_stall_window_is_refused(tmp_path) -> None:
+    """The device stops a motor whose motion sensor is quiet for its stall window (1.2 s for a
+    feeder): a profile whose feeder pulses come slower would have its turning feeders stopped."""
+    text = (PROFILE_DIR / "default.toml").read_text()
+    slow = tmp_path / "slow.toml"
+    slow.write_text(text.replace("feeder_pulse_s = 0.25", "feeder_pulse_s = 0.4"))
+    with pytest.raises(ProfileError, match=r"timing.feeder_pulse_s must be at most 0.3 s .*stall window.*got 0.4"):
+        load_profile(str(slow))
