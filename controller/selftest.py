@@ -51,7 +51,7 @@ time, deadlines) and from the technician's answers in ../shared/seeds/002_4c2a73
 (lift magnetic sensor and magnet polarity, 升牌杆不到位, conveyor motor wire loose or wheel
 jammed), through the fault catalogue :mod:`controller.faults` (codes E11-E73; the push head
 E34 / E35, the centre lift E24 and the jam sensor E53 describe the parts of commit f4bde52:
-``hardware/sim/model.py`` and ``hardware/sim/faults.py`` model them).
+``hardware/sim/parts.py`` and ``hardware/sim/faults.py`` model them).
 
 Every motor is stopped when the self-test ends, also on an exception (``backend.stop_all()`` in
 a ``finally``), and every lift that went up is lowered again - except a lift whose bottom limit

@@ -211,3 +211,15 @@ def test_a_profile_whose_pulses_are_too_slow_for_the_stall_window_is_refused(tmp
     slow.write_text(text.replace("feeder_pulse_s = 0.25", "feeder_pulse_s = 0.4"))
     with pytest.raises(ProfileError, match=r"timing.feeder_pulse_s must be at most 0.3 s .*stall window.*got 0.4"):
         load_profile(str(slow))
+
+
+def test_each_part_owns_its_faults() -> None:
+    m = model("lift-short:W:reach=0.7", "feeder-jammed:E", "disc-stall", "push-home-stuck-off:N")
+    assert m.lifts[W].faults == [parse_fault("lift-short:W:reach=0.7")] and m.lifts[0].faults == []
+    assert [f.kind for f in m.feeders[0].faults] == ["feeder-jammed"]
+    assert [f.kind for f in m.disc.faults] == ["disc-stall"] and m.heads[3].has("push-home-stuck-off")
+    assert [str(f) for f in m.faults] == ["lift-short:W:reach=0.7", "feeder-jammed:E", "disc-stall",
+                                         "push-home-stuck-off:N"]
+    m.repair("feeder-jammed:E")
+    assert m.feeders[0].faults == [] and len(m.faults) == 3
+    assert m.fault("lift-short", W).param("reach") == 0.7 and m.fault("lift-short", 0) is None
