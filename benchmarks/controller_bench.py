@@ -54,19 +54,20 @@ def cycles_per_second(kind: str, n: int) -> tuple[float, float]:
 
 
 def _watch_motor(model, which: int, side: int, log: list) -> None:
-    """Append ``(machine s, wall s)`` to ``log`` whenever motor ``(which, side)`` is switched off."""
+    """Append ``(machine s, wall s, how)`` to ``log`` whenever motor ``(which, side)`` is switched off
+    (``how``: "stop", that motor alone, or "stop_all", every motor: a safety stop or a StopAll)."""
     original = model.set_motor
 
     def set_motor(motor, s, on, direction=1):
         if motor == which and s == side and not on and model.motors.get((motor, s)) is not None:
-            log.append((model.now, time.perf_counter()))
+            log.append((model.now, time.perf_counter(), "stop"))
         return original(motor, s, on, direction)
     model.set_motor = set_motor
     original_all = model.stop_all
 
     def stop_all():
         if model.motors.get((which, side)) is not None:
-            log.append((model.now, time.perf_counter()))
+            log.append((model.now, time.perf_counter(), "stop_all"))
         return original_all()
     model.stop_all = stop_all
 
@@ -84,8 +85,10 @@ def latency(kind: str, speed: float = 1.0) -> dict:
         wall_sent = time.perf_counter()
         b.submit(Lift(Side.W, True, deadline_ms))
         b.run_until(lambda e: isinstance(e, MotionDone) and e.side == Side.W, timeout=deadline_ms / 1000 + 5)
-        stop_virtual, stop_wall = log[0]
+        stop_virtual, stop_wall, how = log[0]
         out = {"virtual_ms": round(1000 * (stop_virtual - t_sent) - deadline_ms, 1)}
+        if how != "stop":  # not the deadline rule: a safety stop (the host heartbeat missed under load)
+            out["stopped_by"] = how
         if kind == "mcu":
             out["wall_ms"] = round(1000 * (stop_wall - wall_sent) - deadline_ms / speed, 1)
         return out
@@ -111,7 +114,10 @@ def stall_to_stop(kind: str, fault: str) -> dict:
                     timeout=deadline_ms / 1000 + 5)
         b.submit(StopAll())
         b.advance(0.1)
-        return {"stop_s": round(log[0][0] - t_sent, 2), "deadline_s": round(deadline_ms / 1000, 1)}
+        out = {"stop_s": round(log[0][0] - t_sent, 2), "deadline_s": round(deadline_ms / 1000, 1)}
+        if log[0][2] != "stop":  # not the stall or deadline rule: a safety stop (heartbeat missed under load)
+            out["stopped_by"] = log[0][2]
+        return out
     finally:
         b.close()
 
