@@ -2,7 +2,7 @@
 ``app/cli.py``).
 
     mjtable serve [--sim] [--config table.toml] [--host H] [--port P] [--token-file PATH]
-                  [--log PATH] [--speed N] [--seed N] [--fault KIND[:SIDE]] [--camera-image FILE]
+                  [--log PATH] [--speed N] [--seed N] [--fault KIND[:SIDE][:NAME=VALUE,...]] [--camera-image FILE]
     mjtable unit [--config table.toml] [--profile P] [--backend sim|gpio|mcu]
 
 Opens the machine (the simulator with ``--sim``, else the backend of the config: the
@@ -41,7 +41,7 @@ def add_parsers(sub) -> None:
     s.add_argument("--speed", type=float, default=None,
                    help="simulator: machine seconds per wall second (default 1: real time)")
     s.add_argument("--seed", type=int, default=None, help="simulator: the machine's seed (default random)")
-    s.add_argument("--fault", action="append", default=[], metavar="KIND[:SIDE]",
+    s.add_argument("--fault", action="append", default=[], metavar="KIND[:SIDE][:NAME=VALUE,...]",
                    help="simulator: a fault present from the start (repeatable)")
     s.add_argument("--camera-image", default=None, metavar="FILE", help="a picture file used as the table's camera")
     s.add_argument("--no-preload", action="store_true", help="load the camera pipeline at the first photo, not at start")

@@ -37,7 +37,7 @@ def _backend_args(p: argparse.ArgumentParser, faults: bool = True) -> None:
                    help="mcu with --sim: the device end in this process (python), or the firmware "
                         "(firmware/rp2040) under the MicroPython unix port (micropython; a dev install)")
     if faults:
-        p.add_argument("--fault", action="append", default=[], metavar="KIND[:SIDE]",
+        p.add_argument("--fault", action="append", default=[], metavar="KIND[:SIDE][:NAME=VALUE,...]",
                        help="inject a fault into the simulated machine (see mjtable faults --list); repeatable")
 
 
@@ -305,7 +305,7 @@ def cmd_config(args, out: IO[str]) -> int:
 
 
 def cmd_faults(args, out: IO[str]) -> int:
-    from hardware.sim.faults import INJECTABLE
+    from hardware.sim.faults import INJECTABLE, kinds_json
     if args.code:
         if args.list:
             raise TableCliError("give either a code (mjtable faults E21) or --list, not both")
@@ -315,21 +315,23 @@ def cmd_faults(args, out: IO[str]) -> int:
             raise TableCliError(exc.args[0]) from None
         out.write((json.dumps(code_sheet(f), ensure_ascii=False, indent=2) if args.json else render_code_sheet(f)) + "\n")
         return 0
-    injectable = [(k.name, SIDES if k.sides else ()) for k in INJECTABLE.values()]
     if args.json:
-        data = catalogue_json(injectable)
-        for entry, k in zip(data["injectable"], INJECTABLE.values()):
-            entry["backends"] = list(k.backends)
+        data = catalogue_json()
+        data["injectable"] = kinds_json()
         out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
         return 0
     out.write("Fault codes:\n")
     for f in CATALOGUE:
         out.write(f"  {f.code}  {f.name:<32} {f.meaning_en}\n        {f.meaning_zh}\n")
-    out.write("\nInjectable into the simulator (mjtable cycle --sim --fault KIND[:SIDE]):\n")
+    out.write("\nInjectable into the simulator (mjtable cycle --sim --fault KIND[:SIDE][:NAME=VALUE,...]):\n")
     for k in INJECTABLE.values():
         sides = "E/S/W/N" if k.sides else "-"
         only = "" if len(k.backends) == 3 else f"  (backend {', '.join(k.backends)} only)"
         out.write(f"  {k.name:<24} sides {sides:<8}{only}\n")
+        for p in k.params:
+            unit = f" {p.unit}" if p.unit else ""
+            out.write(f"      {p.name}={p.default:g}{unit}  (allowed {p.low:g}..{p.high:g}{unit}): {p.meaning}\n")
+    out.write("  e.g. --fault lift-short:W:reach=0.92, --fault lift-slow:N:wear=0.1, --fault tile-jam:after=2\n")
     return 0
 
 

@@ -88,6 +88,8 @@ class Observations:
         stacks: stacks counted per side in this build.
         feeding: sides with a FeedStacks running.
         feed_outcome: per side, the outcome of the last FeedStacks (None while running).
+        feed_ms: per side, how long the last FeedStacks ran (ms; None while running): its deadline, or
+            less when the device stopped a stalled feeder (the motion engine's stall-to-stop, docs/protocol.md section 3).
         feeder_edges, tile_edges: per side, changes of the feeder-motion and tile-present inputs
             while building.
         disc_edges: disc rotation pulses (edges) while shuffling and building.
@@ -115,6 +117,7 @@ class Observations:
     stacks: tuple = (0, 0, 0, 0)
     feeding: tuple = (False, False, False, False)
     feed_outcome: tuple = (None, None, None, None)
+    feed_ms: tuple = (None, None, None, None)
     feeder_edges: tuple = (0, 0, 0, 0)
     tile_edges: tuple = (0, 0, 0, 0)
     disc_edges: int = 0
@@ -218,6 +221,7 @@ class Observations:
         if ev.command == "FeedStacks" and i >= 0:
             counted = max(self.stacks[i], self.feed_base[i] + ev.detail)
             return dataclasses.replace(self, feed_outcome=_set(self.feed_outcome, i, ev.outcome),
+                                       feed_ms=_set(self.feed_ms, i, ev.elapsed_ms),
                                        stacks=_set(self.stacks, i, counted))
         if ev.command == "Lift" and i >= 0:
             if self.probing == SIDES[i] and self.lift_outcome[i] is not None:
@@ -444,6 +448,13 @@ def after_shuffle(obs: Observations) -> Diagnosis | None:
     return None
 
 
+def _ran_s(obs: Observations, s, i: int) -> str:
+    """How long side ``i``'s feeder ran before it was stopped, as text in s: the deadline, or less when the
+    device stopped it as stalled (no motion pulse, or no tile, for its stall window)."""
+    ms = obs.feed_ms[i] if obs.feed_ms[i] is not None else s.feed_deadline_ms[i]
+    return f"{ms / 1000:.1f}" if ms < 10_000 else f"{ms / 1000:.0f}"
+
+
 def _drive_quiet(obs: Observations, i: int) -> bool:
     """Side ``i``'s feeder drive gave no motion pulse at all, or none in the last ``QUIET_MS`` of its feed."""
     q = obs.quiet[i]
@@ -467,8 +478,8 @@ def _head_not_home(obs: Observations, sensors, s, i: int, side: str) -> Diagnosi
                      f"{SIDES_ZH[side]}边已码满 {got} 墩，但推牌头原位信号在码牌过程中一次也没有变化（一直为 {home}）。",
                      push_home=home, stacks=got)
     return _diag("E34", side, f"Side {side} built all {got} stacks but its push head did not come back home "
-                 f"within {s.feed_deadline_ms[i] / 1000:.0f} s (home sensor {home}).",
-                 f"{SIDES_ZH[side]}边已码满 {got} 墩，但推牌头在 {s.feed_deadline_ms[i] / 1000:.0f} 秒内没有回到原位"
+                 f"within {_ran_s(obs, s, i)} s (home sensor {home}).",
+                 f"{SIDES_ZH[side]}边已码满 {got} 墩，但推牌头在 {_ran_s(obs, s, i)} 秒内没有回到原位"
                  f"（原位信号 {home}）。", push_home=home, stacks=got)
 
 
@@ -500,9 +511,9 @@ def after_build(obs: Observations, sensors, s) -> Diagnosis | None:
                       "power with the head out (its wire, as for E31)")
                 zh = (f"离开原位后没有回来，码到 {got[i]} 墩后电机停转（最后 {QUIET_MS / 1000:.0f} 秒无转动信号）："
                       "推牌头卡住，或推牌头在外时电机断电（连接线，同 E31）")
-            return _diag("E34", side, f"Feeder {side} was switched on for {s.feed_deadline_ms[i] / 1000:.0f} s: its push head "
+            return _diag("E34", side, f"Feeder {side} was switched on for {_ran_s(obs, s, i)} s: its push head "
                          f"{en}: {got[i]} of {exp[i]} stacks.",
-                         f"{SIDES_ZH[side]}边输送带通电 {s.feed_deadline_ms[i] / 1000:.0f} 秒：推牌头{zh}：码了 "
+                         f"{SIDES_ZH[side]}边输送带通电 {_ran_s(obs, s, i)} 秒：推牌头{zh}：码了 "
                          f"{got[i]}/{exp[i]} 墩。", push_home=home, feeder_pulses=obs.feeder_edges[i],
                          stacks=got[i], expected=exp[i])
         if got[i] >= exp[i]:
@@ -514,15 +525,15 @@ def after_build(obs: Observations, sensors, s) -> Diagnosis | None:
             else:
                 en = f"it turned at first, then stopped: no motion pulse in its last {QUIET_MS / 1000:.0f} s"
                 zh = f"开始时在转，之后停转：最后 {QUIET_MS / 1000:.0f} 秒无转动信号"
-            return _diag("E31", side, f"Feeder {side} was switched on for {s.feed_deadline_ms[i] / 1000:.0f} s: {en}, "
+            return _diag("E31", side, f"Feeder {side} was switched on for {_ran_s(obs, s, i)} s: {en}, "
                          f"{got[i]} of {exp[i]} stacks.",
-                         f"{SIDES_ZH[side]}边输送带电机通电 {s.feed_deadline_ms[i] / 1000:.0f} 秒：{zh}，码了 "
+                         f"{SIDES_ZH[side]}边输送带电机通电 {_ran_s(obs, s, i)} 秒：{zh}，码了 "
                          f"{got[i]}/{exp[i]} 墩。", feeder_pulses=obs.feeder_edges[i], stacks=got[i], expected=exp[i])
     for i, side in enumerate(SIDES):
         if obs.feed_outcome[i] is Outcome.DEADLINE and obs.tile_edges[i] == 0 and got[i] == 0:
             return _diag("E32", side, f"Feeder {side} turned ({obs.feeder_edges[i]} motion pulses) for "
-                         f"{s.feed_deadline_ms[i] / 1000:.0f} s but no tile passed its tile sensor: 0 of {exp[i]} stacks.",
-                         f"{SIDES_ZH[side]}边输送带在转（{obs.feeder_edges[i]} 个转动信号）{s.feed_deadline_ms[i] / 1000:.0f} 秒，"
+                         f"{_ran_s(obs, s, i)} s but no tile passed its tile sensor: 0 of {exp[i]} stacks.",
+                         f"{SIDES_ZH[side]}边输送带在转（{obs.feeder_edges[i]} 个转动信号）{_ran_s(obs, s, i)} 秒，"
                          f"但没有牌经过有牌传感器：0/{exp[i]} 墩。", feeder_pulses=obs.feeder_edges[i], stacks=0)
     for i, side in enumerate(SIDES):
         if got[i] > 0 and obs.tile_edges[i] == 0:

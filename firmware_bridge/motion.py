@@ -33,7 +33,22 @@ from the moment the motor is energised (issue #23 section 1; every backend runs 
 table: the device engine, the GPIO backend and the simulator).
 
 Every motion has a deadline (ms after its motor was energised); when it passes first, the
-motor is stopped and the motion ends with OUTCOME_DEADLINE. Outcomes are reported through
+motor is stopped and the motion ends with OUTCOME_DEADLINE.
+
+**Stall-to-stop.** A motor that runs without motion is stopped within about a second, not at
+the end of its whole deadline (a stalled motor heats): a feeder (T_FEED_STACK, parking
+included), the shuffle disc (T_SHUFFLE_START) and the dice (T_ROLL_DICE) each have a motion
+sensor (FEEDER_MOTION of the side, DISC_PULSE, DICE_PULSE); when the motor has been energised
+for ``STALL_MS[motor]`` without a change of that sensor (since it started, or since the last
+change), the motor is stopped and the motion ends with OUTCOME_DEADLINE, as at its deadline
+(``elapsed_ms`` tells the two apart). A push head shares its side's feeder drive, so a jammed
+head stalls that drive and the same rule stops it. A feed that turns but gets no tiles (a
+jammed conveyor wheel, a missing tile at the end of a side's share) is stopped after
+``FLOW_STALL_MS`` without a TILE_PRESENT or STACK change on its side (not while parking:
+then no tile is expected). The windows hold a few pulse periods of the machine profile
+(``hardware.profile`` checks its pulse timings against them) and stay clear of tile arrival
+gaps (a tile that arrives face up goes round the disc once more).
+ Outcomes are reported through
 ``on_done(motion, outcome, elapsed_ms)``, after the motor has been stopped.
 """
 
@@ -52,13 +67,23 @@ else:
 #: margin; typical small power relays release in 5-15 ms)
 REVERSAL_DEAD_MS = 50
 _REVERSIBLE = (C.MOTOR_LIFT, C.MOTOR_CENTRE)
+#: ms a motor may run without a change of its motion sensor before it is stopped (stall): more
+#: than two full periods of the default pulses (feeder and disc 2 x 0.25 s, dice 2 x 0.10 s) and
+#: more than the controller's QUIET_MS (1000: a feed that ends is judged on its last second)
+STALL_MS = {C.MOTOR_FEEDER: 1200, C.MOTOR_SHUFFLE: 1200, C.MOTOR_DICE: 500}
+#: the motion sensor of each motor in STALL_MS (its side: the motion's side)
+MOTION_SENSOR = {C.MOTOR_FEEDER: C.SENSOR_FEEDER_MOTION, C.MOTOR_SHUFFLE: C.SENSOR_DISC_PULSE,
+                 C.MOTOR_DICE: C.SENSOR_DICE_PULSE}
+#: ms a feed may turn without a tile passing its side (tile-present or stack change)
+FLOW_STALL_MS = 4000
+_STALL_TYPES = (C.T_FEED_STACK, C.T_SHUFFLE_START, C.T_ROLL_DICE)
 
 
 class Motion:
     """One running motion. Times in ms (the owner's clock)."""
 
     __slots__ = ("cmd", "mtype", "motor", "side", "direction", "target", "progress",
-                 "started", "deadline_at", "parking", "waiting")
+                 "started", "deadline_at", "parking", "waiting", "moved_at", "fed_at")
 
     def __init__(self, cmd, mtype, motor, side, direction, target, started, deadline_at):
         self.cmd = cmd                  # command id (u16)
@@ -72,6 +97,8 @@ class Motion:
         self.deadline_at = deadline_at  # ms
         self.parking = False            # feed: target reached, waiting for the head home
         self.waiting = False            # lift: in its reversal dead time, motor not yet on
+        self.moved_at = started         # ms: last change of the motion sensor (or the start)
+        self.fed_at = started           # ms: last tile seen by a feed (or the start)
 
 
 _TIMED = (C.T_ROLL_DICE, C.T_SELF_TEST, C.T_SET_INDICATORS)
@@ -161,6 +188,11 @@ class MotionTable:
         for key, m in list(self.motions.items()):
             if key not in self.motions or m.waiting:
                 continue
+            if sensor == MOTION_SENSOR.get(m.motor) and side == m.side:
+                m.moved_at = now_ms
+            elif (m.motor == C.MOTOR_FEEDER and side == m.side
+                    and (sensor == C.SENSOR_TILE_PRESENT or sensor == C.SENSOR_STACK)):
+                m.fed_at = now_ms
             if m.mtype == C.T_SELF_TEST:
                 if m.side == C.SIDE_NONE or m.side == side:
                     m.progress += 1
@@ -199,14 +231,24 @@ class MotionTable:
                     m.parking = True  # the jog is over: bring the push head home first
                 else:
                     self.finish(key, C.OUTCOME_COMPLETED, now_ms)
-            elif now_ms >= m.deadline_at:
+            elif now_ms >= m.deadline_at or now_ms >= self._stall_at(m):
                 self.finish(key, C.OUTCOME_DEADLINE, now_ms)
+
+    def _stall_at(self, m):
+        """When ``m`` stalls (ms) unless its motion sensor or its tiles show progress first."""
+        at = m.deadline_at
+        if m.mtype in _STALL_TYPES:
+            if m.motor in STALL_MS and m.moved_at + STALL_MS[m.motor] < at:
+                at = m.moved_at + STALL_MS[m.motor]
+            if m.mtype == C.T_FEED_STACK and not m.parking and m.fed_at + FLOW_STALL_MS < at:
+                at = m.fed_at + FLOW_STALL_MS
+        return at
 
     def next_due(self):
         """Earliest time (ms) at which ``tick`` has something to do, or None."""
         due = None
         for m in self.motions.values():
-            t = m.started if m.waiting else m.deadline_at
+            t = m.started if m.waiting else self._stall_at(m)
             if not m.waiting and m.mtype in _TIMED and not m.parking and m.started + m.target < t:
                 t = m.started + m.target
             if due is None or t < due:

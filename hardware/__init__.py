@@ -45,7 +45,7 @@ def open_backend(kind: str, profile: Profile | str = "default", seed: int = 0,
         kind: "sim", "gpio" or "mcu".
         profile: a Profile, a profile name in hardware/profiles, or a .toml path.
         seed: seed of the machine model (deterministic for a seed).
-        faults: ``KIND[:SIDE]`` strings or FaultSpec (see hardware.sim.faults.INJECTABLE).
+        faults: ``KIND[:SIDE][:NAME=VALUE,...]`` strings or FaultSpec (see hardware.sim.faults.INJECTABLE).
         speed: mcu only: machine time runs ``speed`` x real time (1..50).
         boot: mcu only: the simulated microcontroller's first boot counter.
         device: mcu only: "python" (the device engine in this process) or "micropython"

@@ -13,8 +13,9 @@ class ProfileError(HardwareError, ValueError):
 
 
 class FaultSpecError(HardwareError, ValueError):
-    """A fault specification (``KIND[:SIDE]``) names an unknown kind or side, or a fault
-    that does not apply to the chosen backend; the message lists what is allowed."""
+    """A fault specification (``KIND[:SIDE][:NAME=VALUE,...]``) names an unknown kind, side or
+    parameter, a parameter outside its range, or a fault that does not apply to the chosen
+    backend; the message lists what is allowed."""
 
 
 class BackendError(HardwareError):

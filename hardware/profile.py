@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from firmware_bridge import catalogue as C
+from firmware_bridge.motion import STALL_MS
 
 from .errors import ProfileError
 from .pi_safety import output_on_at_reset, reset_pull
@@ -27,9 +28,12 @@ TIMING_KEYS = (
     "shuffle_s", "shuffle_deadline_s", "tile_interval_s", "disc_revolution_s",
     "tile_present_s", "push_s", "feed_stack_s", "feed_margin", "feed_grace_s", "lift_up_s",
     "lift_down_s", "lift_deadline_s", "dice_spin_s", "dice_deadline_s", "disc_pulse_s",
-    "feeder_pulse_s", "dice_pulse_s", "late_lift_factor", "short_lift_reach",
-    "capacitor_wear", "push_cycle_s", "centre_up_s", "centre_down_s", "centre_deadline_s",
-    "jam_after_s")
+    "feeder_pulse_s", "dice_pulse_s", "push_cycle_s", "centre_up_s", "centre_down_s",
+    "centre_deadline_s")
+#: keys that described a fault's severity, not the table: now parameters of the fault
+#: (hardware.sim.faults); a profile that still has one gets an error naming the new form
+MOVED_TO_FAULTS = {"late_lift_factor": "lift-late:SIDE:factor=", "short_lift_reach": "lift-short:SIDE:reach=",
+                   "capacitor_wear": "lift-slow:SIDE:wear=", "jam_after_s": "tile-jam:after="}
 FRACTION_KEYS = ("face_up_fraction",)
 
 #: per-side outputs and inputs of the GPIO pin map, and the side-less ones
@@ -93,14 +97,10 @@ class Timing:
     disc_pulse_s: float
     feeder_pulse_s: float
     dice_pulse_s: float
-    late_lift_factor: float
-    short_lift_reach: float
-    capacitor_wear: float
     push_cycle_s: float
     centre_up_s: float
     centre_down_s: float
     centre_deadline_s: float
-    jam_after_s: float
 
 
 @dataclass(frozen=True)
@@ -272,15 +272,17 @@ def parse_profile(data: dict, source: str = "<dict>") -> Profile:
         raise ProfileError(f"machine.tiles must be one of {', '.join(map(str, C.GEARS))}, "
                            f"got {tiles!r}")
     t = _table(data, "timing")
+    for key, form in MOVED_TO_FAULTS.items():
+        if key in t:
+            raise ProfileError(f"timing.{key} is no longer a profile key (a profile describes the "
+                               f"table, not a test): give it as a parameter of the fault, "
+                               f"--fault {form}{t[key]!r}")
     _unknown(t, TIMING_KEYS + FRACTION_KEYS, "timing")
     values = {k: _num(t, k, "timing") for k in TIMING_KEYS}
     f = t.get("face_up_fraction")
     if isinstance(f, bool) or not isinstance(f, (int, float)) or not 0 <= f < 1:
         raise ProfileError(f"timing.face_up_fraction must be a number 0 <= x < 1, got {f!r}")
     values["face_up_fraction"] = float(f)
-    if values["short_lift_reach"] >= 1:
-        raise ProfileError("timing.short_lift_reach must be below 1 (a fraction of the "
-                           f"travel), got {values['short_lift_reach']!r}")
     for k, limit in (("lift_up_s", "lift_deadline_s"), ("lift_down_s", "lift_deadline_s"),
                      ("centre_up_s", "centre_deadline_s"),
                      ("centre_down_s", "centre_deadline_s")):
@@ -293,6 +295,14 @@ def parse_profile(data: dict, source: str = "<dict>") -> Profile:
     if values["dice_spin_s"] > values["dice_deadline_s"]:
         raise ProfileError("timing.dice_spin_s must not exceed timing.dice_deadline_s, got "
                            f"{values['dice_spin_s']!r}")
+    for key, motor in (("feeder_pulse_s", C.MOTOR_FEEDER), ("disc_pulse_s", C.MOTOR_SHUFFLE),
+                       ("dice_pulse_s", C.MOTOR_DICE)):
+        # the device stops a motor whose motion sensor is quiet this long (stall-to-stop): two full
+        # pulse periods must fit in it, else a turning motor would be taken for a stalled one
+        window_s = STALL_MS[motor] / 1000
+        if 4 * values[key] > window_s:
+            raise ProfileError(f"timing.{key} must be at most {window_s / 4:g} s (two full pulse periods "
+                               f"within the device's {window_s:g} s stall window), got {values[key]!r}")
     timing = Timing(**values)
     g = _table(data, "gears")
     gears: dict[int, tuple[int, int, int, int]] = {}

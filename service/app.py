@@ -78,7 +78,8 @@ class SettingsBody(_Strict):
 
 
 class FaultBody(_Strict):
-    fault: str = Field(min_length=1, max_length=64, description="KIND or KIND:SIDE, e.g. lift-short:W")
+    fault: str = Field(min_length=1, max_length=128,
+                       description="KIND[:SIDE][:NAME=VALUE,...], e.g. lift-short:W or lift-short:W:reach=0.92")
 
 
 #: The win options in a score body, documented in the API's schema; their values are checked by
@@ -333,8 +334,22 @@ def create_app(control: Control, log: EventLog, token: str, scorer: Scorer, *,
 
     @app.post("/api/sim/fault", dependencies=[Auth])
     async def inject(body: FaultBody) -> dict:
-        """Inject a fault into the simulated machine (404 on a real machine)."""
+        """Inject a fault into the simulated machine, ``KIND[:SIDE][:NAME=VALUE,...]``, at any moment
+        (404 on a real machine, 422 for a bad spec or parameter)."""
         return {"injected": await run(lambda: control.inject(body.fault))}
+
+    @app.delete("/api/sim/fault", dependencies=[Auth])
+    async def repair(fault: Annotated[str, Query(min_length=1, max_length=128)]) -> dict:
+        """Repair injected faults, ``?fault=KIND[:SIDE]`` (its parameters aside) or ``?fault=all``: the part
+        works again from now. Returns ``{"repaired": [specs], "faults": [specs still injected]}``; 409 when no
+        such fault is injected, 422 for a bad spec, 404 on a real machine."""
+        return await run(lambda: control.repair(fault))
+
+    @app.get("/api/sim/fault")
+    async def sim_faults() -> dict:
+        """The faults injected now and every kind with its parameters (defaults, ranges): ``{"faults": [spec],
+        "kinds": [{"kind", "sides", "backends", "params"}]}``; 404 on a real machine."""
+        return await run(control.sim_faults)
 
     @app.post("/api/selftest", dependencies=[Auth])
     async def selftest() -> dict:

@@ -383,15 +383,48 @@ class Control:
         return report
 
     def inject(self, spec: str) -> str:
-        """Inject a fault into the simulated machine. Raises ServiceError (404) on a real machine."""
-        if not self.sim:
-            raise ServiceError("fault injection exists only on the simulated machine (mjtable serve --sim)", 404,
-                               "not-simulated")
+        """Inject a fault (``KIND[:SIDE][:NAME=VALUE,...]``) into the simulated machine now; it acts
+        physically from this moment. Raises ServiceError (404 on a real machine, 422 for a bad spec)."""
+        model = self._sim_model()
         from hardware import FaultSpecError, parse_fault
         try:
             spec_obj = parse_fault(spec, "sim")
         except FaultSpecError as e:
             raise ServiceError(str(e), 422, "bad-value") from None
-        self.backend.model.inject(spec_obj)
+        model.inject(spec_obj)
         self.log.append("operator", {"action": "inject", "fault": str(spec_obj)})
         return str(spec_obj)
+
+    def repair(self, spec: str) -> dict:
+        """Repair the injected faults of ``spec``'s kind and side (``KIND[:SIDE]``; its parameters
+        aside), or every one (``all``): the part works again from now. Raises ServiceError (404 on a
+        real machine, 422 for a bad spec, 409 when no such fault is injected)."""
+        model = self._sim_model()
+        from hardware import FaultSpecError
+        if spec.strip().lower() == "all":
+            gone = list(model.faults)
+            for f in gone:
+                model.repair(f)
+        else:
+            try:
+                gone = model.repair(spec)
+            except FaultSpecError as e:
+                raise ServiceError(str(e), 422, "bad-value") from None
+        if not gone:
+            now = ", ".join(map(str, model.faults)) or "none"
+            raise ServiceError(f"no fault {spec.strip()} is injected (injected now: {now})", 409, "not-injected")
+        repaired = [str(f) for f in gone]
+        self.log.append("operator", {"action": "repair", "faults": repaired})
+        return {"repaired": repaired, "faults": [str(f) for f in model.faults]}
+
+    def sim_faults(self) -> dict:
+        """The faults injected now and every injectable kind with its parameters."""
+        from hardware.sim.faults import kinds_json
+        model = self._sim_model()
+        return {"faults": [str(f) for f in model.faults], "kinds": kinds_json()}
+
+    def _sim_model(self):
+        if not self.sim:
+            raise ServiceError("fault injection exists only on the simulated machine (mjtable serve --sim)", 404,
+                               "not-simulated")
+        return self.backend.model

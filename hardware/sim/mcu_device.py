@@ -21,7 +21,6 @@ from .backend import ModelMachine
 from .model import TableModel
 
 _U32 = 0xFFFFFFFF
-DEFAULT_ONSET_S = 5.0  # machine time of mcu-reset / link-broken when no at_s is given
 
 
 class LineFault:
@@ -54,7 +53,8 @@ class SimulatedMcu:
         self.model = model
         self.speed = speed
         self.boot = boot
-        noise = 0.01 if model.has("link-noise") else 0.0
+        line = model.fault("link-noise")
+        noise = line.param("rate") if line is not None else 0.0
         self.line_h2d = LineFault(ByteNoise(noise, seed + 11) if noise else None)
         self.line_d2h = LineFault(ByteNoise(noise, seed + 12) if noise else None)
         host_raw, self._dev_raw = pty_pair()
@@ -63,7 +63,7 @@ class SimulatedMcu:
         self.t0 = time.monotonic()
         self.t0_ms = int(self.t0 * 1000) & _U32
         self.resets = 0
-        self._onsets = [(f.at_s if f.at_s is not None else DEFAULT_ONSET_S, f.kind)
+        self._onsets = [(f.param("at"), f.kind)
                         for f in model.faults if f.kind in ("mcu-reset", "link-broken")]
         self.runner = DeviceRunner(self._engine(boot), self._dev_port, on_tick=self._on_tick)
         model.sink = self._sink

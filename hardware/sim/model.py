@@ -1,6 +1,9 @@
 """The machine model: a four-port automatic table on a virtual clock (seconds).
 
-Not a mock: motors take time and sensors follow the machine's state.
+Not a mock: motors take time and sensors follow the machine's state. The machine is composed of
+part models (:mod:`hardware.sim.parts`: the disc, per side a feeder, a push head and a lift, the
+centre lift, the dice, the link), each owning its state and its injected faults, as gpiozero
+composes devices over pins; the machine keeps the clock, the motors and the sensor lines.
 
 * **Disc and tiles.** Two tile sets: one is in the machine being shuffled and built while
   the other is played. The set in the disc is spread over the four ports (a port's
@@ -24,12 +27,19 @@ Not a mock: motors take time and sensors follow the machine's state.
   when the centre lift reaches the bottom after the four walls were raised, the played
   set drops into the disc: the disc is refilled for the next cycle.
 * **Jam sensor**: 1 while a tile is jammed at the disc outlet (fault ``tile-jam``: the
-  disc jams after turning ``jam_after_s`` and stops).
+  disc jams after turning the fault's ``after`` seconds and stops).
 * **Buttons** (two lift buttons, the dice button): :meth:`press` sets them.
 * **Indicators**: ``lights`` (the last SetIndicators mask) and the buzzer (a motor key,
   ``(MOTOR_BUZZER, SIDE_NONE)`` in ``motors`` while it sounds).
 * **Pulse sensors**: the disc, each feeder's conveyor wheel and the dice cup toggle a
   sensor every half period while they turn.
+
+Faults (:mod:`hardware.sim.faults`) can be injected at any moment (:meth:`TableModel.inject`)
+and repaired again (:meth:`TableModel.repair`); each acts physically from then on: a lift that
+is up when ``lift-short`` is injected comes down normally and stops short on its next rise; a
+stroke under way when ``lift-late`` or ``lift-slow`` is injected goes on at the new speed;
+``lift-slow`` wears the capacitor from the strokes after its injection; a fault of the tile set
+(``wrong-gear``, ``missing-tile``) applies from the next set that drops into the disc.
 
 Readings: ``physical`` is the truth (magnet at the sensor, tile at the throat ...);
 ``reading`` is what the input gives after the injected faults (stuck, reversed, dirty).
@@ -50,39 +60,35 @@ from firmware_bridge import catalogue as C
 
 from ..profile import Profile
 from .faults import FaultSpec, parse_fault
+from .parts import CentreLift, Dice, Disc, Feeder, Link, Lift, Part, PushHead
 
 _SIDES = C.SIDES
 NONE = C.SIDE_NONE
 #: every model created, so that a test fixture can check that no motor was left running
 LIVE_MODELS: "weakref.WeakSet[TableModel]" = weakref.WeakSet()
 # wrong-gear: the set that is in the machine instead of the gear's own
-WRONG_SET = {136: 144, 144: 136, 152: 144, 108: 136}
+WRONG_SET = Disc.WRONG_SET
 _PER_SIDE_SENSORS = C.PER_SIDE_SENSORS
-CENTRE = 4  #: index of the centre lift in the lift arrays
+CENTRE = 4  #: index of the centre lift in ``lifts_all`` and ``lift_pos``
 _BUTTONS = (C.SENSOR_LIFT_BUTTON_A, C.SENSOR_LIFT_BUTTON_B, C.SENSOR_DICE_BUTTON)
-_HOME_FRACTION = 0.3   # of a cam turn, the push head at home
-_PUSH_AT = 0.65        # of a cam turn, mid-stroke: the stack goes into the wall
-
-
-def _limits(s: int) -> tuple[int, int, int]:
-    """(top sensor, bottom sensor, side) of lift ``s`` (0..3 sides, 4 the centre)."""
-    if s == CENTRE:
-        return C.SENSOR_CENTRE_TOP, C.SENSOR_CENTRE_BOTTOM, NONE
-    return C.SENSOR_LIFT_TOP, C.SENSOR_LIFT_BOTTOM, s
 
 
 class TableModel:
-    """The simulated machine.
+    """The simulated machine, composed of its parts.
 
     Args:
         profile: machine profile (timings, gears).
         seed: seed of the model's random generator (tile arrival, missing tile, dice).
-        faults: FaultSpec or ``KIND[:SIDE]`` strings.
+        faults: FaultSpec or ``KIND[:SIDE][:NAME=VALUE,...]`` strings.
+    Parts: ``disc`` (:class:`~hardware.sim.parts.Disc`), ``feeders``, ``heads`` and ``lifts`` (one
+    per side, E S W N), ``centre`` (the centre lift), ``dice``, ``link``.
     Attributes (read by tests and the demo): ``now`` (s), ``motors``
     (``{(motor, side): direction}`` energised), ``walls`` (stacks per side), ``half``
-    (a half stack per side), ``quadrant`` (tiles left in the disc per side),
+    (a half stack per side), ``quadrant`` (tiles left in the disc per side), ``lift_pos``
+    (position of each lift as a fraction of its travel, the centre lift last),
     ``lift_times`` (list of ``(side, up, seconds)`` of completed lift strokes),
-    ``changes`` (``{(sensor, side): number of reading changes}``), ``dice`` (last throw).
+    ``changes`` (``{(sensor, side): number of reading changes}``), ``dice`` (last throw),
+    ``faults`` (every fault injected now).
     """
 
     def __init__(self, profile: Profile, seed: int = 0,
@@ -93,7 +99,6 @@ class TableModel:
         self.now = 0.0
         self._q: list = []
         self._seq = 0
-        self.faults: list[FaultSpec] = [parse_fault(f) for f in faults]
         self.motors: dict[tuple[int, int], int] = {}
         self.gear = profile.tiles
         self.sink: Callable[[int, int, int], None] | None = None
@@ -101,6 +106,30 @@ class TableModel:
         self.physical: dict[tuple[int, int], int] = {}
         self.reading: dict[tuple[int, int], int] = {}
         self.changes: dict[tuple[int, int], int] = {}
+        self.lights = 0
+        self.cycles = 0
+        self.lift_times: list[tuple[int, bool, float]] = []
+        # the parts
+        self.disc = Disc(self)
+        self.feeders = [Feeder(self, s) for s in _SIDES]
+        self.heads = [PushHead(self, s) for s in _SIDES]
+        self.lifts = [Lift(self, s) for s in _SIDES]
+        self.centre = CentreLift(self)
+        self.dice_cup = Dice(self)
+        self.link = Link(self)
+        self.lifts_all: list[Lift] = self.lifts + [self.centre]
+        self._by_kind: dict[str, str] = {}
+        for attr, part in (("disc", self.disc), ("feeders", self.feeders[0]), ("heads", self.heads[0]),
+                           ("lifts", self.lifts[0]), ("centre", self.centre),
+                           ("dice_cup", self.dice_cup), ("link", self.link)):
+            for kind in type(part).KINDS:
+                self._by_kind[kind] = attr
+        self._order: list[FaultSpec] = []  # injection order, for ``faults``
+        for f in faults:
+            spec = parse_fault(f)
+            self._part(spec).inject(spec)
+            self._order.append(spec)
+        # the sensors at power-on: lifts down, push heads home, the centre lift up, the lid closed
         for s in _SIDES:
             for sensor in _PER_SIDE_SENSORS:
                 self.physical[(sensor, s)] = 1 if sensor in (C.SENSOR_LIFT_BOTTOM,
@@ -112,80 +141,88 @@ class TableModel:
         for key, v in self.physical.items():
             self.reading[key] = self._read(key[0], key[1], v)
             self.changes[key] = 0
-        # tiles
-        self.quadrant = [0, 0, 0, 0]
-        self.held = [0, 0, 0, 0]
-        self.throat = [False] * 4
-        self.walls = [0, 0, 0, 0]
-        self.half = [False] * 4
-        self.tiles_fed = [0, 0, 0, 0]
-        self.cycles = 0
-        self.missing_side: int | None = None
-        self._flow = [False] * 4
-        self._feed_gen = [0, 0, 0, 0]
-        # push heads: cam position (fraction of a turn), a stack waiting, tiles queued
-        self.cam = [0.0] * 4
-        self._cam_t0 = [0.0] * 4
-        self._cam_on = [False] * 4
-        self._cam_gen = [0, 0, 0, 0]
-        self.ready = [False] * 4
-        self.queued = [0, 0, 0, 0]
-        self._releasing = [False] * 4
-        self._tp_free = [0.0] * 4
-        # lifts: 0..3 the sides, 4 (CENTRE) the centre lift, which rests at the top
-        self.lift_pos = [0.0] * 4 + [1.0]
-        self.lift_vel = [0.0] * 5
-        self.lift_t0 = [0.0] * 5
-        self._lift_gen = [0, 0, 0, 0, 0]
-        self._stroke_start: list[tuple[float, int] | None] = [None] * 5
-        self.jammed = False
-        self._disc_on_s = 0.0
-        self._disc_t0: float | None = None
-        self.lights = 0
-        self.up_strokes = [0, 0, 0, 0, 0]
-        self.raised = [False] * 4
-        self.lift_times: list[tuple[int, bool, float]] = []
-        # pulses
-        self._pulse_gen: dict[tuple[int, int], int] = {}
-        self._pulsing: dict[tuple[int, int], bool] = {}
-        self.dice: tuple[int, int] | None = None
-        self._dice_pulses_at_start = 0
         self.fill_disc()
         LIVE_MODELS.add(self)
 
     # ------------------------------------------------------------------ faults
+    def _part(self, spec: FaultSpec) -> Part:
+        """The part that takes fault ``spec``."""
+        attr = self._by_kind[spec.kind]
+        part = getattr(self, attr)
+        return part[int(spec.side)] if isinstance(part, list) else part
+
+    def _parts_of(self, kind: str, side: int | None) -> list[Part]:
+        part = getattr(self, self._by_kind[kind])
+        if isinstance(part, list):
+            return part if side is None else [part[side]]
+        return [part]
+
+    @property
+    def faults(self) -> list[FaultSpec]:
+        """Every fault injected now, in the order of injection."""
+        return [f for f in self._order if f in self._part(f).faults]
+
     def has(self, kind: str, side: int | None = None) -> bool:
         """True if fault ``kind`` is injected (for ``side``, when the kind takes one)."""
-        return any(f.kind == kind and (f.side is None or side is None or int(f.side) == side)
-                   for f in self.faults)
+        return self.fault(kind, side) is not None
+
+    def fault(self, kind: str, side: int | None = None) -> FaultSpec | None:
+        """The injected fault ``kind`` (on ``side``, when the kind takes one; any side when
+        ``side`` is None), or None."""
+        for part in self._parts_of(kind, side):
+            f = part.fault(kind)
+            if f is not None:
+                return f
+        return None
 
     def inject(self, fault: FaultSpec | str) -> FaultSpec:
-        """Inject a fault now (it acts from the next change it affects; sensor faults
-        change the reading at once)."""
+        """Inject a fault now into the part it concerns; it acts physically from this moment
+        (see the module text): sensor faults change the reading at once, a motion under way goes
+        on under the fault. A fault of the same kind and side already injected is replaced (new
+        parameters). Raises FaultSpecError for a bad spec."""
         spec = parse_fault(fault)
-        self.faults.append(spec)
+        part = self._part(spec)
+        self._order = [f for f in self._order if not f.matches(spec.kind, spec.side)] + [spec]
+        part.inject(spec)
+        self._refresh()
+        return spec
+
+    def repair(self, fault: FaultSpec | str) -> list[FaultSpec]:
+        """Repair the injected faults of ``fault``'s kind and side (its parameters aside): the
+        part works again from now (a jammed tile is taken out). Returns the faults removed
+        (empty when none was injected). Raises FaultSpecError for a bad spec."""
+        spec = parse_fault(fault)
+        gone = self._part(spec).repair(spec.kind)
+        if gone:
+            self._order = [f for f in self._order if f not in gone]
+            self._refresh()
+        return gone
+
+    def _refresh(self) -> None:
+        """After the faults changed: readings, motions and strokes under way follow."""
         for key, v in self.physical.items():
             self._publish(key, v)
-        self._update()
-        return spec
+        self.update()
+        for lift in self.lifts_all:
+            lift.refresh()
+        for head in self.heads:
+            head.refresh()
+        self.disc.refresh()
+        if self.after_event is not None:
+            self.after_event()
 
     def _read(self, sensor: int, side: int, p: int) -> int:
         if sensor in (C.SENSOR_LIFT_TOP, C.SENSOR_LIFT_BOTTOM):
-            which = "top" if sensor == C.SENSOR_LIFT_TOP else "bottom"
-            if self.has(f"lift-{which}-stuck-on", side):
-                return 1
-            if self.has(f"lift-{which}-stuck-off", side):
-                return 0
-            if self.has("lift-sensor-reversed", side):
-                return 1 - p
-        if sensor == C.SENSOR_TILE_PRESENT and self.has("tile-sensor-dirty", side):
-            return 1
-        if sensor == C.SENSOR_PUSH_HOME and self.has("push-home-stuck-off", side):
-            return 0
+            return self.lifts[side].read(sensor, p)
+        if sensor == C.SENSOR_TILE_PRESENT:
+            return self.feeders[side].read(sensor, p)
+        if sensor == C.SENSOR_PUSH_HOME:
+            return self.heads[side].read(sensor, p)
         return p
 
     # -------------------------------------------------------------- the clock
     def schedule(self, t: float, fn: Callable, *args) -> None:
+        """Call ``fn(*args)`` at machine time ``t`` (s)."""
         self._seq += 1
         heapq.heappush(self._q, (t, self._seq, fn, args))
 
@@ -205,12 +242,15 @@ class TableModel:
         self.now = max(self.now, t)
 
     # ----------------------------------------------------------------- sensors
-    def _phys(self, sensor: int, side: int, v: int) -> None:
+    def set_physical(self, sensor: int, side: int, v: int) -> None:
+        """A part's sensor is physically ``v`` now (what it reads follows, after its faults)."""
         key = (sensor, side)
         if self.physical.get(key) == v:
             return
         self.physical[key] = v
         self._publish(key, v)
+
+    _phys = set_physical  # (older name, used by tests)
 
     def _publish(self, key: tuple[int, int], p: int) -> None:
         r = self._read(key[0], key[1], p)
@@ -229,18 +269,14 @@ class TableModel:
         SENSOR_DICE_BUTTON. Raises ValueError for another sensor."""
         if button not in _BUTTONS + (C.SENSOR_ESTOP,):
             raise ValueError(f"not a button: sensor {button!r}")
-        self._phys(button, NONE, 1 if pressed else 0)
+        self.set_physical(button, NONE, 1 if pressed else 0)
         if self.after_event is not None:
             self.after_event()
 
     def clear_jam(self) -> None:
         """The technician takes the jammed tile out: the jam sensor reads 0 and the disc can turn
-        again (with the tile-jam fault still injected it jams again after ``jam_after_s``)."""
-        if self.jammed:
-            self.jammed = False
-            self._disc_on_s = 0.0
-            self._phys(C.SENSOR_JAM, NONE, 0)
-            self._update()
+        again (with the tile-jam fault still injected it jams again after its ``after`` s)."""
+        self.disc.clear_jam()
 
     def set_lights(self, mask: int) -> None:
         """The lights (catalogue LIGHT_* mask)."""
@@ -258,18 +294,18 @@ class TableModel:
             if key not in self.motors:
                 return
             del self.motors[key]
-        self._update()
+        self.update()
 
     def stop_all(self) -> None:
         """De-energise every motor."""
         if self.motors:
             self.motors.clear()
-            self._update()
+            self.update()
 
     def set_gear(self, tiles: int) -> None:
         """The gear dial. Without a wrong-gear fault the operator loaded the matching set."""
         self.gear = tiles
-        if not any(self.tiles_fed) and not any(self.throat):
+        if not any(f.tiles_fed for f in self.feeders) and not any(f.throat for f in self.feeders):
             self.fill_disc()  # nothing built yet from this set: the set matches the gear
 
     def running(self) -> dict[tuple[int, int], int]:
@@ -282,297 +318,70 @@ class TableModel:
     def buzzing(self) -> bool:
         return (C.MOTOR_BUZZER, NONE) in self.motors
 
+    # ------------------------------------------------------- the parts' state
+    @property
+    def walls(self) -> list[int]:
+        """Stacks in each side's wall (E, S, W, N)."""
+        return [f.wall for f in self.feeders]
+
+    @property
+    def half(self) -> list[bool]:
+        """A half stack (one tile) at each side's push head."""
+        return [f.half for f in self.feeders]
+
+    @property
+    def quadrant(self) -> list[int]:
+        """Tiles of each side's share still in the disc."""
+        return [f.quadrant for f in self.feeders]
+
+    @property
+    def lift_pos(self) -> list[float]:
+        """Each lift's position (fraction of its travel) at its last start or stop; the centre lift last."""
+        return [lift.pos for lift in self.lifts_all]
+
+    @property
+    def jammed(self) -> bool:
+        return self.disc.jammed
+
+    @property
+    def dice(self) -> tuple[int, int] | None:
+        """The two dice of the last throw."""
+        return self.dice_cup.value
+
     # --------------------------------------------------------------- the disc
     def tiles_in_set(self) -> int:
-        return WRONG_SET[self.gear] if self.has("wrong-gear") else self.gear
-
-    def _share(self, side: int) -> int:
-        n = self.tiles_in_set()
-        return n // 4 + (1 if side < n % 4 else 0)
+        return self.disc.tiles_in_set()
 
     def fill_disc(self) -> None:
         """A full set drops into the disc (start of a cycle); walls are cleared."""
-        self.quadrant = [self._share(s) for s in _SIDES]
-        if self.profile.gears.get(self.gear) and not self.has("wrong-gear"):
-            # the gear's own split (108 = 14, 13, 14, 13 stacks)
-            self.quadrant = [2 * n for n in self.profile.gears[self.gear]]
-        if self.has("missing-tile"):
-            if self.missing_side is None:
-                self.missing_side = self.rng.randrange(4)
-            self.quadrant[self.missing_side] -= 1
-        self.walls = [0, 0, 0, 0]
-        self.half = [False] * 4
-        self.ready = [False] * 4
-        self.queued = [0, 0, 0, 0]
-        self.held = [0, 0, 0, 0]
-        self.tiles_fed = [0, 0, 0, 0]
-        self.throat = [False] * 4
-        for s in _SIDES:
-            self._phys(C.SENSOR_TILE_PRESENT, s, 0)
+        for feeder, n in zip(self.feeders, self.disc.shares()):
+            feeder.fill(n)
 
     def disc_turning(self) -> bool:
-        return ((C.MOTOR_SHUFFLE, NONE) in self.motors and not self.has("disc-stall")
-                and not self.jammed)
+        return self.disc.turning()
 
-    def _jam(self, gen: int) -> None:
-        if gen == self._pulse_gen.get((C.SENSOR_DISC_PULSE, NONE)) and not self.jammed:
-            self.jammed = True
-            self._phys(C.SENSOR_JAM, NONE, 1)
-            self._update()
-
-    # ---------------------------------------------------------- state changes
-    def _update(self) -> None:
-        disc = self.disc_turning()
-        was_turning = self._pulsing.get((C.SENSOR_DISC_PULSE, NONE), False)
-        self._pulse(C.SENSOR_DISC_PULSE, NONE, disc, self.t.disc_pulse_s)
-        if disc and not was_turning:
-            self._disc_t0 = self.now
-            if self.has("tile-jam"):
-                left = max(0.0, self.t.jam_after_s - self._disc_on_s)
-                self.schedule(self.now + left, self._jam,
-                              self._pulse_gen[(C.SENSOR_DISC_PULSE, NONE)])
-        elif not disc and was_turning and self._disc_t0 is not None:
-            self._disc_on_s += self.now - self._disc_t0
-            self._disc_t0 = None
-        for s in _SIDES:
-            on = (C.MOTOR_FEEDER, s) in self.motors
-            # a jammed push head stalls the drive it shares with the conveyor
-            moving = (on and not self.has("feeder-wire-loose", s)
-                      and not self.has("push-head-jammed", s))
-            self._cam(s, on and not self.has("feeder-wire-loose", s))
-            self._pulse(C.SENSOR_FEEDER_MOTION, s, moving, self.t.feeder_pulse_s)
-            flow = moving and disc and not self.has("feeder-jammed", s)
-            if flow and not self._flow[s]:
-                self._flow[s] = True
-                self._feed_gen[s] += 1
-                if self.throat[s]:
-                    self.throat[s] = False
-                    self.schedule(self.now + self.t.tile_present_s, self._tile, s,
-                                  self._feed_gen[s], True)
-                else:
-                    self._schedule_tile(s)
-            elif not flow and self._flow[s]:
-                self._flow[s] = False
-                self._feed_gen[s] += 1
-                if not on and self.quadrant[s] > 0 and not self.throat[s]:
-                    # the conveyor coasts: the next tile ends up waiting at the throat
-                    self.quadrant[s] -= 1
-                    self.throat[s] = True
-                    self._phys(C.SENSOR_TILE_PRESENT, s, 1)
-            self._lift(s)
-        self._lift(CENTRE)
-        dice = (C.MOTOR_DICE, NONE) in self.motors
-        spinning = dice and not self.has("dice-stuck")
-        was = self._pulsing.get((C.SENSOR_DICE_PULSE, NONE), False)
-        self._pulse(C.SENSOR_DICE_PULSE, NONE, spinning, self.t.dice_pulse_s)
-        if was and not spinning:
-            self.dice = (self.rng.randint(1, 6), self.rng.randint(1, 6))
-
-    def _pulse(self, sensor: int, side: int, on: bool, half: float) -> None:
-        key = (sensor, side)
-        if self._pulsing.get(key, False) == on:
-            return
-        self._pulsing[key] = on
-        gen = self._pulse_gen.get(key, 0) + 1
-        self._pulse_gen[key] = gen
-        if on:
-            self.schedule(self.now + half, self._toggle, key, gen, half)
-
-    def _toggle(self, key: tuple[int, int], gen: int, half: float) -> None:
-        if self._pulse_gen.get(key) != gen:
-            return
-        self._phys(key[0], key[1], 1 - self.physical[key])
-        self.schedule(self.now + half, self._toggle, key, gen, half)
-
-    # ----------------------------------------------------------------- tiles
-    def _schedule_tile(self, s: int) -> None:
-        t = self.t
-        delay = 2 * t.tile_present_s + self.rng.expovariate(1.0 / t.tile_interval_s)
-        if self.rng.random() < t.face_up_fraction:
-            delay += t.disc_revolution_s  # face up: goes round until flipped
-        self.schedule(self.now + delay, self._tile, s, self._feed_gen[s], False)
-
-    def _tile(self, s: int, gen: int, taken: bool) -> None:
-        if gen != self._feed_gen[s]:
-            return
-        if not taken:
-            if self.quadrant[s] <= 0:
-                return  # nothing left on this side's share of the disc
-            self.quadrant[s] -= 1
-        # the tile reaches the push head; it waits there while a stack waits for the
-        # head, and tiles pass the tile-present sensor one at a time
-        self.queued[s] += 1
-        self._kick(s)
-        if self.quadrant[s] > 0:
-            self._schedule_tile(s)
-
-    def _kick(self, s: int) -> None:
-        if not self._releasing[s]:
-            self._releasing[s] = True
-            self.schedule(max(self.now, self._tp_free[s]), self._release, s)
-
-    def _release(self, s: int) -> None:
-        """The next waiting tile moves past the tile-present sensor into the stacker."""
-        self._releasing[s] = False
-        if self.now < self._tp_free[s] - 1e-9:
-            return self._kick(s)
-        if self.queued[s] and not self.ready[s]:
-            self.queued[s] -= 1
-            self._stack_tile(s)
-            if self.queued[s] and not self.ready[s]:
-                self._kick(s)
-
-    def _stack_tile(self, s: int) -> None:
-        self._tp_free[s] = self.now + 2 * self.t.tile_present_s
-        self.tiles_fed[s] += 1
-        self._phys(C.SENSOR_TILE_PRESENT, s, 1)
-        self.schedule(self.now + self.t.tile_present_s, self._tile_gone, s)
-        self.held[s] += 1
-        self.half[s] = self.held[s] == 1
-        if self.held[s] == 2:
-            self.held[s] = 0
-            self.ready[s] = True
-
-    def _tile_gone(self, s: int) -> None:
-        if not self.throat[s] and not self.ready[s]:  # a waiting stack stays in view
-            self._phys(C.SENSOR_TILE_PRESENT, s, 0)
-
-    def _push(self, s: int) -> None:
-        """Mid-stroke of the push head: a waiting stack goes into the wall."""
-        if not self.ready[s]:
-            return
-        self.ready[s] = False
-        if not self.throat[s]:
-            self._phys(C.SENSOR_TILE_PRESENT, s, 0)
-        self.walls[s] += 1
-        self.half[s] = False
-        self._phys(C.SENSOR_STACK, s, 1)
-        self.schedule(self.now + self.t.push_s, self._phys, C.SENSOR_STACK, s, 0)
-        if self.queued[s]:
-            self._kick(s)
-
-    # ------------------------------------------------------------ push heads
-    def _cam(self, s: int, on: bool) -> None:
-        """Start or stop side ``s``'s push-head cam (driven by its feeder motor)."""
-        if on == self._cam_on[s]:
-            return
-        P = self.t.push_cycle_s
-        if on:
-            self._cam_on[s], self._cam_t0[s] = True, self.now
-        else:
-            self._cam_on[s] = False
-            phase = (self.cam[s] + (self.now - self._cam_t0[s]) / P) % 1.0
-            self.cam[s] = 0.0 if phase > 1.0 - 1e-6 else phase
-        self._cam_gen[s] += 1
-        if on:
-            self._cam_next(s, self._cam_gen[s])
-
-    def _cam_next(self, s: int, gen: int) -> None:
-        """Schedule the cam's next event: leaving home, the push, or home again."""
-        P = self.t.push_cycle_s
-        phase = (self.cam[s] + (self.now - self._cam_t0[s]) / P) % 1.0
-        if phase > 1.0 - 1e-6:
-            phase = 0.0
-        self.cam[s], self._cam_t0[s] = phase, self.now
-        jammed = self.has("push-head-jammed", s)
-        for mark in (_HOME_FRACTION, _PUSH_AT, 1.0):
-            if phase < mark - 1e-9:
-                if jammed and mark > _HOME_FRACTION:
-                    return  # the head is stuck out on its way: the cam stops there
-                self.schedule(self.now + (mark - phase) * P, self._cam_at, s, gen, mark)
-                return
-
-    def _cam_at(self, s: int, gen: int, mark: float) -> None:
-        if gen != self._cam_gen[s]:
-            return
-        self.cam[s], self._cam_t0[s] = mark % 1.0, self.now
-        if mark == _HOME_FRACTION:
-            self._phys(C.SENSOR_PUSH_HOME, s, 0)
-        elif mark == _PUSH_AT:
-            self._push(s)
-        else:
-            self._phys(C.SENSOR_PUSH_HOME, s, 1)
-        if gen == self._cam_gen[s]:  # (the motor may have been stopped by that change)
-            self._cam_next(s, gen)
-
-    # ----------------------------------------------------------------- lifts
     def travel_time(self, s: int, up: bool) -> float:
-        """Bottom-to-top (``up``) or top-to-bottom travel time of side ``s`` now (s);
-        ``s`` = CENTRE (4) is the centre lift."""
-        t = self.t
-        if s == CENTRE:
-            return t.centre_up_s if up else t.centre_down_s
-        if not up:
-            return t.lift_down_s
-        T = t.lift_up_s
-        if self.has("lift-late", s):
-            T *= t.late_lift_factor
-        if self.has("lift-slow", s):
-            # wear from the strokes before this one (a stroke in progress is already counted)
-            before = self.up_strokes[s] - (1 if self.lift_vel[s] > 0 else 0)
-            T *= 1 + t.capacitor_wear * before
-        return T
+        """Bottom-to-top (``up``) or top-to-bottom travel time of lift ``s`` now (s); ``s`` =
+        CENTRE (4) is the centre lift."""
+        return self.lifts_all[s].travel_time(up)
 
-    def _reach(self, s: int) -> float:
-        if s == CENTRE:
-            return 1.0
-        return self.t.short_lift_reach if self.has("lift-short", s) else 1.0
-
-    def _lift_pos(self, s: int) -> float:
-        reach = self._reach(s)
-        p = self.lift_pos[s] + self.lift_vel[s] * (self.now - self.lift_t0[s])
-        return min(max(p, 0.0), reach)
-
-    def _lift(self, s: int) -> None:
-        key = (C.MOTOR_CENTRE, NONE) if s == CENTRE else (C.MOTOR_LIFT, s)
-        top, bottom, _ = _limits(s)
-        d = self.motors.get(key)
-        if s == CENTRE and self.has("centre-lift-stuck"):
-            d = None  # tiles wedged under the plate, or the motor: it does not move
-        vel = 0.0
-        if d is not None:
-            vel = 1.0 / self.travel_time(s, d == 1) * (1 if d == 1 else -1)
-        if vel == self.lift_vel[s]:
-            return
-        pos = self._lift_pos(s)
-        self.lift_pos[s], self.lift_vel[s], self.lift_t0[s] = pos, vel, self.now
-        self._lift_gen[s] += 1
-        gen = self._lift_gen[s]
-        if vel > 0:
-            if pos < 1.0:
-                self.up_strokes[s] += 1 if pos <= 0.0 else 0
-                self._stroke_start[s] = (self.now, 1)
-            if pos <= 0.0:
-                self.schedule(self.now + 0.02, self._lift_leaves, s, gen, bottom)
-            reach = self._reach(s)
-            if reach >= 1.0 and pos < 1.0:
-                self.schedule(self.now + (1.0 - pos) / vel, self._lift_arrives, s, gen, True)
-        elif vel < 0:
-            if pos > 0.0:
-                self._stroke_start[s] = (self.now, 0)
-            if pos >= 1.0:
-                self.schedule(self.now + 0.02, self._lift_leaves, s, gen, top)
-            if pos > 0.0:
-                self.schedule(self.now + pos / -vel, self._lift_arrives, s, gen, False)
-
-    def _lift_leaves(self, s: int, gen: int, sensor: int) -> None:
-        if gen == self._lift_gen[s]:
-            self._phys(sensor, _limits(s)[2], 0)
-            if sensor == C.SENSOR_LIFT_BOTTOM:
-                self.raised[s] = True
-
-    def _lift_arrives(self, s: int, gen: int, up: bool) -> None:
-        if gen != self._lift_gen[s]:
-            return
-        self.lift_pos[s], self.lift_t0[s] = (1.0 if up else 0.0), self.now
-        start = self._stroke_start[s]
-        if start is not None and s != CENTRE:
-            self.lift_times.append((s, up, self.now - start[0]))
-            self._stroke_start[s] = None
-        top, bottom, side = _limits(s)
-        self._phys(top if up else bottom, side, 1)
-        if s == CENTRE and not up and all(self.raised):
-            # end of a cycle: the played set, pushed into the centre, drops into the disc
-            self.raised = [False] * 4
+    def centre_down(self) -> None:
+        """The centre lift reached the bottom: after the four walls were raised, the played set,
+        pushed into the centre, drops into the disc (end of a cycle)."""
+        if all(lift.raised for lift in self.lifts):
+            for lift in self.lifts:
+                lift.raised = False
             self.cycles += 1
             self.fill_disc()
+
+    # ---------------------------------------------------------- state changes
+    def update(self) -> None:
+        """The motors changed (or a part's state): every part follows, in a fixed order."""
+        disc = self.disc.update()
+        for s in _SIDES:
+            self.feeders[s].update(disc)
+            self.lifts[s].update()
+        self.centre.update()
+        self.dice_cup.update()
+
+    _update = update

@@ -6,7 +6,7 @@ const T = {
   zh: { title: "自动麻将机", offline: "离线", online: "在线", unpaired: "未配对", paired: "已配对", table: "牌桌",
     state: "状态", cycle: "开始洗牌", dice: "掷骰", liftUp: "升牌", liftDown: "降牌", refill: "补牌", stop: "全部停止",
     token: "令牌", pair: "配对", fault: "故障", noFault: "无故障", observed: "现象", causes: "可能原因",
-    checks: "检查步骤", clear: "清除故障", inject: "模拟故障", injectBtn: "注入", selftest: "自检",
+    checks: "检查步骤", clear: "清除故障", inject: "模拟故障", injectBtn: "注入", repairBtn: "修复", injected: "已注入", none: "无", selftest: "自检",
     runSelftest: "运行自检", scoring: "计分", hand: "手牌", photo: "照片", winner: "和牌者",
     discarder: "放炮者", selfDrawnOpt: "（自摸）", score: "计分", fanName: "番种", sets: "组成", points: "分",
     sheet: "记分表", total: "合计", legal: "和牌成立", notLegal: "不足起和分（8 分）", stacks: "墩", tiles: "张",
@@ -37,7 +37,7 @@ const T = {
     table: "Table", state: "State", cycle: "Start cycle", dice: "Roll dice", liftUp: "Lifts up", liftDown: "Lifts down",
     refill: "Refill", stop: "Stop all", token: "Token", pair: "Pair", fault: "Fault", noFault: "No fault",
     observed: "Observed", causes: "Likely causes", checks: "Next checks", clear: "Clear fault",
-    inject: "Simulated fault", injectBtn: "Inject", selftest: "Self-test", runSelftest: "Run self-test",
+    inject: "Simulated fault", injectBtn: "Inject", repairBtn: "Repair", injected: "Injected", none: "none", selftest: "Self-test", runSelftest: "Run self-test",
     scoring: "Scoring", hand: "Hand", photo: "Photo", winner: "Winner", discarder: "Discarder",
     selfDrawnOpt: "(self-drawn)", score: "Score", fanName: "Fan", sets: "Sets", points: "Pts", sheet: "Score sheet",
     total: "Total", legal: "Legal win", notLegal: "Below the 8-point minimum", stacks: "stacks", tiles: "tiles",
@@ -189,6 +189,7 @@ function renderStatus(s) {
   if (s.jam) txt.push(`<span class="wall-count jam">${t("jam")}</span>`);
   $("walls-text").innerHTML = txt.join(" · ");
   $("dice-text").textContent = s.dice ? (zh() ? s.dice.text_zh : s.dice.text_en) : "";
+  if (s.sim && $("sim-tools").hidden) refreshSimFaults();
   $("sim-tools").hidden = !s.sim;
   const f = s.fault;
   $("fault").hidden = !f; $("fault-none").hidden = !!f;
@@ -672,7 +673,13 @@ $("btn-down").onclick = () => quiet(api("POST", "/api/lift", { direction: "down"
 $("btn-refill").onclick = () => quiet(api("POST", "/api/refill"));
 $("btn-stop").onclick = () => quiet(api("POST", "/api/stop"));
 $("btn-clear").onclick = () => quiet(api("POST", "/api/faults/clear"));
-$("btn-inject").onclick = () => quiet(api("POST", "/api/sim/fault", { fault: $("fault-spec").value }).then((r) => showMessage("✓ " + r.injected)));
+// simulated faults: KIND[:SIDE][:NAME=VALUE,...]; Repair takes KIND[:SIDE] (or "all") and the part works again
+function showSimFaults(list) { $("sim-faults").textContent = t("injected") + ": " + (list.length ? list.join(", ") : t("none")); }
+function refreshSimFaults() { return quiet(api("GET", "/api/sim/fault", undefined, { where: () => {} }).then((r) => showSimFaults(r.faults))); }
+$("btn-inject").onclick = () => quiet(api("POST", "/api/sim/fault", { fault: $("fault-spec").value })
+  .then((r) => { showMessage("✓ " + r.injected); refreshSimFaults(); }));
+$("btn-repair").onclick = () => quiet(api("DELETE", "/api/sim/fault?fault=" + encodeURIComponent($("fault-spec").value))
+  .then((r) => { showMessage("✓ " + r.repaired.join(", ")); showSimFaults(r.faults); }));
 $("btn-selftest").onclick = () => quiet(api("POST", "/api/selftest").then(renderSelftest));
 $("lang").onclick = () => { lang = zh() ? "en" : "zh"; localStorage.setItem("mjtable.lang", lang); applyLang(); };
 $("pair-form").onsubmit = (e) => { e.preventDefault(); localStorage.setItem("mjtable.token", $("token-input").value.trim()); $("token-input").value = ""; checkPairing(); };

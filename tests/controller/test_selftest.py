@@ -123,7 +123,7 @@ REVEALED = {
     "push-home-stuck-off": ("W", {PUSH}),
     # Lift(None, down) runs into centre_deadline_s with CENTRE_TOP still 1: E24
     "centre-lift-stuck": (None, {CENTRE}),
-    # JAM goes 1 after the disc turned jam_after_s (1 s: the disc check passes); the feeders
+    # JAM goes 1 after the disc turned the tile-jam fault's after (default 1 s: the disc check passes); the feeders
     # that then get no tiles are not blamed (E32): only the jam sensor part fails
     "tile-jam": (None, {JAM}),
 }
@@ -259,7 +259,7 @@ def test_tile_jam_stops_the_disc_and_no_feeder_is_blamed():
     assert stop < jogs[1]  # JAM went 1 after 1 s of disc turning: stopped by the first jog's end
     check_only(report, "E53", None, {JAM})
     assert "went to 1 while the disc turned" in part(report, JAM).evidence_en
-    assert part(report, "shuffle disc").passed  # it turned for its own check (jam_after_s)
+    assert part(report, "shuffle disc").passed  # it turned for its own check (tile-jam after=1 s)
     for s in ESWN:
         f = part(report, FEEDER, s)
         assert f.passed and ("tiles come through" in f.evidence_en

@@ -208,3 +208,65 @@ def test_the_command_core_of_the_microcontroller_waits_the_dead_time_too():
     assert not m.running
     core.tick(750)
     assert m.running == {(C.MOTOR_LIFT, C.SIDE_N): 0}
+
+
+# --- stall-to-stop: a motor that runs without motion is stopped long before its deadline ----------
+
+def test_a_feeder_without_motion_pulses_is_stopped_after_its_stall_window():
+    from firmware_bridge.motion import STALL_MS
+    stall = STALL_MS[C.MOTOR_FEEDER]
+    m, t, done, _ = _table()
+    t.begin(1, C.T_FEED_STACK, C.MOTOR_FEEDER, C.SIDE_W, 1, 17, 28_500, 0)
+    t.on_sensor(C.SENSOR_FEEDER_MOTION, C.SIDE_E, 1, 500)   # another side's pulse: no evidence
+    t.on_sensor(C.SENSOR_LIFT_TOP, C.SIDE_W, 1, 600)        # not a motion sensor
+    assert t.next_due() == stall
+    t.tick(stall - 1)
+    assert done == [] and m.running
+    t.tick(stall)
+    assert done == [(1, C.OUTCOME_DEADLINE, stall, 0)] and not m.running
+
+
+def test_a_turning_feeder_is_not_stopped_and_a_stall_counts_from_its_last_pulse():
+    from firmware_bridge.motion import FLOW_STALL_MS, STALL_MS
+    stall = STALL_MS[C.MOTOR_FEEDER]
+    m, t, done, _ = _table()
+    t.begin(1, C.T_FEED_STACK, C.MOTOR_FEEDER, C.SIDE_W, 1, 17, 28_500, 0)
+    for ms in range(250, 3001, 250):  # pulses every 250 ms and a tile now and then: it turns
+        t.on_sensor(C.SENSOR_FEEDER_MOTION, C.SIDE_W, (ms // 250) % 2, ms)
+        if ms % 1000 == 0:
+            t.on_sensor(C.SENSOR_TILE_PRESENT, C.SIDE_W, 1, ms)
+        t.tick(ms)
+    assert done == [] and t.next_due() == 3000 + stall
+    t.tick(3000 + stall)  # the pulses stopped at 3 s (the motor lost power mid-build)
+    assert done == [(1, C.OUTCOME_DEADLINE, 3000 + stall, 0)] and not m.running
+    assert FLOW_STALL_MS > stall
+
+
+def test_a_feed_that_turns_but_gets_no_tile_is_stopped_but_not_while_parking():
+    from firmware_bridge.motion import FLOW_STALL_MS
+    m, t, done, _ = _table()
+    t.begin(1, C.T_FEED_STACK, C.MOTOR_FEEDER, C.SIDE_N, 1, 17, 28_500, 0)
+    t.begin(2, C.T_FEED_STACK, C.MOTOR_FEEDER, C.SIDE_E, 1, 0, 28_500, 0)  # parking: no tile expected
+    for ms in range(250, FLOW_STALL_MS + 1, 250):
+        for side in (C.SIDE_N, C.SIDE_E):
+            t.on_sensor(C.SENSOR_FEEDER_MOTION, side, (ms // 250) % 2, ms)
+        t.tick(ms)
+    assert done == [(1, C.OUTCOME_DEADLINE, FLOW_STALL_MS, 0)]
+    assert m.running == {(C.MOTOR_FEEDER, C.SIDE_E): 1}
+    t.on_sensor(C.SENSOR_PUSH_HOME, C.SIDE_E, 1, FLOW_STALL_MS + 10)
+    assert done[-1] == (2, C.OUTCOME_COMPLETED, FLOW_STALL_MS + 10, 0) and not m.running
+
+
+def test_the_disc_and_the_dice_stop_without_pulses_but_lifts_and_self_tests_have_no_stall_rule():
+    from firmware_bridge.motion import STALL_MS
+    m, t, done, _ = _table()
+    t.begin(1, C.T_SHUFFLE_START, C.MOTOR_SHUFFLE, C.SIDE_NONE, 1, 0, 120_000, 0)
+    t.begin(2, C.T_ROLL_DICE, C.MOTOR_DICE, C.SIDE_NONE, 1, 1200, 2500, 0)
+    t.begin(3, C.T_LIFT, C.MOTOR_LIFT, C.SIDE_S, 1, 0, 3000, 0)
+    t.begin(4, C.T_SELF_TEST, C.MOTOR_FEEDER, C.SIDE_E, 1, 2000, 3000, 0)
+    for ms in range(0, 2001, 10):
+        t.tick(ms)
+    assert done == [(2, C.OUTCOME_DEADLINE, STALL_MS[C.MOTOR_DICE], 0),
+                    (1, C.OUTCOME_DEADLINE, STALL_MS[C.MOTOR_SHUFFLE], 0)]
+    assert set(m.running) == {(C.MOTOR_LIFT, C.SIDE_S), (C.MOTOR_FEEDER, C.SIDE_E)}
+    t.stop_all(C.OUTCOME_STOPPED, 2001)

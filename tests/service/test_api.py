@@ -12,6 +12,7 @@ from service_support import AUTH, TOKEN, make_client, wait_state
 WRITES = [("post", "/api/cycle", None), ("post", "/api/lift", {"direction": "up"}), ("post", "/api/refill", None),
           ("post", "/api/stop", None), ("post", "/api/dice", {}), ("put", "/api/settings", {"tile_count": 144}),
           ("post", "/api/faults/clear", None), ("post", "/api/sim/fault", {"fault": "disc-stall"}),
+          ("delete", "/api/sim/fault?fault=all", None),
           ("post", "/api/selftest", None), ("post", "/api/score", {"hand": "123m456m789m234p5s5s"}),
           ("post", "/api/score/capture", {}), ("post", "/api/match/new", {}), ("post", "/api/match/draw", {}),
           ("post", "/api/match/hand", {"hand": "123m456m789m234p5s5s", "winner": "E"}), ("post", "/api/match/undo", None),
@@ -111,6 +112,8 @@ def test_wrong_state_refusals(tmp_path) -> None:
     ("put", "/api/settings", {}, "nothing to change"),
     ("post", "/api/sim/fault", {"fault": "gremlins"}, "unknown fault kind"),
     ("post", "/api/sim/fault", {"fault": "lift-short"}, "needs a side"),
+    ("post", "/api/sim/fault", {"fault": "lift-short:W:reach=1.5"}, "reach must be 0.05..0.99, got 1.5"),
+    ("post", "/api/sim/fault", {"fault": "lift-slow:N:speed=2"}, "its parameters: wear"),
     ("post", "/api/score", {"hand": "11111m234m567m888m"}, "fifth-tile"),
     ("post", "/api/score", {"hand": "123m456m789m234p5s5s", "flowers": 9}, "flowers"),
     ("post", "/api/score", {"hand": "123m456m789m234p5s5s", "seat_wind": "X"}, "seat_wind"),
@@ -168,6 +171,30 @@ def test_injected_fault_is_diagnosed_listed_and_cleared(api) -> None:
     c.post("/api/cycle", headers=AUTH)  # still injected: the next cycle shows it again
     assert wait_state(c, ["fault"])["fault"]["code"] == "E21"
     assert c.get("/api/trends").json()["faults_by_code"]["E21"] == 2
+
+
+def test_an_injected_fault_takes_parameters_and_is_repaired_again(api) -> None:
+    c, control, log = api
+    r = c.post("/api/sim/fault", headers=AUTH, json={"fault": "lift-short:w:reach=0.6"})
+    assert r.json() == {"injected": "lift-short:W:reach=0.6"}
+    got = c.get("/api/sim/fault").json()
+    assert got["faults"] == ["lift-short:W:reach=0.6"]
+    assert {p["name"]: p["default"] for k in got["kinds"] if k["kind"] == "lift-short" for p in k["params"]} == {"reach": 0.85}
+    c.post("/api/cycle", headers=AUTH)
+    st = wait_state(c, ["fault"])
+    assert (st["fault"]["code"], st["fault"]["side"]) == ("E21", "W") and "60 %" in st["fault"]["observed"]
+    r = c.delete("/api/sim/fault?fault=lift-short:W", headers=AUTH)
+    assert r.status_code == 200 and r.json() == {"repaired": ["lift-short:W:reach=0.6"], "faults": []}
+    assert log.events("operator", 1)[0]["data"] == {"action": "repair", "faults": ["lift-short:W:reach=0.6"]}
+    r = c.delete("/api/sim/fault?fault=lift-short:W", headers=AUTH)
+    assert r.status_code == 409 and "no fault lift-short:W is injected (injected now: none)" in r.text
+    r = c.delete("/api/sim/fault?fault=lift-short:Q", headers=AUTH)
+    assert r.status_code == 422 and "side must be E, S, W or N" in r.text
+    assert c.post("/api/faults/clear", headers=AUTH).status_code == 200
+    wait_state(c, ["idle"])
+    c.post("/api/cycle", headers=AUTH)  # repaired: the practice goes on without a restart
+    st = wait_state(c, ["walls-up"])
+    assert st["fault"] is None and not control.backend.model.faults
 
 
 def test_selftest_reports_every_part(api) -> None:

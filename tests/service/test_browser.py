@@ -75,6 +75,11 @@ def test_the_page_runs_the_table(server, hand_photo, tmp_path) -> None:
             page.click("#lang")
             page.click("#btn-clear")
             expect(page.locator("#fault-none")).to_be_visible(timeout=15000)
+            # repaired on the page: the technician practises on without a restart
+            expect(page.locator("#sim-faults")).to_contain_text("lift-short:W")
+            page.click("#btn-repair")
+            expect(page.locator("#message")).to_contain_text("lift-short:W")
+            expect(page.locator("#sim-faults")).to_have_text(re.compile(r"^(Injected: none|已注入: 无)$"))
 
             # score a photo: the tiles drawn on it, checked, then the fans and the payments
             page.set_input_files("#photo", str(hand_photo))
