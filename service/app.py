@@ -238,7 +238,8 @@ def create_app(control: Control, log: EventLog, token: str, scorer: Scorer, *,
                     yield f"event: status\ndata: {json.dumps(hub.latest, ensure_ascii=False)}\n\n"
                 while not hub.closing:
                     try:
-                        msg = await asyncio.wait_for(q.get(), KEEPALIVE_S)
+                        async with asyncio.timeout(KEEPALIVE_S):  # not wait_for: it can drop a cancellation (3.11)
+                            msg = await q.get()
                     except TimeoutError:
                         yield ": keep-alive\n\n"
                         continue

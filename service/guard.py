@@ -294,7 +294,8 @@ class Guard:
             if done:
                 return await receive()
             try:
-                msg = await asyncio.wait_for(receive(), self.limits.body_idle_s)
+                async with asyncio.timeout(self.limits.body_idle_s):
+                    msg = await receive()
             except TimeoutError:
                 return await refuse(408, "body-timeout", f"the request body paused for {self.limits.body_idle_s:.0f} s: "
                                     "send it whole", "请求内容传输超时")
@@ -339,20 +340,24 @@ class Guard:
         async def timed(msg: Message) -> None:
             nonlocal idle, started, finished
             try:
-                await asyncio.wait_for(send(msg), lim.stream_idle_s)
+                async with asyncio.timeout(lim.stream_idle_s):
+                    await send(msg)
             except TimeoutError:
                 idle = True
                 raise _StreamIdle(f"the client took nothing for {lim.stream_idle_s:.0f} s") from None
             started = True
             finished = msg["type"] == "http.response.body" and not msg.get("more_body", False)
 
+        # asyncio.timeout, not wait_for: on Python 3.11 wait_for drops a cancellation that arrives as
+        # its awaitable finishes (a page closed while a message went out), and the stream then runs on
         try:
-            await asyncio.wait_for(self.app(scope, receive, timed), lim.stream_max_s)
+            async with asyncio.timeout(lim.stream_max_s):
+                await self.app(scope, receive, timed)
         except TimeoutError:  # lived its time: end it cleanly, the page opens a new one
             if started and not finished:
                 with contextlib.suppress(OSError, TimeoutError, RuntimeError):
-                    await asyncio.wait_for(send({"type": "http.response.body", "body": b"", "more_body": False}),
-                                           lim.stream_idle_s)
+                    async with asyncio.timeout(lim.stream_idle_s):
+                        await send({"type": "http.response.body", "body": b"", "more_body": False})
         except Exception:
             if not idle:
                 raise

@@ -163,14 +163,14 @@ def test_event_streams_are_capped_per_client_and_in_all() -> None:
             err = json.loads(outs[i][1]["body"])["error"]
             assert err["code"] == "too-many-streams" and words in err["message"] and err["message_zh"]
         tasks[0].cancel()  # a page closed: its place is free again
-        await asyncio.gather(tasks[0], return_exceptions=True)
+        await asyncio.wait_for(asyncio.gather(tasks[0], return_exceptions=True), 5)  # never a stream left running
         assert guard.streams == {"10.0.0.1": 1, "10.0.0.2": 1}
         tasks.append(opener(5, "10.0.0.3"))
         await asyncio.sleep(0.05)
         assert outs[5][0]["status"] == 200 and guard.open_streams == 3
         for t in tasks[1:]:
             t.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), 5)
         assert guard.open_streams == 0 and guard.streams == {}
 
     asyncio.run(main())
