@@ -1,9 +1,13 @@
 """Runs the firmware (firmware/rp2040, built with pinmap.py) on the stand-in machine.
 
 ``micropython -X heapsize=160K run_firmware.py`` with the firmware folder and this folder on
-the path (firmware/sim.py sets that up): the real ``app.App`` and its main loop; once a
-second the heap figures go to the table: the peak of ``gc.mem_alloc()`` (garbage included,
-before the automatic collections) and the live heap after ``gc.collect()``.
+the path (firmware/sim.py sets that up): the real ``app.App`` and its main loop, on the
+stand-in's virtual clock (each ``sleep_ms`` is a lock-step with the machine model). To the
+table: once a second (board time) the heap figures, the peak of ``gc.mem_alloc()`` (garbage
+included, before the automatic collections) and the live heap after ``gc.collect()``
+(``P``); the device engine's state and stop reason whenever they change (``E``); with
+FW_COUNT_EXECUTED, every command the engine runs (``K <cmd id> <type>``, benchmarks); while
+the table says ``B 1``, sensor events queued whenever the engine has room (benchmarks).
 """
 
 import gc
@@ -14,21 +18,36 @@ import machine
 import pinmap
 
 import app
+from firmware_bridge import catalogue as C
 
 os.chdir(os.getenv("FW_FLASH") or ".")     # the flash: bootcount lives here
 clock = machine.clock
 first = clock.ticks_ms()
-a = app.App(machine, pinmap, clock, ms0=clock.real_ms())
+a = app.App(machine, pinmap, clock, ms0=clock.since_t0_ms())
 table = machine._table
+eng = a.engine
 peak = 0
 live = 0
 last = clock.ticks_ms()
+said_state = said_reason = -1
+if os.getenv("FW_COUNT_EXECUTED"):      # benchmarks: every command the engine runs
+    eng.on_execute = lambda cmd_id, mtype: table.send("K %d %d" % (cmd_id, mtype))
+toggle = 0
 while not table.stop:
     a.step()
+    if table.bench:
+        # benchmarks (link_bench.py --device micropython): sensor events whenever the engine
+        # has room, as link_bench's in-process device (tile present E..N toggling)
+        while eng.tx_space() > 0:
+            toggle += 1
+            eng.sensor_changed(C.SENSOR_TILE_PRESENT, toggle % 4, (toggle // 4) & 1, a.ms)
     used = gc.mem_alloc()
     if used > peak:
         peak = used
     t = clock.ticks_ms()
+    if eng.state() != said_state or eng.stop_reason != said_reason:
+        said_state, said_reason = eng.state(), eng.stop_reason
+        table.send("E %d %d" % (said_state, said_reason))
     if clock.ticks_diff(t, last) >= 1000:
         last = t
         gc.collect()
