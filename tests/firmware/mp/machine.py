@@ -11,7 +11,8 @@ time (``vus``, microseconds since the test's time zero FW_T0_NS) and it advances
 ``sleep_ms``, the end of each pass of the firmware's main loop. There the stand-in asks the
 table to run the machine up to the new time (``S <vus>``) and applies every input change
 the machine made on the way, each at its own time (an edge interrupt sees ``ticks_us`` of
-its edge), before the next pass runs. So the firmware and the machine share one clock: a
+its edge), before the next pass runs. So the firmware and the machine share one clock (steps that the machine has nothing scheduled
+for go without a round trip: see ``_Table.step``): a
 MicroPython process that the test machine deschedules stops the table with it, and no
 polled pulse is missed or stretched. The virtual clock is paced to real time (the host
 end of the link and its 500 ms rules are real): ``sleep_ms`` sleeps while the board is
@@ -21,18 +22,20 @@ several times). Behind real time it stays only while the process cannot keep up.
 
 Pipes:
 
-* to the table: ``O <hex>`` the latched outputs of the chain each time they change (0 while
-  /OE is high), ``S <vus>`` a step, ``P <peak> <live> <passes> <boot>`` heap figures,
+* to the table: ``V <vus>`` the board's time at boot, ``O <hex> <vus>`` the latched outputs
+  of the chain each time they change (0 while /OE is high), ``S <vus>`` a step, ``P <peak> <live> <passes> <boot>`` heap figures,
   ``E <state> <stop reason>`` the device engine's, ``X <reason>`` on a reset (the process
   then exits: the table starts it again, as the RP2040 reboots);
 * from the table: ``G <gpio> <level> <vus>`` a GPIO input's level (fires the pin's edge
   interrupt, as a soft IRQ between two passes), ``C <hex> <vus>`` the levels of the input
-  chain's inputs, ``A`` the step is done, ``R <reason>`` reset now (the table's mcu-reset
-  fault), ``B 0|1`` benchmark load off/on (run_firmware.py), ``Q`` stop.
+  chain's inputs, ``A <vus>`` the step is done and the machine has nothing scheduled before
+  ``vus`` (steps up to then need no answer), ``R <reason>`` reset now (the table's mcu-reset
+  fault), ``U <vus> <hex>`` bytes from the host for the UART, ``B 0|1`` benchmark load
+  off/on (run_firmware.py), ``Q`` stop.
 
-``UART`` is a socket whose other end the table process joins to the pseudo-terminal that
-the CPython host backend opens (with the line's noise and breaks between them); it sends at
-its baud rate on the board's clock. ``WDT`` resets (the process exits) when it is fed later than its
+``UART``: the table process stands between it and the pseudo-terminal that the CPython
+host backend opens (with the line's noise and breaks between them); it receives the host's
+bytes at their times and sends at its baud rate, both on the board's clock. ``WDT`` resets (the process exits) when it is fed later than its
 timeout on the virtual clock. ``clock`` stands for the ``time`` module's ticks with the
 RP2040's period of 2^30 (the unix port's is 2^62); they restart at FW_TICKS_START_MS /
 FW_TICKS_START_US at each boot (just before the wrap, to test it).
@@ -45,6 +48,7 @@ import os
 import select
 import sys
 import time
+from binascii import unhexlify
 
 import pinmap
 
@@ -100,6 +104,9 @@ class _Table:
         self.pins = {}
         self.stop = False
         self.bench = False        # benchmarks: run_firmware.py loads the link (``B 1``)
+        self.rx_q = []            # (us, bytes) from the host, delivered to the UART at that time
+        self.horizon = 0          # the table's machine has nothing scheduled before this (us)
+        self.send("V %d" % clock.boot_vus)
 
     def send(self, line):
         if self.to is not None:
@@ -130,7 +137,8 @@ class _Table:
             out = 0 if self.levels.get(self.so_oe, 1) else self.latched
             if out != self.sent:
                 self.sent = out
-                self.send("O %x" % out)
+                self.send("O %x %d" % (out, clock.vus))
+                self.horizon = 0          # the machine may act at once: step with it
 
     def level(self, gpio):
         if gpio == self.si_data:
@@ -138,31 +146,57 @@ class _Table:
         return self.levels.get(gpio, 0)
 
     def step(self, vus):
-        """The machine runs to ``vus``; its input changes are applied at their times."""
+        """The machine runs to ``vus``; its input changes are applied at their times.
+
+        A full step asks the table (``S``) and waits for its answer (``A <horizon>``): the
+        machine has nothing scheduled before ``horizon``, so later steps up to it only read
+        what the table has sent meanwhile (host bytes, a test's changes), without a round
+        trip, until the firmware changes an output (the machine may then act at once)."""
         if self.frm is None:       # no table: the board alone
             clock.vus = vus
             return
         for u in _uarts:
             u._drain(vus)
-        self.send("S %d" % vus)
-        while not self.stop:
-            while b"\n" not in self.buf:
+        if vus <= self.horizon:
+            while self.poller.poll(0) and not self.stop:
+                data = self.frm.read(256)
+                if not data:
+                    self.stop = True
+                    return
+                self.buf += data
+                self._lines(vus)
+        else:
+            self.send("S %d" % vus)
+            self.horizon = 0
+            while not self.horizon and not self.stop:
                 if not self.poller.poll(_WAIT_MS):
                     reset("the table did not answer a step for %d s" % (_WAIT_MS // 1000))
                 # small reads: the stand-in's own allocations come out of the firmware's heap
-                data = self.frm.read(64)
+                data = self.frm.read(256)
                 if not data:           # the table has gone: stop
                     self.stop = True
                     return
                 self.buf += data
+                self._lines(vus)
+        clock.vus = vus
+        self._chain()
+        q = self.rx_q
+        while q and q[0][0] <= vus:
+            data = q.pop(0)[1]
+            for u in _uarts:
+                u._received(data)
+
+    def _lines(self, vus):
+        """Apply the table's complete lines in ``buf`` (a step to ``vus`` is under way)."""
+        while b"\n" in self.buf:
             line, self.buf = self.buf.split(b"\n", 1)
             parts = line.split()
             if not parts:
                 continue
             op = parts[0]
             if op == b"A":
-                break
-            if op == b"G" or op == b"C":
+                self.horizon = int(parts[1])
+            elif op == b"G" or op == b"C":
                 t = int(parts[-1])
                 if t > clock.vus:
                     clock.vus = t if t < vus else vus
@@ -171,14 +205,14 @@ class _Table:
                 else:
                     self.chain_q.append(int(parts[1], 16))
                     self._chain()
+            elif op == b"U":
+                self.rx_q.append((int(parts[1]), unhexlify(parts[2])))
             elif op == b"B":
                 self.bench = parts[1] == b"1"
             elif op == b"R":
                 reset(line[2:].decode())
             elif op == b"Q":
                 self.stop = True
-        clock.vus = vus
-        self._chain()
 
     def _chain(self):
         """Apply the waiting levels of the input chain, in order, each once every bit it
@@ -241,17 +275,18 @@ class Pin:
 
 
 class UART:
-    """The board's UART on the socket FW_UART_FD (the table process puts the line between
-    it and the host's pseudo-terminal). ``any()`` is the number of bytes received and not
-    yet read (the RP2040's ring buffer, ``rxbuf`` bytes: bytes beyond it are lost, as on
-    the chip). ``write`` queues into the ``txbuf`` ring and the bytes leave at ``baudrate``
-    (10 bits a byte) on the board's clock, each step; a write that does not fit waits for
-    room, as on the chip (the clock runs on while it waits)."""
+    """The board's UART. Received bytes come from the table process (``U <us> <hex>``: what
+    the host wrote, through the line's noise, at the real time it arrived) and reach the
+    ring buffer when the board's clock passes that time, so that a firmware that ran late
+    sees the host's frames as far apart as they were sent. ``any()`` is the number of bytes
+    received and not yet read (the RP2040's ring, ``rxbuf`` bytes: bytes beyond it are lost,
+    as on the chip). ``write`` queues into the ``txbuf`` ring and the bytes leave at
+    ``baudrate`` (10 bits a byte) on the board's clock, each step, on the socket FW_UART_FD
+    (the table process puts the line between it and the host); a write that does not fit
+    waits for room, as on the chip (the clock runs on while it waits)."""
 
     def __init__(self, id, baudrate=115200, tx=None, rx=None, rxbuf=256, txbuf=256, **kw):
         self.f = _fd_file("FW_UART_FD", "r+b")
-        self.poller = select.poll()
-        self.poller.register(self.f, select.POLLIN)
         self.rxbuf = rxbuf
         self.rx = b""
         self.overruns = 0
@@ -261,20 +296,17 @@ class UART:
         self.tx_ns = 0               # when the line finished its last byte (board ns)
         _uarts.append(self)
 
+    def _received(self, data):
+        room = self.rxbuf - len(self.rx)
+        if len(data) > room:
+            self.overruns += len(data) - room
+            data = data[:room]
+        self.rx += data
+
     def any(self):
-        if self.poller.poll(0):
-            try:
-                data = self.f.read(self.rxbuf)
-            except OSError:
-                data = None
-            if data:
-                room = self.rxbuf - len(self.rx)
-                self.overruns += max(0, len(data) - room)
-                self.rx += data[:room]
         return len(self.rx)
 
     def read(self, n=-1):
-        self.any()
         if n < 0:
             n = len(self.rx)
         data, self.rx = self.rx[:n], self.rx[n:]
