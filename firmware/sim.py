@@ -22,7 +22,9 @@ advances at the end of each pass of the firmware's main loop and asks this side 
 model to the new time first (``S``); the model's input changes go back with their times and
 reach the pins at those times. The virtual clock follows real time (the host's 500 ms rules
 are real) but stops while the MicroPython process does not run, and it catches up in steps
-short enough (:func:`max_step_us`) that every polled pulse is read several times. The
+short enough (:func:`max_step_us`) that every polled pulse is read several times; it does not
+run more than 250 ms past the host's last write to the line, so a host process that the PC
+deschedules finds the board and the machine where it left them (until ``close``). The
 model runs ``speed`` times faster than the firmware's clock, as with SimulatedMcu, from the
 firmware's first boot (machine time 0; ``t0_ms`` is the firmware's engine clock then: the
 constructor returns once the firmware has booted).
@@ -57,7 +59,7 @@ from firmware_bridge import catalogue as C
 from firmware_bridge.noise import ByteNoise
 from firmware_bridge.transport import PacedPort, pty_pair
 
-from hardware.sim.mcu_device import DEFAULT_ONSET_S, LineFault
+from hardware.sim.mcu_device import LineFault, board_fault_onsets, due_onsets
 from hardware.sim.pins import drive_model
 
 from .build import REPO, build
@@ -70,6 +72,8 @@ MAX_BOOTS = 20
 #: us of the board's time the firmware may run without a step answered (when the machine
 #: has nothing scheduled): a change that a test makes to the model waits at most this long
 HORIZON_US = 20_000
+#: us between two ``W`` lines (the host wrote to the line) at most
+HOST_SAID_US = 5_000
 #: s of real time that MicroPython may take to start the firmware
 BOOT_TIMEOUT_S = 60.0
 
@@ -107,6 +111,33 @@ def chain_hold_us(profile):
 
 def _nonblocking(fd):
     fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_NONBLOCK)
+
+
+class _WatchedLine(LineFault):
+    """The host-to-device line, telling ``on_write()`` each time the host writes to it."""
+
+    def __init__(self, noise, on_write):
+        super().__init__(noise)
+        self.on_write = on_write
+
+    def apply(self, data):
+        self.on_write()
+        return super().apply(data)
+
+
+class _EngineView:
+    """What the firmware last said of its device engine (``runner.engine`` as in
+    SimulatedMcu, for the tests): ``state`` and ``stop_reason``, None before it said."""
+
+    def __init__(self, mcu):
+        self._mcu = mcu
+
+    @property
+    def stop_reason(self):
+        return self._mcu.engine_state[1] if self._mcu.engine_state else None
+
+    def state(self):
+        return self._mcu.engine_state[0] if self._mcu.engine_state else None
 
 
 class MicroPythonMcu:
@@ -175,14 +206,13 @@ class MicroPythonMcu:
         # UART socket; back the other way with the device->host noise
         if noise is None and model.has("link-noise"):
             noise = (ByteNoise(0.01, seed + 11), ByteNoise(0.01, seed + 12))
-        self.line_h2d = LineFault(noise[0] if noise else None)
+        self.line_h2d = _WatchedLine(noise[0] if noise else None, self._host_wrote)
         self.line_d2h = LineFault(noise[1] if noise else None)
         host_raw, dev = pty_pair()
         self._master = dev.fd
         _nonblocking(self._master)
         self.host_port = PacedPort(host_raw, noise=self.line_h2d)
-        self._onsets = [(f.at_s if f.at_s is not None else DEFAULT_ONSET_S, f.kind)
-                        for f in model.faults if f.kind in ("mcu-reset", "link-broken")]
+        self._onsets = board_fault_onsets(model)
         self._ticks_start = (ticks_start_ms, ticks_start_us)
         self._max_step_us = max_step_us(model.profile, speed)
         self._chain_hold_us = chain_hold_us(model.profile)
@@ -202,7 +232,8 @@ class MicroPythonMcu:
         self.max_lag_us = 0
         self._lock = threading.Lock()
         #: ``runner.lock``: held while this side touches the model (as SimulatedMcu's runner)
-        self.runner = types.SimpleNamespace(lock=self._lock)
+        self.runner = types.SimpleNamespace(lock=self._lock, engine=_EngineView(self))
+        self._host_said = -HOST_SAID_US
         self.output = ""
         self.proc = None
         self._stop = False
@@ -318,14 +349,11 @@ class MicroPythonMcu:
             reply = "R the reset pin: the RP2040 restarts\n"
         with self._lock:
             self.model.run_to(t)
-            for onset in list(self._onsets):
-                at, kind = onset
-                if t >= at:
-                    self._onsets.remove(onset)
-                    if kind == "mcu-reset":
-                        reply = "R fault mcu-reset: the RP2040 restarts\n"
-                    else:
-                        self.line_h2d.broken = self.line_d2h.broken = True
+            for kind in due_onsets(self._onsets, t):
+                if kind == "mcu-reset":
+                    reply = "R fault mcu-reset: the RP2040 restarts\n"
+                else:
+                    self.line_h2d.broken = self.line_d2h.broken = True
         if reply == "A\n":
             # the machine's next scheduled event (or an onset), at most HORIZON_US ahead: the
             # firmware may run to it without asking
@@ -373,6 +401,13 @@ class MicroPythonMcu:
         time since. (Behind real time when the firmware could not keep up; a firmware that
         does not run now reaches it later: it then sees bytes as far apart as they came.)"""
         return self._vus + (time.time_ns() - self._step_ns) // 1000
+
+    def _host_wrote(self):
+        """The host wrote to the line: the stand-in's clock may run on (``W``)."""
+        now = self._board_us()
+        if now - self._host_said >= HOST_SAID_US:
+            self._host_said = now
+            self._tell(f"W {now}\n")
 
     def _uart_in(self):
         """Bytes from the host (through the h2d line) to the firmware's UART, at the board's
@@ -466,6 +501,7 @@ class MicroPythonMcu:
     def close(self, settle_s=1.5):
         """Stop the firmware. If motors still run, keep it running up to ``settle_s`` so
         that its own host-silence rule stops them, as a board would."""
+        self._tell("W -1\n")       # the host has gone: the firmware's clock runs on without it
         end = time.monotonic() + settle_s
         while self.model.motors and time.monotonic() < end and self.proc.poll() is None:
             time.sleep(0.01)

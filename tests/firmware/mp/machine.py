@@ -18,7 +18,12 @@ polled pulse is missed or stretched. The virtual clock is paced to real time (th
 end of the link and its 500 ms rules are real): ``sleep_ms`` sleeps while the board is
 ahead of real time; when it is behind, passes follow each other without sleeping and each
 advances by up to FW_MAX_STEP_US (no more, so that the shortest polled pulse is still read
-several times). Behind real time it stays only while the process cannot keep up.
+several times). Behind real time it stays only while the process cannot keep up. Nor does it
+run more than FW_HOST_SLACK_US (250 ms) past the host's last write to the line (``W``): when
+the host process is the one descheduled, the board and the machine wait for it instead of
+filling the link's queues (the host writes at least every 100 ms while it runs, lost bytes
+on a broken line included; at the end the table lifts the bound, so the firmware's own
+host-silence rule still acts).
 
 Pipes:
 
@@ -30,7 +35,8 @@ Pipes:
   interrupt, as a soft IRQ between two passes), ``C <hex> <vus>`` the levels of the input
   chain's inputs, ``A <vus>`` the step is done and the machine has nothing scheduled before
   ``vus`` (steps up to then need no answer), ``R <reason>`` reset now (the table's mcu-reset
-  fault), ``U <vus> <hex>`` bytes from the host for the UART, ``B 0|1`` benchmark load
+  fault), ``U <vus> <hex>`` bytes from the host for the UART, ``W <vus>`` the host wrote to
+  the line then (lost or not; -1: no more bound), ``B 0|1`` benchmark load
   off/on (run_firmware.py), ``Q`` stop.
 
 ``UART``: the table process stands between it and the pseudo-terminal that the CPython
@@ -40,6 +46,7 @@ timeout on the virtual clock. ``clock`` stands for the ``time`` module's ticks w
 RP2040's period of 2^30 (the unix port's is 2^62); they restart at FW_TICKS_START_MS /
 FW_TICKS_START_US at each boot (just before the wrap, to test it).
 Environment: FW_T0_NS, FW_START_VUS (the table's time at this boot), FW_MAX_STEP_US, FW_CHAIN_HOLD_US,
+FW_HOST_SLACK_US,
 FW_UART_FD, FW_TO_TABLE_FD, FW_FROM_TABLE_FD, FW_TICKS_START_MS, FW_TICKS_START_US, FW_GPIO
 (``gpio:level,...`` at power-on), FW_CHAIN (hex).
 """
@@ -62,6 +69,8 @@ _WAIT_MS = 30000     # no answer to a step for this long (real): the table is go
 #: us that a changed level of the input chain stays after the firmware first read it (the
 #: longest glitch filter of a pulse input of the chain, from firmware/sim.py)
 _CHAIN_HOLD_US = int(os.getenv("FW_CHAIN_HOLD_US") or 1000)
+#: us the board's clock may run past the host's last sign of life (``W``)
+_HOST_SLACK_US = int(os.getenv("FW_HOST_SLACK_US") or 250000)
 
 
 def _fd_file(name, mode):
@@ -106,6 +115,7 @@ class _Table:
         self.bench = False        # benchmarks: run_firmware.py loads the link (``B 1``)
         self.rx_q = []            # (us, bytes) from the host, delivered to the UART at that time
         self.horizon = 0          # the table's machine has nothing scheduled before this (us)
+        self.host_until = None    # the clock waits here for the host (None: no bound)
         self.send("V %d" % clock.boot_vus)
 
     def send(self, line):
@@ -155,6 +165,17 @@ class _Table:
         if self.frm is None:       # no table: the board alone
             clock.vus = vus
             return
+        while self.host_until is not None and vus > self.host_until and not self.stop:
+            # the host has not been heard of for a while: its process is not running (a
+            # loaded PC); the board and the machine wait for it
+            if not self.poller.poll(_WAIT_MS):
+                reset("no sign of the host for %d s" % (_WAIT_MS // 1000))
+            data = self.frm.read(256)
+            if not data:
+                self.stop = True
+                return
+            self.buf += data
+            self._lines(clock.vus)
         for u in _uarts:
             u._drain(vus)
         if vus <= self.horizon:
@@ -205,6 +226,9 @@ class _Table:
                 else:
                     self.chain_q.append(int(parts[1], 16))
                     self._chain()
+            elif op == b"W":
+                t = int(parts[1])
+                self.host_until = None if t < 0 else t + _HOST_SLACK_US
             elif op == b"U":
                 self.rx_q.append((int(parts[1]), unhexlify(parts[2])))
             elif op == b"B":
