@@ -20,12 +20,12 @@ pin map with the UART link), runs it in the MicroPython unix port (``jonnor-micr
 Time: one virtual clock for the firmware and the machine (lock-step). The stand-in's clock
 advances at the end of each pass of the firmware's main loop and asks this side to run the
 model to the new time first (``S``); the model's input changes go back with their times and
-reach the pins at those times. The virtual clock follows real time (the host's 500 ms rules
-are real) but stops while the MicroPython process does not run, and it catches up in steps
-short enough (:func:`max_step_us`) that every polled pulse is read several times; it does not
-run more than 250 ms past the host's last write to the line, so a host process that the PC
-deschedules finds the board and the machine where it left them (until ``close``). The
-model runs ``speed`` times faster than the firmware's clock, as with SimulatedMcu, from the
+reach the pins at those times. The virtual clock runs at real time's rate (the host's 500 ms
+rules are real) but stops while the MicroPython process does not run: a pass that ran late
+advances it by at most :func:`max_step_us` (a quarter of the shortest polled pulse), never
+faster than real time; it does not run more than 120 ms past the host's last write to the
+line, so a host process that the PC deschedules finds the board and the machine where it
+left them (until ``close``). The model runs ``speed`` times faster than the firmware's clock, as with SimulatedMcu, from the
 firmware's first boot (machine time 0; ``t0_ms`` is the firmware's engine clock then: the
 constructor returns once the firmware has booted).
 
@@ -72,6 +72,8 @@ MAX_BOOTS = 20
 #: us of the board's time the firmware may run without a step answered (when the machine
 #: has nothing scheduled): a change that a test makes to the model waits at most this long
 HORIZON_US = 20_000
+#: s of real time without a step after which :meth:`MicroPythonMcu.clock` runs in real time
+STALL_S = 2.0
 #: us between two ``W`` lines (the host wrote to the line) at most
 HOST_SAID_US = 5_000
 #: s of real time that MicroPython may take to start the firmware
@@ -397,10 +399,18 @@ class MicroPythonMcu:
             self.exit_reason = line[2:]
 
     def _board_us(self):
-        """The board's time now, as far as this side can tell: the last step's, plus the real
-        time since. (Behind real time when the firmware could not keep up; a firmware that
-        does not run now reaches it later: it then sees bytes as far apart as they came.)"""
-        return self._vus + (time.time_ns() - self._step_ns) // 1000
+        """The board's time now, as far as this side can tell: its last step's (the stand-in's
+        clock does not run while the firmware does not: bytes that arrive meanwhile reach it
+        at its next step)."""
+        return self._vus
+
+    def clock(self):
+        """Machine time's clock for the MCU backend (hardware.mcu): the board's time as
+        monotonic seconds (``t0`` is machine time 0). It stops while the firmware does not
+        run; a firmware that has not stepped for STALL_S of real time (ended, or hung) no
+        longer holds it: from then it runs in real time, so that waits on it end."""
+        stalled = (time.time_ns() - self._step_ns) / 1e9 - STALL_S
+        return self._mono_ns[0] + self._vus / 1e6 + max(0.0, stalled)
 
     def _host_wrote(self):
         """The host wrote to the line: the stand-in's clock may run on (``W``)."""

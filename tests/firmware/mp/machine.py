@@ -14,12 +14,13 @@ the machine made on the way, each at its own time (an edge interrupt sees ``tick
 its edge), before the next pass runs. So the firmware and the machine share one clock (steps that the machine has nothing scheduled
 for go without a round trip: see ``_Table.step``): a
 MicroPython process that the test machine deschedules stops the table with it, and no
-polled pulse is missed or stretched. The virtual clock is paced to real time (the host
-end of the link and its 500 ms rules are real): ``sleep_ms`` sleeps while the board is
-ahead of real time; when it is behind, passes follow each other without sleeping and each
-advances by up to FW_MAX_STEP_US (no more, so that the shortest polled pulse is still read
-several times). Behind real time it stays only while the process cannot keep up. Nor does it
-run more than FW_HOST_SLACK_US (250 ms) past the host's last write to the line (``W``): when
+polled pulse is missed or stretched. The virtual clock runs at real time's rate (the host end
+of the link and its 500 ms rules are real) but stops while the process does not run: a pass
+advances it by 1 ms, or by the real time since the last step when the pass took longer, up
+to FW_MAX_STEP_US (so that the shortest polled pulse is still read several times); the
+time beyond that is lost, never made up by running faster than real time (which would
+stretch every round trip to the host as the board sees it). Nor does it
+run more than FW_HOST_SLACK_US (120 ms) past the host's last write to the line (``W``): when
 the host process is the one descheduled, the board and the machine wait for it instead of
 filling the link's queues (the host writes at least every 100 ms while it runs, lost bytes
 on a broken line included; at the end the table lifts the bound, so the firmware's own
@@ -70,7 +71,7 @@ _WAIT_MS = 30000     # no answer to a step for this long (real): the table is go
 #: longest glitch filter of a pulse input of the chain, from firmware/sim.py)
 _CHAIN_HOLD_US = int(os.getenv("FW_CHAIN_HOLD_US") or 1000)
 #: us the board's clock may run past the host's last sign of life (``W``)
-_HOST_SLACK_US = int(os.getenv("FW_HOST_SLACK_US") or 250000)
+_HOST_SLACK_US = int(os.getenv("FW_HOST_SLACK_US") or 120000)
 
 
 def _fd_file(name, mode):
@@ -393,8 +394,11 @@ class Clock:
     def __init__(self):
         start = int(os.getenv("FW_START_VUS") or 0)
         now = _real_us()
-        self.vus = now if now > start else start
+        # power-on: real time; a reboot goes on from the table's time (the time the PC took
+        # to start the process again is not the board's)
+        self.vus = start if start else now
         self.boot_vus = self.vus
+        self.step_real = now      # real us (since FW_T0_NS) of the last step
 
     def ticks_ms(self):
         return (_START_MS + (self.vus - self.boot_vus) // 1000) % PERIOD
@@ -409,16 +413,19 @@ class Clock:
         return (a + d) % PERIOD
 
     def sleep_ms(self, ms):
-        """Advance the board's time by ``ms`` (more, up to FW_MAX_STEP_US, while it is
-        behind real time): wait for real time when ahead, then step the machine."""
+        """Advance the board's time by ``ms``, or by the real time since the last step when
+        that is longer, up to FW_MAX_STEP_US: never faster than real time, and a process
+        that was not running loses that time (the clock stops while it does not run).
+        Waits for real time when early, then steps the machine."""
         vus = self.vus + ms * 1000
-        behind = _real_us() - vus
-        if behind > 0:
+        late = _real_us() - self.step_real - ms * 1000
+        if late > 0:
             extra = _MAX_STEP_US - ms * 1000
             if extra > 0:
-                vus += behind if behind < extra else extra
-        elif behind < 0:
-            time.sleep_us(-behind)
+                vus += late if late < extra else extra
+        elif late < 0:
+            time.sleep_us(-late)
+        self.step_real = _real_us()
         _table.step(vus)
 
     def since_t0_ms(self):
