@@ -15,7 +15,7 @@ sys.path.insert(0, str(REPO / "tests" / "hardware"))
 
 from hw_driver import Table  # noqa: E402
 
-from firmware_bridge.messages import Fault, Lift, Outcome, RollDice, Side  # noqa: E402
+from hardware.vocabulary import Fault, Lift, Outcome, RollDice, Side  # noqa: E402
 
 WRAP = 1 << 30
 
