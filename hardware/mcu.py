@@ -82,7 +82,11 @@ class McuBackend:
         self.speed = float(speed)
         self.device = device
         self.model = model
-        self._t0 = time.monotonic()
+        #: the clock of machine time: a simulated device may keep its own (``device.clock()``,
+        #: monotonic seconds: the MicroPython firmware's board time, which stops while its
+        #: process does not run), else real time
+        self._clock: Callable[[], float] = getattr(device, "clock", time.monotonic)
+        self._t0 = self._clock()
         self._dev_t0 = device_t0_ms
         self._pending: dict[int, PendingCommand] = {}
         self._events: list[Event] = []
@@ -174,7 +178,7 @@ class McuBackend:
 
     # ----------------------------------------------------------------- clock
     def now(self) -> float:
-        return (time.monotonic() - self._t0) * self.speed
+        return (self._clock() - self._t0) * self.speed
 
     def _ms_out(self, ms: int) -> int:
         return max(1, int(round(ms / self.speed)))
@@ -271,12 +275,17 @@ class McuBackend:
         return out
 
     def advance(self, dt: float) -> list[Event]:
-        time.sleep(max(0.0, dt) / self.speed)
+        if self._clock is time.monotonic:
+            time.sleep(max(0.0, dt) / self.speed)
+        else:
+            end = self._clock() + max(0.0, dt) / self.speed
+            while self._clock() < end:
+                time.sleep(0.002)
         return self.events()
 
     def run_until(self, predicate: Callable[[Event], bool], timeout: float) -> list[Event]:
         seen: list[Event] = []
-        end = time.monotonic() + timeout / self.speed
+        end = self._clock() + timeout / self.speed
         while True:
             self._collect()
             batch, self._events = self._events, []
@@ -285,7 +294,7 @@ class McuBackend:
                 if predicate(ev):
                     self._events[:0] = batch[i + 1:]
                     return seen
-            if time.monotonic() >= end:
+            if self._clock() >= end:
                 raise HardwareTimeout(f"condition not met within {timeout} s of machine time "
                                       f"({len(seen)} events seen)")
             time.sleep(0.002)

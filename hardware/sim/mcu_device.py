@@ -23,6 +23,20 @@ from .model import TableModel
 _U32 = 0xFFFFFFFF
 
 
+def board_fault_onsets(model: TableModel) -> list[tuple[float, str]]:
+    """The model's faults of the board and the line (mcu-reset, link-broken) as
+    ``[(machine time of onset s, kind)]`` (the fault's ``at`` parameter, ``hardware.sim.faults``)."""
+    return [(f.param("at"), f.kind) for f in model.faults if f.kind in ("mcu-reset", "link-broken")]
+
+
+def due_onsets(onsets: list[tuple[float, str]], t: float) -> list[str]:
+    """Take the onsets due at machine time ``t`` (s) out of ``onsets``; returns their kinds."""
+    due = [o for o in onsets if t >= o[0]]
+    for o in due:
+        onsets.remove(o)
+    return [kind for _, kind in due]
+
+
 class LineFault:
     """The line between Pi and MCU as :class:`PacedPort` sees it (its ``noise``):
     optional byte noise, and ``broken`` (everything written is lost)."""
@@ -63,8 +77,7 @@ class SimulatedMcu:
         self.t0 = time.monotonic()
         self.t0_ms = int(self.t0 * 1000) & _U32
         self.resets = 0
-        self._onsets = [(f.param("at"), f.kind)
-                        for f in model.faults if f.kind in ("mcu-reset", "link-broken")]
+        self._onsets = board_fault_onsets(model)
         self.runner = DeviceRunner(self._engine(boot), self._dev_port, on_tick=self._on_tick)
         model.sink = self._sink
         self.runner.start()
@@ -89,14 +102,11 @@ class SimulatedMcu:
     def _on_tick(self, engine: Any, now_ms: int) -> None:
         t = self.model_time(now_ms)
         self.model.run_to(t)
-        for onset in list(self._onsets):
-            at, kind = onset
-            if t >= at:
-                self._onsets.remove(onset)
-                if kind == "mcu-reset":
-                    self.reset()
-                else:
-                    self.line_h2d.broken = self.line_d2h.broken = True
+        for kind in due_onsets(self._onsets, t):
+            if kind == "mcu-reset":
+                self.reset()
+            else:
+                self.line_h2d.broken = self.line_d2h.broken = True
 
     def reset(self) -> None:
         """The microcontroller reboots: a fresh engine, boot counter + 1 (call from the
