@@ -31,7 +31,7 @@ from .vocabulary import *  # noqa: F401,F403  (the table's vocabulary: parts, co
 from .vocabulary import EVENT_TYPES
 from .profile import Profile, load_profile
 from .sim.faults import INJECTABLE, FaultSpec, parse_fault
-from .table_spec import BACKENDS, DEVICES, TableSpec, open_table
+from .table_spec import BACKENDS, DEVICES, SPEED_RANGE, TableSpec, open_table
 
 KINDS = BACKENDS
 
@@ -73,8 +73,9 @@ def open_backend(kind: str, profile: Profile | str = "default", seed: int = 0,
         backend.machine.on_gear = model.set_gear  # the operator loads the matching set
         backend.events()  # the initial input levels are state, not changes
         return backend
-    if not 1.0 <= speed <= 50.0:
-        raise BackendError(f"speed must be 1..50, got {speed!r}")
+    lo, hi = SPEED_RANGE
+    if not lo <= speed <= hi:
+        raise BackendError(f"speed must be {lo:g}..{hi:g}, got {speed!r}")
     from firmware_bridge.host import HostLink
 
     from .mcu import McuBackend

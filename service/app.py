@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.formparsers import MultiPartParser
 
 from controller import settings as ST
+from controller.dice import Method
 from controller.faults import CATALOGUE, code_sheet, lookup
 from scoring import PROFILES, ScoringError, WinContext
 
@@ -73,7 +74,7 @@ class SettingsBody(_Strict):
     rules: str | None = Field(None, max_length=32, description="a rule system (GET /api/settings: rules_choices), or none: "
                               "sets the tile count and dice method it is played with")
     tile_count: int | None = None
-    dice_method: Literal["two-throw", "one-throw", "sum-smaller", "sum-count"] | None = None
+    dice_method: Literal[tuple(m.value for m in Method)] | None = None  # type: ignore[valid-type]
     dealer: Seat | None = None
 
 

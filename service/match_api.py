@@ -40,7 +40,7 @@ from controller import settings as ST
 import scoring.systems
 from scoring import ScoringError, score_hand
 from scoring.match import HANDS_PER_SESSION, SEAT_CHANGES, Deal, HandRecord, deal, player_points, standard_points
-from scoring.systems.base import OPTION_LABELS
+from scoring.systems.base import OPTION_LABELS, SystemResult
 
 from .errors import ServiceError
 
@@ -315,7 +315,7 @@ def _score_system(body: WinBody, d: Deal, hand: str, flowers: Any, rules: str) -
 def side_payments(r: Any, d: Deal) -> dict[str, int] | None:
     """A system result's payments by seat wind turned into payments by side of the table (the
     match's deal gives each side its seat wind); ``None`` for an MCR result."""
-    if not hasattr(r, "elements"):
+    if not isinstance(r, SystemResult):
         return None
     side_of = {wind: side for side, wind in d.seat_winds.items()}
     return {side_of[w]: int(v) for w, v in r.payments.items()}
@@ -323,7 +323,7 @@ def side_payments(r: Any, d: Deal) -> dict[str, int] | None:
 
 def win_data(st: MatchState, d: Deal, body: WinBody, hand: str, r: Any, source: str) -> dict[str, Any]:
     """The logged data of a won hand (``payments`` per side and ``unit`` for another rule system)."""
-    system = hasattr(r, "elements")
+    system = isinstance(r, SystemResult)
     return {"match": st.id, "deal": d.number, "hand": hand, "winner": body.winner, "discarder": body.discarder,
             "total": r.total, "source": source, "rules": hand_rules(body, st.rules),
             "unit": r.unit.value if system else "fan", "payments": side_payments(r, d),
@@ -549,12 +549,12 @@ def apply_stored(control: Any, log: Any, changes: dict[str, Any], source: str = 
                 dataclasses.replace(new_st, tile_count=v)
         except ST.SettingsError as e:
             raise ServiceError(str(e), 422, "bad-value") from None
-    problem = new_st.rules and ST.rule_system(new_st.rules).gear_problem(new_st.tile_count)
+    system = ST.rule_system(new_st.rules) if new_st.rules else None
+    problem = system and system.gear_problem(new_st.tile_count)
     if problem:
         raise error(f"tile_count {new_st.tile_count} does not fit the table's rules: {problem} (change the rules "
                     "first, or set rules none)",
-                    f"{new_st.tile_count} 张不符合本桌的规则（{ST.rule_system(new_st.rules).name_zh} 用 "
-                    f"{ST.rule_system(new_st.rules).gear} 张）：请先改规则，或不设规则")
+                    f"{new_st.tile_count} 张不符合本桌的规则（{system.name_zh} 用 {system.gear} 张）：请先改规则，或不设规则")
     current = control.rt.table.settings
     if new_st == st and (current.dealer, current.dice_method.value) == (st.dealer, st.dice_method) \
             and source == "match":
