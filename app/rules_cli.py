@@ -20,10 +20,6 @@ from scoring import PROFILES, ScoringError, systems
 
 from . import cli_args
 
-#: Parser defaults of every rule-system option flag (filled by ``add_score_options``).
-_DEFAULTS: dict[str, Any] = {}
-
-
 def add_parsers(sub) -> None:
     r = sub.add_parser("rules", help="the rule systems that can score (MCR, riichi, Taiwan, classic ...)",
                        description="List the rule systems: tile set, hand size, options, dice rule.")
@@ -40,7 +36,10 @@ def _flag_type(o: systems.Option):
 
 
 def add_score_options(s: argparse.ArgumentParser) -> None:
-    """Add a flag for every rule-system option ``s`` does not have yet (MCR's exist already)."""
+    """Add a flag for every rule-system option ``s`` does not have yet (MCR's exist already); the
+    parser's defaults of them go with the parsed arguments (``given_options``), since ``score`` and
+    ``score-photo`` differ (``--flowers``: 0, or the photo's)."""
+    defaults: dict[str, Any] = {}
     for name, o in systems.all_options().items():
         flag = "--" + name.replace("_", "-")
         if flag not in s._option_string_actions:
@@ -50,12 +49,14 @@ def add_score_options(s: argparse.ArgumentParser) -> None:
             else:
                 s.add_argument(flag, type=_flag_type(o), default=None, help=o.help,
                                choices=o.choices if o.kind == "choice" else None)
-        _DEFAULTS[name] = s.get_default(name)
+        defaults[name] = s.get_default(name)
+    s.set_defaults(rule_option_defaults=defaults)
 
 
 def given_options(args: argparse.Namespace) -> dict[str, Any]:
-    """The rule-system options given on the command line (those that differ from their default)."""
-    return {k: getattr(args, k) for k, d in _DEFAULTS.items() if getattr(args, k, d) != d}
+    """The rule-system options given on the command line (those that differ from their parser's default)."""
+    defaults = getattr(args, "rule_option_defaults", {})
+    return {k: getattr(args, k) for k, d in defaults.items() if getattr(args, k, d) != d}
 
 
 def wants_registry(args: argparse.Namespace) -> bool:

@@ -1,9 +1,12 @@
 """The camera commands of the ``mjtable`` command line (wired in by ``app/cli.py``).
 
-* ``mjtable recognize IMAGE [--json] [--annotate OUT.png]``: the tiles found and the assembled hand.
+* ``mjtable recognize IMAGE [--rules X] [--json] [--annotate OUT.png]``: the tiles found and the
+  hand assembled for the rule system X (its hand size and flowers; default MCR).
 * ``mjtable score-photo IMAGE [--self-drawn] [--seat-wind E] [--prevalent-wind E] [--flowers N]
-  [--last-tile] [--kong-replacement] [--robbing-kong] [--fourth-tile] [--rules mcr|mcr-1998]
-  [--json] [--annotate OUT.png] [--accept-uncertain]``: recognise, then score.
+  [--last-tile] [--kong-replacement] [--robbing-kong] [--fourth-tile] [--rules X [X's options]]
+  [--json] [--annotate OUT.png] [--accept-uncertain]``: recognise, then score by MCR or by the rule
+  system X with the options of ``mjtable score --rules X`` (17-tile hands for Taiwan, flowers laid
+  out as tiles where the system writes them in the hand).
 
 Wired into ``mjtable`` by ``app/cli.py`` (``add_parsers`` and ``HANDLERS``). The handlers print their own one-line error on standard error
 and return 1 for an unreadable or empty image, a picture with no tiles, a hand that does not add
@@ -17,9 +20,9 @@ import json
 import sys
 from typing import IO, Callable
 
-from scoring import PROFILES
+from scoring import PROFILES, ScoringError, WinContext, systems
 
-from . import cli_args
+from . import cli_args, rules_cli
 
 
 def add_parsers(subparsers: "argparse._SubParsersAction") -> None:
@@ -28,19 +31,25 @@ def add_parsers(subparsers: "argparse._SubParsersAction") -> None:
                               description="Find and name the tiles in a photo of a revealed hand and assemble "
                               "the hand in MCR notation (melds set apart, the winning tile laid apart).")
     r.add_argument("image", help="image file (JPEG, PNG, ...)")
+    r.add_argument("--rules", choices=list(systems.SYSTEMS), default="mcr",
+                   help="assemble a hand of this rule system (its size and flowers; default mcr)")
     r.add_argument("--json", action="store_true", help="print the tiles and the hand as JSON")
     r.add_argument("--annotate", metavar="OUT.png", help="write the photo with each tile's box, name, confidence")
 
-    s = subparsers.add_parser("score-photo", help="recognise the hand in a photo and score it (MCR)",
-                              description="Recognise the hand in a photo, then score it as `mjtable score` does. "
-                              "Flowers are counted from the photo unless --flowers is given.")
+    s = subparsers.add_parser("score-photo", help="recognise the hand in a photo and score it (MCR or --rules X)",
+                              description="Recognise the hand in a photo, then score it as `mjtable score` does, "
+                              "by MCR or by another rule system (--rules X with X's options, as `mjtable score "
+                              "--rules X`). MCR counts the flowers in the photo unless --flowers is given; Taiwan "
+                              "and Fuzhou read them into the hand.")
     s.add_argument("image", help="image file (JPEG, PNG, ...)")
     cli_args.win_options(s, photo=True)
-    s.add_argument("--rules", choices=sorted(PROFILES), default="mcr", help="rule profile (default mcr)")
+    s.add_argument("--rules", choices=list(systems.SYSTEMS), default="mcr",
+                   help="the rule system (default mcr; mjtable rules --list); each takes its own options")
     s.add_argument("--json", action="store_true", help="print the recognition and the result as JSON")
     s.add_argument("--annotate", metavar="OUT.png", help="write the annotated photo as well")
     s.add_argument("--accept-uncertain", action="store_true",
                    help="score even when some tiles were read with low confidence (they are still listed)")
+    rules_cli.add_score_options(s)
 
 
 def _fail(err: IO[str], message: str) -> int:
@@ -61,7 +70,7 @@ def _recognise(args: argparse.Namespace):
         if args.annotate is not None:  # before the work, so that none is lost to a bad output path
             check_output_path(args.annotate)
         image = read_image(args.image)
-        rec = recognize(image)
+        rec = recognize(image, args.rules)
         if args.annotate is not None:
             write_annotated(args.annotate, image, rec)
     except VisionError as e:
@@ -109,8 +118,15 @@ def cmd_score_photo(args: argparse.Namespace, out: IO[str] = sys.stdout, err: IO
     """``mjtable score-photo``: 0 when the hand was recognised and scored, 1 otherwise (with
     ``--json``, stdout then has ``{"recognition": ..., "score": null, "error": "..."}``). Scored by
     ``controller.table_scoring.score_photo``, as ``POST /api/score/photo`` is."""
-    from controller.table_scoring import score_photo
-    options = {**cli_args.given_win_options(args), "rules": args.rules, "accept_uncertain": args.accept_uncertain}
+    from controller.table_scoring import check_photo_options, score_photo
+    given = rules_cli.given_options(args)
+    if args.rules in PROFILES:  # the win options as MCR takes them, and any other given (refused by name)
+        given = {**cli_args.given_win_options(args), **{k: v for k, v in given.items() if k not in WinContext.OPTIONS}}
+    options = {**given, "rules": args.rules, "accept_uncertain": args.accept_uncertain}
+    try:
+        check_photo_options(options)  # before the photo is read, so that a bad option loses no work
+    except ScoringError as e:
+        return _fail(err, f"{e.code}: {e.message}")
     rec, problem = _recognise(args)
     if rec is None:
         return _fail(err, problem)
@@ -136,7 +152,8 @@ def cmd_score_photo(args: argparse.Namespace, out: IO[str] = sys.stdout, err: IO
     else:
         from .cli import format_result
 
-        out.write(_describe(rec) + "\n\n" + format_result(outcome.result) + "\n")
+        show = rules_cli.format_result if isinstance(outcome.result, systems.SystemResult) else format_result
+        out.write(_describe(rec) + "\n\n" + show(outcome.result) + "\n")
     return 0
 
 

@@ -392,12 +392,14 @@ def create_app(control: Control, log: EventLog, token: str, scorer: Scorer, *,
         return await asyncio.to_thread(analyse, "shanten", body.model_dump())
 
     def _photo_options(o: ScoreOptions, where: str) -> dict[str, Any]:
-        """The options of a photo, checked before it is read (422 naming the field)."""
-        if o.options:
+        """The options of a photo (checked by ``score_photo`` before it is read: 422 naming the option):
+        MCR's are the win options; another rule system takes the win options it shares and its own
+        ``options``, as ``POST /api/score`` does."""
+        if o.options and o.rules in PROFILES:
             field = "options" if where == "body" else f"{where}.options"
-            raise ServiceError(f"{field}: the options of another rule system do not apply to a photo, which is "
-                               f"scored by {' or '.join(PROFILES)}", 422, "bad-value")
-        return {**o.win_options(where), "rules": o.rules, "accept_uncertain": o.accept_uncertain}
+            raise ServiceError(f"{field}: an MCR photo takes the win options as keys of its own; options are "
+                               "those of another rule system (rules)", 422, "bad-value")
+        return {**o.win_options(where), **(o.options or {}), "rules": o.rules, "accept_uncertain": o.accept_uncertain}
 
     def _photo(read, options: dict[str, Any], source: str, name: str) -> dict:
         """Read and score a photo (``controller.table_scoring.score_photo``, as ``mjtable score-photo``):
@@ -428,12 +430,14 @@ def create_app(control: Control, log: EventLog, token: str, scorer: Scorer, *,
         if len(data) > max_upload_bytes:
             raise ServiceError(f"the photo is larger than {max_upload_bytes} bytes", 413, "too-large")
         name = photo.filename or "the upload"
-        return await asyncio.to_thread(_photo, lambda: scorer.read_upload(data, name), opts, "photo", name)
+        return await asyncio.to_thread(_photo, lambda: scorer.read_upload(data, name, opts["rules"]), opts, "photo",
+                                       name)
 
     @app.post("/api/score/capture", dependencies=[Auth])
     async def score_capture(body: ScoreOptions) -> dict:
         """Take a picture with the table's camera, then as /api/score/photo (404 with no camera)."""
-        return await asyncio.to_thread(_photo, scorer.read_camera, _photo_options(body, "body"), "camera",
+        opts = _photo_options(body, "body")
+        return await asyncio.to_thread(_photo, lambda: scorer.read_camera(opts["rules"]), opts, "camera",
                                        "the camera's picture")
 
     @app.get("/api/score/photo/{key}.jpg")

@@ -455,22 +455,15 @@ def make_router(*, control: Any, log: Any, scorer: Any, auth: Any,
         async with lock:
             st = await asyncio.to_thread(state)
             d = current_deal(st)
-            a = await asyncio.to_thread(scorer.photos.assemble, tiles, body.win)
+            a = await asyncio.to_thread(scorer.photos.assemble, tiles, body.win, st.rules)
             if a["hand"] is None:
                 raise error("the tiles do not add up to a hand: " + "; ".join(a["problems"]),
                             "这些牌组不成一手和牌：请检查并改正照片上的牌，或标出和牌张", 422, "not-a-hand")
-            flowers = body.flowers if body.flowers is not None else list(a["flowers"])
+            # MCR counts the photo's flowers apart; another system's are in the hand read (Taiwan, Fuzhou)
+            # or not played (a flower is then a problem of the assembly)
+            photo_flowers = list(a["flowers"]) if st.rules in MCR_RULES else 0
+            flowers = body.flowers if body.flowers is not None else photo_flowers
             scored = body.model_copy(update={"flowers": flowers})
-            if st.rules not in MCR_RULES:
-                system = scoring.systems.get(st.rules)
-                if system.hand_sizes != (14,) or a["flowers"]:
-                    # partial (issue #20): the photo assembly reads 14-tile hands with flowers apart
-                    raise error(f"a photo of a {system.name_en} hand with flowers or of 16 tiles is not read yet: "
-                                "type the hand (flowers 1f-8f in it)",
-                                f"{system.name_zh}带花牌或十六张的手牌暂不能从照片读取：请输入手牌（花牌 1f-8f 写在手牌里）",
-                                422, "not-supported")
-                flowers = 0
-                scored = scored.model_copy(update={"flowers": 0})
             r = await asyncio.to_thread(score_win, scored, d, a["hand"], flowers, st.rules)
             data = win_data(st, d, scored, a["hand"], r, "photo")
             data["photo"] = {"id": body.photo, "tiles": [t["tile"] for t in reading["tiles"]],

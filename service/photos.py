@@ -67,8 +67,9 @@ def _ping() -> str | None:
     return _LOAD_ERROR
 
 
-def _job(data: bytes | None, image: Any, name: str) -> dict[str, Any]:
-    """Decode (``data``, an upload) or take ``image`` (a camera frame), recognise, annotate.
+def _job(data: bytes | None, image: Any, name: str, rules: str = "mcr") -> dict[str, Any]:
+    """Decode (``data``, an upload) or take ``image`` (a camera frame), recognise (the hand assembled
+    for the rule system ``rules``, ``vision.assemble``), annotate.
 
     Returns ``{"ok": True, "recognition": Recognition.to_dict() with the boxes in the picture's own
     pixels, "factor": decode reduction, "jpeg": bytes}`` or ``{"ok": False, "status", "code",
@@ -85,7 +86,7 @@ def _job(data: bytes | None, image: Any, name: str) -> dict[str, Any]:
     try:
         if data is not None:
             image, factor = decode_image(data, name)
-        result = _REC.recognize(image)
+        result = _REC.recognize(image, rules)
     except VisionError as e:
         status, code = {"too-large": (413, "too-large"), "unreadable-image": (415, "not-an-image")}.get(
             e.code, (422, "vision"))
@@ -107,8 +108,9 @@ def _job(data: bytes | None, image: Any, name: str) -> dict[str, Any]:
             "jpeg": jpeg.tobytes() if ok else None}
 
 
-def _assemble_job(tiles: list[dict[str, Any]], win: int | None) -> dict[str, Any]:
-    """Assemble tiles the player has confirmed or corrected (``vision.assemble``) into a hand.
+def _assemble_job(tiles: list[dict[str, Any]], win: int | None, rules: str = "mcr") -> dict[str, Any]:
+    """Assemble tiles the player has confirmed or corrected (``vision.assemble``) into a hand of the
+    rule system ``rules`` (its hand size and flowers).
 
     ``tiles``: ``[{"tile", "box", "confidence", "sideways"}]`` in the picture's pixels. ``win``: the
     index of the tile the player marked as the winning one when it was not laid apart: it is read
@@ -126,7 +128,7 @@ def _assemble_job(tiles: list[dict[str, Any]], win: int | None) -> dict[str, Any
         right = max([t.box[2] for t in row] + [x2])
         left = right + 2 * min(width, height)
         found[win] = DetectedTile(w.tile, (left, y1, left + width, y2), w.confidence, w.sideways)
-    a = assemble(found)
+    a = assemble(found, rules=rules)
     return {"ok": True, "assembly": {
         "hand": a.hand, "melds": list(a.melds), "concealed": list(a.concealed), "winning_tile": a.win_tile,
         "flowers": list(a.flowers), "uncertain": [t.to_dict() for t in a.uncertain], "problems": list(a.problems),
@@ -186,11 +188,12 @@ class PhotoReader:
         except concurrent.futures.TimeoutError:
             raise ServiceError(f"reading the photo took more than {JOB_TIMEOUT_S:.0f} s", 503, "vision") from None
 
-    def read(self, data: bytes | None = None, image: Any = None, name: str = "the upload") -> dict[str, Any]:
+    def read(self, data: bytes | None = None, image: Any = None, name: str = "the upload",
+             rules: str = "mcr") -> dict[str, Any]:
         if not self._slots.acquire(blocking=False):
             raise Busy()
         try:
-            r = self._submit(_job, data, image, name)
+            r = self._submit(_job, data, image, name, rules)
         finally:
             self._slots.release()
         if not r["ok"]:
@@ -212,13 +215,13 @@ class PhotoReader:
         with self._lock:
             return self._readings.get(key)
 
-    def assemble(self, tiles: list[dict[str, Any]], win: int | None = None) -> dict[str, Any]:
-        """Assemble confirmed or corrected tiles into a hand in the worker (``_assemble_job``).
+    def assemble(self, tiles: list[dict[str, Any]], win: int | None = None, rules: str = "mcr") -> dict[str, Any]:
+        """Assemble confirmed or corrected tiles into a hand of ``rules`` in the worker (``_assemble_job``).
         Raises ServiceError 503 like ``read``."""
         if not self._slots.acquire(blocking=False):
             raise Busy()
         try:
-            return self._submit(_assemble_job, tiles, win)["assembly"]
+            return self._submit(_assemble_job, tiles, win, rules)["assembly"]
         finally:
             self._slots.release()
 

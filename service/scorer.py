@@ -53,20 +53,21 @@ class Scorer:
     def load_error(self) -> str | None:
         return self.photos.load_error
 
-    def read_upload(self, data: bytes, filename: str = "the upload") -> dict[str, Any]:
-        """Recognise the tiles of an uploaded picture (bytes in memory):
+    def read_upload(self, data: bytes, filename: str = "the upload", rules: str = "mcr") -> dict[str, Any]:
+        """Recognise the tiles of an uploaded picture (bytes in memory), the hand assembled for the
+        rule system ``rules`` (``vision.assemble``: its hand size and flowers):
         ``{"recognition": {...}, "annotated": URL of the annotated JPEG}``.
         Raises ServiceError: 413 (over ``vision.capture.MAX_PIXELS``), 415 (not an image), 503."""
         if not data:
             raise ServiceError(f"{filename} is empty (0 bytes): send a JPEG or PNG photo", 415, "not-an-image")
-        return self.photos.read(data=data, name=filename)
+        return self.photos.read(data=data, name=filename, rules=rules)
 
-    def read_camera(self) -> dict[str, Any]:
+    def read_camera(self, rules: str = "mcr") -> dict[str, Any]:
         """As ``read_upload``, from the table's camera. Raises ServiceError 404 with no camera,
         503 when the camera fails (it is closed then, and opened afresh next time)."""
         if self.camera_image is not None:
-            return self.read_upload(self._file_bytes(self.camera_image), str(self.camera_image))
-        return self.photos.read(image=self.capture(), name="the camera's picture")
+            return self.read_upload(self._file_bytes(self.camera_image), str(self.camera_image), rules)
+        return self.photos.read(image=self.capture(), name="the camera's picture", rules=rules)
 
     @staticmethod
     def _file_bytes(path: Path) -> bytes:

@@ -20,7 +20,7 @@ from scoring.errors import ScoringError
 from scoring.hand import Hand, Meld, MeldKind, check_hand
 from scoring.tiles import ALL_TILES, tile_name
 
-from .tiles import BACK, UNKNOWN, is_flower, is_hand_tile
+from .tiles import BACK, HONORS, UNKNOWN, is_flower, is_hand_tile
 
 _CODE = {tile_name(c): c for c in ALL_TILES}
 #: Tiles whose confidence is below this are reported for the player to confirm.
@@ -219,30 +219,61 @@ def _meld_of(group: list[DetectedTile]) -> Meld | None:
 MAX_SINGLES = 2
 
 
-def assemble(tiles: Sequence[DetectedTile], min_confidence: float = MIN_CONFIDENCE) -> Assembly:
+def _rule_system(rules: str):
+    """The rule system (``scoring.systems``) a hand is read for, or None for MCR (``mcr``,
+    ``mcr-1998``: 14 tiles, flowers counted apart, ``scoring.hand.check_hand``). Imported here:
+    the registry loads the riichi package (about 0.4 s), which MCR photos never need.
+    Raises ``RulesError("unknown-rules")`` listing the systems."""
+    from scoring import PROFILES, systems
+    return None if rules in PROFILES else systems.get(rules)
+
+
+def assemble(tiles: Sequence[DetectedTile], min_confidence: float = MIN_CONFIDENCE, rules: str = "mcr") -> Assembly:
     """Read the hand from the tiles' layout.
 
     Args:
         tiles: the tiles found in one picture (see ``DetectedTile``); positions in pixels.
         min_confidence: tiles below it are listed in ``uncertain`` (the hand is still assembled
             with the best reading, so that the player can confirm or correct it).
+        rules: the rule system the hand is read for (``mjtable rules --list``): its hand size
+            (``RuleSystem.hand_sizes``: 14; 17 for Taiwan 16-tile; 14 or 17 for Fuzhou, the size
+            nearer the tiles laid out), its tile set (a tile it does not play is a problem: an honour
+            in Changsha, a flower in riichi) and its flowers: MCR counts them apart (``flowers``),
+            Taiwan writes them in the hand (``1f``..``8f`` first), Fuzhou also takes the honours as
+            flowers (docs/rules/fuzhou.md). Riichi's red fives are read as plain fives (the
+            classifier has no red-five label): a note says so.
 
     Returns:
         The Assembly; ``hand`` is ``None`` and ``problems`` non-empty when the tiles do not add up:
-        no winning tile laid apart, a wrong tile count (14, a kong counting as 3), a fifth copy of a
-        tile, a group that is no set, an all-face-down kong, more than ``MAX_SINGLES`` tiles apart
-        one by one, most tiles sideways (a picture turned a quarter).
+        no winning tile laid apart, a wrong tile count (the system's size, a kong counting as 3), a
+        fifth copy of a tile, a tile outside the system's set, a group that is no set, an
+        all-face-down kong, more than ``MAX_SINGLES`` tiles apart one by one, most tiles sideways
+        (a picture turned a quarter).
+
+    Raises:
+        RulesError: ``unknown-rules`` for a ``rules`` not registered.
     """
+    system = _rule_system(rules)
+    honour_flowers = system is not None and system.tile_set.honour_flowers
+
+    def flower(name: str) -> bool:  # the system's flowers: Fuzhou's honours too
+        return is_flower(name) or (honour_flowers and name in HONORS)
+
     uncertain = tuple(t for t in tiles if t.confidence < min_confidence or t.tile == UNKNOWN)
-    flowers = tuple(t.tile for t in tiles if is_flower(t.tile))
+    flowers = tuple(t.tile for t in tiles if flower(t.tile))
     # an unreadable tile (``unknown``, or a doubtful ``back``) is listed in ``uncertain`` but takes
     # no place in the layout: either it was no tile (the hand adds up without it) or the count
     # tells the player that one is missing
-    rest = [t for t in tiles if not is_flower(t.tile) and t.tile != UNKNOWN
+    rest = [t for t in tiles if not flower(t.tile) and t.tile != UNKNOWN
             and not (t.tile == BACK and t.confidence < min_confidence)]
     problems: list[str] = []
     notes: list[str] = []
     hand_tiles = [t for t in tiles if is_hand_tile(t.tile)]
+    outside = [] if system is None else [t.tile for t in tiles if t.tile not in (BACK, UNKNOWN)
+                                         and system.tile_set.not_played(t.tile) is not None]
+    if outside:
+        problems.append(f"{', '.join(dict.fromkeys(outside))}: not tile(s) of {system.name} hands (it plays "
+                        f"{system.tile_set.description})")
     if len(hand_tiles) >= 5 and sum(t.sideways for t in hand_tiles) > len(hand_tiles) / 2:
         # the rows run up and down the picture: which end is the left (the source of a claimed
         # tile, 第五条) cannot be told, so the hand is not guessed
@@ -278,8 +309,11 @@ def assemble(tiles: Sequence[DetectedTile], min_confidence: float = MIN_CONFIDEN
     # groups that are sets without a sideways tile count as exposed melds only when the count needs it
     others.sort(key=len)
     concealed_groups = list(others)
-    need = 13 - 3 * len(melds)
     total = sum(len(g) for g in concealed_groups)
+    sizes = (14,) if system is None else system.hand_sizes
+    # the hand size: the system's, or of its sizes (Fuzhou 14 or 17) the one nearer the tiles laid out
+    size = min(sizes, key=lambda n: (abs(n - 3 * len(melds) - total - len(singles)), n))
+    need = size - 1 - 3 * len(melds)
     for g in list(others[:-1]) if len(others) > 1 else []:
         if total <= need:
             break
@@ -319,19 +353,28 @@ def assemble(tiles: Sequence[DetectedTile], min_confidence: float = MIN_CONFIDEN
         problems.append(f"{len(bad)} tile(s) among the hand could not be read as hand tiles ({', '.join(bad)})")
     hand_text = None
     if not problems and win is not None:
-        hand = Hand(tuple(melds), tuple(_CODE[t.tile] for t in concealed), _CODE[win.tile])
         try:
-            check_hand(hand)
-            hand_text = hand.notation()
+            if system is None:
+                hand = Hand(tuple(melds), tuple(_CODE[t.tile] for t in concealed), _CODE[win.tile])
+                check_hand(hand)
+                hand_text = hand.notation()
+            else:  # flowers written in the hand where the system plays them (Taiwan, Fuzhou)
+                from scoring.systems.notation import parse
+                written = "".join(flowers) if system.tile_set.flowers else ""
+                hand_text = parse(written + "".join(m.notation() for m in melds) + "".join(t.tile for t in concealed)
+                                  + win.tile, system.tile_set, system.hand_sizes, system.name).notation()
         except ScoringError as e:
             problems.append(e.message)
+    if system is not None and system.tile_set.red_fives and any(t.tile[0] == "5" for t in hand_tiles):
+        notes.append("red fives are read as plain fives (the recogniser has no red-five label): score the hand "
+                     "with 0m/0p/0s in it (mjtable score) if it holds one")
     # short of tiles (a kong counting 3): where does a tile seem to be missing?
     gaps: list[Gap] = []
     count = len(rest) - sum(1 for m in melds if m.kind is MeldKind.KONG)
-    if NEAR_A_HAND <= count < 14 and hand_text is None:
+    if NEAR_A_HAND <= count < size and hand_text is None:
         gaps = layout_gaps(rows_and_groups(rest))
         if gaps:
-            notes.append(f"{14 - count} tile(s) short: a tile seems to be missing at {len(gaps)} place(s) "
+            notes.append(f"{size - count} tile(s) short: a tile seems to be missing at {len(gaps)} place(s) "
                          f"({', '.join(g.kind for g in gaps)}); check there")
     if lone_backs and hand_text is None:
         problems.append(f"{len(lone_backs)} face-down tile(s) lie outside a concealed kong: turn it face up "

@@ -275,11 +275,13 @@ class Recognizer:
             out.append(DetectedTile(LABELS[k], box, conf, sw, float(b[4])))
         return [t for row in rows_and_groups(out) for g in row for t in g]
 
-    def recognize(self, image: np.ndarray) -> Recognition:
+    def recognize(self, image: np.ndarray, rules: str = "mcr") -> Recognition:
         """Detect, classify and assemble.
 
         Args:
             image: HxWx3 BGR uint8 picture of the table.
+            rules: the rule system whose hands are assembled (``assemble``'s ``rules``: hand size,
+                tile set, flowers), default MCR.
 
         Returns:
             The Recognition (an empty ``tiles`` when nothing was found: the caller decides whether
@@ -287,10 +289,11 @@ class Recognizer:
 
         Raises:
             VisionError: ``bad-image`` for an array that is not a picture.
+            RulesError: ``unknown-rules`` for a ``rules`` not registered.
         """
         t0 = time.perf_counter()
         tiles = self.find_tiles(image)
-        a = assemble(tiles, self.min_confidence)
+        a = assemble(tiles, self.min_confidence, rules)
         # a tile kept from a box below the detector's threshold (``RESCUE_LABELS``) is always listed
         # for the player to confirm, however sure its reading: the calibration saw few such boxes
         weak = tuple(t for t in tiles if t.score is not None and t.score < self.detector.threshold
@@ -303,12 +306,12 @@ class Recognizer:
 _DEFAULT: Recognizer | None = None
 
 
-def recognize(image: np.ndarray) -> Recognition:
-    """``Recognizer().recognize(image)`` with the committed models, loaded once per process."""
+def recognize(image: np.ndarray, rules: str = "mcr") -> Recognition:
+    """``Recognizer().recognize(image, rules)`` with the committed models, loaded once per process."""
     global _DEFAULT
     if _DEFAULT is None:
         _DEFAULT = Recognizer()
-    return _DEFAULT.recognize(image)
+    return _DEFAULT.recognize(image, rules)
 
 
 def _latin(text: str) -> str:

@@ -160,6 +160,19 @@ class TileSet:
     description: str
     honour_flowers: bool = False
 
+    def not_played(self, tile: str) -> str | None:
+        """What ``tile`` (notation: ``"1m"``, ``"0p"``, ``"E"``, ``"3f"``) is when this set has no place for
+        it in a hand: ``"a flower"`` (no flowers written in the hand: 136 and 108 tiles, and MCR's 144,
+        whose flowers are a count), ``"a red five"`` or ``"an honour"`` (108 tiles); None when it is played.
+        Source: the tile sets of seed 004 (Changsha 108, suits only) and the systems' docs."""
+        if tile.endswith("f") and not self.flowers:
+            return "a flower"
+        if tile[:1] == "0" and not self.red_fives:
+            return "a red five"
+        if tile in "ESWNCFP" and len(tile) == 1 and not self.honours:
+            return "an honour"
+        return None
+
 
 TILES_136 = TileSet(136, True, False, False, "136: suits and honours")
 TILES_136_RED = TileSet(136, True, False, True, "136: suits and honours, one red five per suit (0m 0p 0s)")

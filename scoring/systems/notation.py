@@ -302,14 +302,15 @@ def parse(text: str, tile_set: TileSet, hand_sizes: tuple[int, ...], system: str
 
 def _check_in_set(tiles: list[tuple[str, int]], tile_set: TileSet, system: str) -> None:
     for t, p in tiles:
-        if t.endswith("f") and not tile_set.flowers:
+        what = tile_set.not_played(t)
+        if what == "a flower":
             extra = " (give them with --flowers)" if tile_set.count == 144 else ""
             raise RulesError("tile-not-in-set", f"{t} at position {p} is a flower: {system} plays "
                              f"{tile_set.description}, no flowers in the hand{extra}", p)
-        if t[0] == "0" and not tile_set.red_fives:
+        if what == "a red five":
             raise RulesError("tile-not-in-set", f"{t} at position {p} is a red five: {system} has no red fives "
                              f"(write 5{t[1]})", p)
-        if is_honour(t) and not tile_set.honours:
+        if what == "an honour":
             raise RulesError("tile-not-in-set", f"{t} at position {p} is an honour: {system} plays "
                              f"{tile_set.description}", p)
 

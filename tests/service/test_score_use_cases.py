@@ -82,7 +82,7 @@ NOT_A_WIN = _recognition("123456789mESWNP", [f"{n}m" for n in range(1, 10)] + ["
 def test_a_photo_that_cannot_be_scored_says_why_as_the_command_line_does(api, monkeypatch, rec, options, code) -> None:
     c, _, log = api
     scorer = c.app.state.scorer
-    monkeypatch.setattr(scorer, "read_upload", lambda data, name: {"recognition": rec, "photo": "k",
+    monkeypatch.setattr(scorer, "read_upload", lambda data, name, rules="mcr": {"recognition": rec, "photo": "k",
                                                                    "annotated": "/api/score/photo/k.jpg"})
     r = c.post("/api/score/photo", headers=AUTH, data={"options": json.dumps(options)},
                files={"photo": ("hand.png", b"png", "image/png")})
@@ -97,7 +97,8 @@ def test_a_photo_is_scored_with_its_own_flowers_unless_given(api, monkeypatch) -
     c, _, log = api
     rec = dict(_recognition("123456789mEEENN", [f"{n}m" for n in range(1, 10)] + ["E", "E", "E", "N", "N"]),
                flowers=["2f", "7f"])
-    monkeypatch.setattr(c.app.state.scorer, "read_upload", lambda data, name: {"recognition": rec, "photo": "k"})
+    monkeypatch.setattr(c.app.state.scorer, "read_upload",
+                        lambda data, name, rules="mcr": {"recognition": rec, "photo": "k"})
     photo = {"photo": ("hand.png", b"png", "image/png")}
     d = c.post("/api/score/photo", headers=AUTH, data={"options": '{"self_drawn": true}'}, files=photo).json()
     assert d["problem"] is None and d["score"]["total"] - d["score"]["fan_points"] == 2
@@ -110,10 +111,12 @@ def test_a_photo_is_scored_with_its_own_flowers_unless_given(api, monkeypatch) -
 
 def test_bad_photo_options_are_refused_before_the_photo_is_read(api, monkeypatch) -> None:
     c, _, _ = api
-    monkeypatch.setattr(c.app.state.scorer, "read_upload", lambda data, name: pytest.fail("the photo was read"))
+    monkeypatch.setattr(c.app.state.scorer, "read_upload",
+                        lambda data, name, rules="mcr": pytest.fail("the photo was read"))
     photo = {"photo": ("hand.png", b"png", "image/png")}
     for options, field in (('{"seat_wind": "Q"}', "options.seat_wind"), ('{"winner": "E"}', "options.winner"),
-                           ('{"rules": "riichi"}', "rules 'riichi': a photo is scored by mcr or mcr-1998"),
+                           ('{"rules": "klingon"}', "rules 'klingon' unknown: allowed are mcr, mcr-1998, riichi"),
+                           ('{"rules": "taiwan", "flowers": 2}', "option 'flowers' is not one of taiwan's"),
                            ('{"options": {"riichi": true}}', "options.options")):
         r = c.post("/api/score/photo", headers=AUTH, data={"options": options}, files=photo)
         assert r.status_code == 422 and field in r.json()["error"]["message"], r.text

@@ -89,8 +89,8 @@ def _fake_recognition(monkeypatch, tiles):
     from vision.assemble import assemble
 
     class Stub:
-        def recognize(self, image):
-            return pipeline.Recognition(tuple(tiles), assemble(tiles), 0.01)
+        def recognize(self, image, rules="mcr"):
+            return pipeline.Recognition(tuple(tiles), assemble(tiles, rules=rules), 0.01)
 
     monkeypatch.setattr(pipeline, "_DEFAULT", Stub())
 
