@@ -205,6 +205,9 @@ def _parser() -> argparse.ArgumentParser:
     _win_options(s, single_win=True)
     s.add_argument("--json", action="store_true", help="print the result as JSON")
     rules_cli.add_score_options(s)
+    s.add_argument("--win", action="append", metavar="SEAT:HAND", type=rules_cli.seat_and_hand,
+                   help="Changsha, several winners on one discard (通炮): each winner's seat and hand, e.g. "
+                   "--win S:123m456m789m22p55s5s --win W:...; with --discarder, instead of HAND")
     rules_cli.add_parsers(sub)
 
     _analysis_parser(sub, "waits", "the tiles a 13-tile hand waits on (听牌), each scored",
@@ -261,12 +264,16 @@ def _cmd_score(args: argparse.Namespace, out: IO[str]) -> int:
         if args.hand is not None:
             raise _UsageError("give either a HAND or --batch FILE, not both")
         given = [f"--{k.replace('_', '-')}" for k in {**{k: 0 for k, d in _SCORE_DEFAULTS.items() if getattr(args, k) != d},
-                                                       **rules_cli.given_options(args)}]
+                                                       **rules_cli.given_options(args), **({"win": 0} if args.win else {})}]
         if given:
             raise _UsageError(f"score options ({', '.join(given)}) apply only to a single HAND; with --batch give them per line "
                               f"(keys {', '.join(BATCH_KEYS[2:])})")
         failed = _run_batch_file(args.batch, out)
         return 1 if failed else 0
+    if args.win:
+        if args.hand is not None:
+            raise _UsageError("give either a HAND or the winners' hands with --win SEAT:HAND (通炮), not both")
+        return rules_cli.cmd_score_discard(args, out)
     if args.hand is None:
         raise _UsageError("give a HAND to score (e.g. mjtable score 123m456m789m234p55s) or --batch FILE")
     if rules_cli.wants_registry(args):

@@ -107,6 +107,54 @@ def batch_line(ident: Any, data: dict, annotations: tuple[str, ...]) -> dict:
                                                          "payments", "details", "notes")}}
 
 
+def seat_and_hand(value: str) -> tuple[str, str]:
+    """``"S:123m..."`` (or ``S=...``; a seat E/S/W/N, 东南西北) -> ``("S", "123m...")``: a ``--win`` value."""
+    seat, sep, hand = value.partition(":") if ":" in value else value.partition("=")
+    if not sep or not hand.strip():
+        raise argparse.ArgumentTypeError(f"{value!r}: give a winner as SEAT:HAND, e.g. S:123m456m789m22p55s5s")
+    return cli_args.wind(seat), hand.strip()
+
+
+def cmd_score_discard(args: argparse.Namespace, out: IO[str]) -> int:
+    """Several winners on one discard (通炮, Changsha): ``--win SEAT:HAND`` per winner, ``--discarder``, and
+    the Changsha options shared by every hand (birds, house rules). Each hand is scored as if alone
+    (``scoring.systems.changsha.score_discard``), then the payments are summed per seat.
+
+    Prints each winner's breakdown and the payments together (``--json``: ``{"rules", "discarder", "wins":
+    {seat: result}, "payments"}``). Raises ScoringError naming the winner for a bad hand, and for
+    ``--win`` without ``--rules changsha``, without ``--discarder``, or with options set per winner."""
+    from scoring.systems.changsha import score_discard
+
+    if args.rules != "changsha":
+        raise ScoringError("contradictory-flags", f"several winners on one discard (通炮, --win) are a Changsha rule "
+                           f"(seed 004): give --rules changsha, not {args.rules}")
+    opts = given_options(args)
+    set_per_winner = sorted(k for k in opts if k in ("seat_wind", "self_drawn"))
+    if set_per_winner:
+        raise ScoringError("contradictory-flags", f"with --win the seat is each winner's and the win is on a discard: "
+                           f"leave out {', '.join('--' + k.replace('_', '-') for k in set_per_winner)}")
+    discarder = opts.pop("discarder", None)
+    if discarder is None:
+        raise ScoringError("contradictory-flags", "several winners on one discard: give the seat that discarded "
+                           "with --discarder E|S|W|N")
+    wins: dict[str, str] = {}
+    for seat, hand in args.win:
+        if seat in wins:
+            raise ScoringError("contradictory-flags", f"--win {seat} is given twice: one hand per winner")
+        wins[seat] = hand
+    results, net = score_discard(wins, discarder, opts)
+    if args.json:
+        out.write(json.dumps({"rules": "changsha", "discarder": discarder,
+                              "wins": {s: r.to_dict() for s, r in results.items()}, "payments": net},
+                             ensure_ascii=False, indent=2) + "\n")
+        return 0
+    for seat, r in results.items():
+        out.write(f"Winner {seat} (on {discarder}'s discard)\n{format_result(r)}\n\n")
+    out.write(f"通炮: {len(results)} winners on {discarder}'s discard; payments together (+ receives): "
+              + "  ".join(f"{k} {v:+d}" for k, v in net.items()) + "\n")
+    return 0
+
+
 def cmd_rules(args: argparse.Namespace, out: IO[str]) -> int:
     if args.json:
         out.write(json.dumps({"systems": [s.to_dict() for s in systems.SYSTEMS.values()]},

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from ..errors import ScoringError
 from .base import (DISCARDER, KONG_REPLACEMENT, LAST_TILE, ROBBING_KONG, SEAT_WIND, SEATS, SELF_DRAWN, TILES_108,
                    Element, ElementSpec, Option, RulesError, RuleSystem, SystemResult, Unit, check_discarder,
                    seat_payments, total_of)
@@ -283,7 +284,10 @@ def score_discard(wins: Mapping[str, str], discarder: str, options: Mapping[str,
         raise RulesError("contradictory-flags", "通炮: give one or more winners, none of them the discarder")
     results, net = {}, {s: 0 for s in SEATS}
     for seat, hand in wins.items():
-        r = system.score(hand, {**(options or {}), "seat_wind": seat, "self_drawn": False, "discarder": discarder})
+        try:
+            r = system.score(hand, {**(options or {}), "seat_wind": seat, "self_drawn": False, "discarder": discarder})
+        except ScoringError as e:  # which of the winners' hands
+            raise RulesError(e.code, f"winner {seat}: {e.message}", e.position) from None
         results[seat] = r
         for s, v in (r.payments or {}).items():
             net[s] += v

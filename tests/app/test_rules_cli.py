@@ -68,3 +68,48 @@ def test_batch_lines_take_rules_and_their_options() -> None:
     assert a["ok"] and a["total"] == 5 and a["unit"] == "han" and a["payments"]["S"] == 8000
     assert not b["ok"] and b["error"]["code"] == "unknown-option"
     assert c["ok"] and "fans" in c
+
+
+def test_changsha_several_winners_on_one_discard(capsys) -> None:
+    """通炮 (seed 004 打长沙麻将指南技巧 "通炮：即几个玩家可胡同一张牌"): each winner's hand scored as if
+    alone, the discarder paying each; the same as the match records one hand per winner with one discarder."""
+    from scoring import systems
+    s_hand, w_hand = "123m456m789m234p5s5s", "111m333p555s777m9m9m"
+    code, out, err = run(["score", "--rules", "changsha", "--win", f"S:{s_hand}", "--win", f"W={w_hand}",
+                          "--discarder", "N", "--no-dealer-bonus", "--birds", "5m", "--json"], capsys)
+    assert code == 0, err
+    doc = json.loads(out)
+    alone = {seat: systems.score("changsha", hand, {"seat_wind": seat, "discarder": "N", "dealer_bonus": False,
+                                                    "birds": "5m"})
+             for seat, hand in (("S", s_hand), ("W", w_hand))}
+    assert doc["discarder"] == "N" and doc["wins"] == {s: r.to_dict() for s, r in alone.items()}
+    assert doc["payments"] == {k: alone["S"].payments[k] + alone["W"].payments[k] for k in "ESWN"}
+    assert sum(doc["payments"].values()) == 0 and doc["payments"]["N"] < 0
+    code, out, err = run(["score", "--rules", "changsha", "--win", f"S:{s_hand}", "--win", f"W:{w_hand}",
+                          "--discarder", "N", "--no-dealer-bonus"], capsys)
+    assert code == 0 and out.count("rules: changsha") == 2
+    assert "通炮: 2 winners on N's discard; payments together (+ receives): E +0  S +1  W +6  N -7" in out
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["--rules", "taiwan", "--win", "S:123m456m789m234p5s5s", "--discarder", "N"], "a Changsha rule"),
+    (["--rules", "changsha", "--win", "S:123m456m789m234p5s5s"], "give the seat that discarded with --discarder"),
+    (["--rules", "changsha", "--win", "N:123m456m789m234p5s5s", "--discarder", "N"], "none of them the discarder"),
+    (["--rules", "changsha", "--win", "S:123m456m789m234p5s5s", "--win", "S:123m456m789m234p5s5s",
+      "--discarder", "N"], "--win S is given twice"),
+    (["--rules", "changsha", "--win", "S:123m456m789m234p5s5s", "--discarder", "N", "--self-drawn"],
+     "leave out --self-drawn"),
+    (["--rules", "changsha", "--win", "S:123m456m789m234p5s5s", "--win", "W:123m456m789mEEE5s5s", "--discarder", "N"],
+     "tile-not-in-set: winner W: E at position 12 is an honour"),
+])
+def test_several_winners_bad_input_is_one_line(capsys, argv, says) -> None:
+    code, out, err = run(["score", *argv], capsys)
+    assert code == 1 and says in err and err.count("\n") == 1 and out == "", err
+
+
+def test_several_winners_usage_errors(capsys) -> None:
+    code, _, err = run(["score", "123m456m789m234p5s5s", "--rules", "changsha", "--win", "S:123m456m789m234p5s5s",
+                        "--discarder", "N"], capsys)
+    assert code == 2 and "not both" in err
+    code, _, err = run(["score", "--rules", "changsha", "--win", "S123m", "--discarder", "N"], capsys)
+    assert code == 2 and "give a winner as SEAT:HAND" in err

@@ -204,3 +204,40 @@ def test_an_uncertain_tile_must_be_confirmed_and_the_winning_tile_can_be_marked(
     r = c.post("/api/match/photo", headers=AUTH, json={**body, "win": win})
     assert r.status_code == 200, r.text
     assert r.json()["score"]["hand"] == score_hand("123456789mEEENN").hand
+
+
+def test_a_taiwan_match_scores_a_photo_of_17_tiles_with_its_flowers(api, tmp_path) -> None:
+    """Issue #20: the match's photo is assembled by the match's rules (Taiwan: 16 + 1 tiles, flowers in the
+    hand), read by the committed models from a scene of real tile crops (tests/vision/vision_scenes.py)."""
+    import sys
+
+    import cv2
+    import numpy as np
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "vision"))
+    from vision.synth import compose_scene
+    from vision_scenes import parse_row, real_faces
+
+    from scoring import systems
+
+    img, _ = compose_scene([parse_row(r) for r in ("1f 5f", "1m 2m 3m 4m 5m 6m 7m 8m 9m 2p 3p 4p 5s 5s 5s 8s | 8s")],
+                           real_faces(), np.random.default_rng(0), size=(600, 800))
+    photo = tmp_path / "taiwan.png"
+    cv2.imwrite(str(photo), img)
+    c, _, log = api
+    r = c.post("/api/match/new", headers=AUTH, json={"players": PLAYERS, "rules": "taiwan"})
+    assert r.status_code == 200, r.text
+    r = c.post("/api/score/photo", headers=AUTH, data={"options": '{"rules": "taiwan"}'},
+               files={"photo": ("taiwan.png", photo.read_bytes(), "image/png")})
+    assert r.status_code == 200, r.text
+    d = r.json()
+    assert d["recognition"]["hand"] == "1f5f123456789m234p5558s8s", d["recognition"]
+    r = c.post("/api/match/photo", headers=AUTH, json={"photo": d["photo"], "winner": "S", "discarder": "W"})
+    assert r.status_code == 200, r.text
+    seat = r.json()["deal"]["seat_winds"]
+    want = systems.score("taiwan", "1f5f123456789m234p5558s8s", {"seat_wind": seat["S"], "discarder": seat["W"],
+                                                                 "prevalent_wind": r.json()["deal"]["prevalent_wind"]})
+    assert r.json()["score"]["total"] == want.total and r.json()["score"]["rules"] == "taiwan"
+    assert r.json()["assembly"]["flowers"] == ["1f", "5f"]
+    # flowers given apart are refused: Taiwan writes them in the hand
+    r = c.post("/api/match/photo", headers=AUTH, json={"photo": d["photo"], "winner": "S", "flowers": 2})
+    assert r.status_code == 422 and "write them in the hand" in r.json()["error"]["message"]

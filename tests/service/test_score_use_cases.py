@@ -120,3 +120,69 @@ def test_bad_photo_options_are_refused_before_the_photo_is_read(api, monkeypatch
                            ('{"options": {"riichi": true}}', "options.options")):
         r = c.post("/api/score/photo", headers=AUTH, data={"options": options}, files=photo)
         assert r.status_code == 422 and field in r.json()["error"]["message"], r.text
+
+
+# ---- a photo scored by another rule system (issue #20): the same use-case as `mjtable score-photo --rules X` ----
+
+def _laid_recognition(rows: tuple[str, ...], rules: str) -> dict:
+    """What the worker answers for a laid-out scene assembled for ``rules`` (vision.assemble), as plain data."""
+    import sys
+    from pathlib import Path
+
+    import numpy as np
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "vision"))
+    from vision.assemble import assemble
+    from vision.pipeline import Recognition
+    from vision.synth import compose_scene
+    from vision_scenes import as_detected, parse_row
+
+    faces = {n: [np.full((80, 60, 3), 230, np.uint8)] for n in
+             [f"{r}{s}" for s in "mps" for r in range(1, 10)] + list("ESWNCFP") + [f"{i}f" for i in range(1, 9)]}
+    _, placed = compose_scene([parse_row(r) for r in rows], faces, np.random.default_rng(0))
+    tiles = as_detected(placed)
+    return Recognition(tuple(tiles), assemble(tiles, rules=rules), 0.01).to_dict()
+
+
+TAIWAN_ROWS = ("1f 5f", "1m 2m 3m 4m 5m 6m 7m 8m 9m 2p 3p 4p 5s 5s 5s 8s | 8s")
+
+
+def test_a_photo_is_scored_by_the_rule_system_asked_for(api, monkeypatch) -> None:
+    c, _, log = api
+    asked = []
+
+    def read_upload(data, name, rules="mcr"):
+        asked.append(rules)
+        return {"recognition": _laid_recognition(TAIWAN_ROWS, rules), "photo": "k"}
+
+    monkeypatch.setattr(c.app.state.scorer, "read_upload", read_upload)
+    photo = {"photo": ("hand.png", b"png", "image/png")}
+    body = {"rules": "taiwan", "self_drawn": True, "seat_wind": "S", "options": {"per_tai": 30}}
+    r = c.post("/api/score/photo", headers=AUTH, data={"options": json.dumps(body)}, files=photo)
+    assert r.status_code == 200, r.text
+    d = r.json()
+    assert asked == ["taiwan"] and d["problem"] is None
+    assert d["recognition"]["hand"] == "1f5f123456789m234p5558s8s"
+    want = score_photo(lambda: _laid_recognition(TAIWAN_ROWS, "taiwan"),
+                       {"rules": "taiwan", "self_drawn": True, "seat_wind": "S", "per_tai": 30})
+    assert d["score"] == want.result.to_dict() and d["score"]["rules"] == "taiwan" and log.count("score") == 1
+    # the same layout by MCR: 17 tiles do not add up
+    r = c.post("/api/score/photo", headers=AUTH, data={"options": "{}"}, files=photo)
+    assert asked[-1] == "mcr" and r.json()["problem"].startswith("layout: ") and log.count("score") == 1
+
+
+def test_a_photo_with_a_tile_outside_the_system_is_refused_by_name(api, monkeypatch) -> None:
+    c, _, log = api
+    rows = ("1m 2m 3m 4p 5p 6p 7s 8s 9s E E E N | N",)
+    monkeypatch.setattr(c.app.state.scorer, "read_upload",
+                        lambda data, name, rules="mcr": {"recognition": _laid_recognition(rows, rules), "photo": "k"})
+    r = c.post("/api/score/photo", headers=AUTH, data={"options": '{"rules": "changsha"}'},
+               files={"photo": ("hand.png", b"png", "image/png")})
+    assert r.status_code == 200 and r.json()["score"] is None
+    assert r.json()["problem"] == ("tile-not-in-set: hand.png shows E (an honour), N (an honour): changsha plays "
+                                   "108: suits only") and log.count("score") == 0
+    # an option of another system is refused before the photo is read, as on the command line
+    monkeypatch.setattr(c.app.state.scorer, "read_upload",
+                        lambda data, name, rules="mcr": pytest.fail("the photo was read"))
+    r = c.post("/api/score/photo", headers=AUTH, data={"options": '{"rules": "changsha", "options": {"riichi": true}}'},
+               files={"photo": ("hand.png", b"png", "image/png")})
+    assert r.status_code == 422 and "option 'riichi' is not one of changsha's (it belongs to riichi)" in r.text

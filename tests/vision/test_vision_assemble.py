@@ -218,3 +218,77 @@ def test_a_whole_hand_has_no_gap_and_no_hand_is_not_searched():
     # five tiles are no hand short of one: no gap is guessed
     _, few = layout("1m 2m | 5p 6p | 9s")
     assert assemble(few).gaps == ()
+
+
+# ---- hands of the other rule systems (issue #20): size, tile set and flowers from the system ----
+
+def test_a_taiwan_hand_has_17_tiles_and_its_flowers_written_in_it():
+    # seed 004 台湾16张: five sets and a pair, 16 + 1 tiles; flowers score and are written in the hand
+    _, tiles = layout("1f 5f", "1m 2m 3m 4m 5m 6m 7m 8m 9m 2p 3p 4p 5s 5s 5s 8s | 8s")
+    a = assemble(tiles, rules="taiwan")
+    assert a.problems == () and a.flowers == ("1f", "5f")
+    assert a.hand == "1f5f123456789m234p5558s" + "8s"
+    from scoring import systems
+    assert systems.score("taiwan", a.hand).legal
+    # the same layout read as MCR is 3 tiles too many (14 in all)
+    assert assemble(tiles).hand is None and any("14" in p for p in assemble(tiles).problems)
+
+
+def test_a_taiwan_hand_with_claimed_sets_counts_its_melds():
+    _, tiles = layout("2p 3p~ 4p | 6s 6s~ 6s", "1m 2m 3m 4m 5m 6m 7m 8m 9m 5s | 5s")
+    a = assemble(tiles, rules="taiwan")
+    assert a.problems == () and set(a.melds) == {"[234p,2]", "[666s,2]"}
+    assert a.hand == "[234p,2][666s,2]123456789m5s" + "5s"
+
+
+def test_a_14_tile_hand_is_short_for_taiwan_and_the_count_says_17():
+    _, tiles = layout("1m 2m 3m 4p 5p 6p 7s 8s 9s E E E N | N")
+    a = assemble(tiles, rules="taiwan")
+    assert a.hand is None and any("17" in p for p in a.problems), a.problems
+
+
+def test_an_honour_in_a_changsha_photo_is_named():
+    # seed 004 长沙麻将: 108 tiles, suits only
+    _, tiles = layout("1m 2m 3m 4p 5p 6p 7s 8s 9s E E E N | N")
+    a = assemble(tiles, rules="changsha")
+    assert a.hand is None and a.problems[0].startswith("E, N: not tile(s) of changsha hands (it plays 108")
+    _, tiles = layout("1m 1m 1m 2p 3p 4p 5s 6s 7s 8s 8s 8s 2m | 2m")
+    assert assemble(tiles, rules="changsha").hand == "1112m234p567888s" + "2m"
+
+
+def test_a_flower_in_a_riichi_photo_is_named_and_red_fives_are_noted():
+    _, tiles = layout("1f", "1m 2m 3m 4p 5p 6p 7s 8s 9s 2s 2s 2s 5m | 5m")
+    a = assemble(tiles, rules="riichi")
+    assert a.hand is None and a.problems[0].startswith("1f: not tile(s) of riichi hands")
+    _, tiles = layout("1m 2m 3m 4p 5p 6p 7s 8s 9s 2s 2s 2s 5m | 5m")
+    a = assemble(tiles, rules="riichi")
+    assert a.problems == () and a.hand == "1235m456p222789s" + "5m"
+    assert any("red fives are read as plain fives" in n for n in a.notes)
+    _, tiles = layout("1m 2m 3m 4p 4p 4p 7s 8s 9s 2s 2s 2s 1m | 1m")  # no five: nothing to say
+    assert not any("red five" in n for n in assemble(tiles, rules="riichi").notes)
+
+
+def test_fuzhou_takes_the_honours_as_flowers_and_reads_14_or_17_tiles():
+    # docs/rules/fuzhou.md: the honours and the 8 flowers are flowers; 14 tiles (the seed) or 17 (16-tile game)
+    _, tiles = layout("E C 2f", "1m 2m 3m 4p 5p 6p 7s 8s 9s 2s 2s 2s 5m | 5m")
+    a = assemble(tiles, rules="fuzhou")
+    assert a.problems == () and set(a.flowers) == {"E", "C", "2f"}
+    assert a.hand == "2fCE1235m456p222789s" + "5m"
+    _, tiles = layout("N", "1m 2m 3m 4m 5m 6m 7m 8m 9m 2p 3p 4p 5s 5s 5s 8s | 8s")
+    a = assemble(tiles, rules="fuzhou")
+    assert a.problems == () and a.hand == "N123456789m234p5558s" + "8s"
+
+
+def test_the_classic_and_northern_rules_read_14_tiles_without_flowers():
+    _, tiles = layout("1m 2m 3m 4p 5p 6p 7s 8s 9s E E E N | N")
+    for rules in ("classic", "northern", "mcr-1998"):
+        assert assemble(tiles, rules=rules).hand == "123m456p789sEEEN" + "N"
+    _, tiles = layout("3f", "1m 2m 3m 4p 5p 6p 7s 8s 9s E E E N | N")
+    assert assemble(tiles, rules="classic").problems[0].startswith("3f: not tile(s) of classic hands")
+
+
+def test_unknown_rules_are_refused_with_the_list():
+    from scoring.systems import RulesError
+    _, tiles = layout("1m 2m 3m 4p 5p 6p 7s 8s 9s E E E N | N")
+    with pytest.raises(RulesError, match="allowed are mcr, mcr-1998, riichi"):
+        assemble(tiles, rules="klingon")

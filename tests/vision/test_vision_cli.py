@@ -147,3 +147,100 @@ def test_a_hand_that_is_no_win(monkeypatch, scene_file):
     # the words of the use-case POST /api/score/photo answers with too (tests/service/test_score_use_cases.py)
     from controller.table_scoring import score_photo
     assert err == f"mjtable: {score_photo(lambda: doc['recognition'], {}, name=str(scene_file)).problem}\n"
+
+
+# ---- score-photo --rules X (issue #20): the system's hand size, tile set, flowers and options ----
+
+def test_score_photo_by_taiwan_reads_17_tiles_with_the_flowers_in_the_hand(monkeypatch, scene_file):
+    _fake_recognition(monkeypatch, _laid("1f 5f", "1m 2m 3m 4m 5m 6m 7m 8m 9m 2p 3p 4p 5s 5s 5s 8s | 8s"))
+    code, out, err = run(["score-photo", str(scene_file), "--rules", "taiwan", "--self-drawn", "--json"])
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["recognition"]["hand"] == "1f5f123456789m234p5558s8s"
+    from scoring import systems
+    want = systems.score("taiwan", "1f5f123456789m234p5558s8s", {"self_drawn": True})
+    assert doc["score"] == want.to_dict() and doc["score"]["rules"] == "taiwan"
+    assert {e["key"] for e in doc["score"]["elements"]} >= {"seat_flower", "concealed_self_drawn"}
+    # the text output is the rule system's breakdown, with the taiwan options of `mjtable score --rules taiwan`
+    code, out, err = run(["score-photo", str(scene_file), "--rules", "taiwan", "--base", "50", "--per-tai", "10",
+                          "--discarder", "W"])
+    assert code == 0, err
+    want = systems.score("taiwan", "1f5f123456789m234p5558s8s", {"base": 50, "per_tai": 10, "discarder": "W"})
+    assert "rules: taiwan (台灣十六張麻將" in out and f"Total  {want.total} tai" in out
+    assert "Payments (+ receives): " + "  ".join(f"{k} {v:+d}" for k, v in want.payments.items()) in out
+
+
+def test_score_photo_refuses_a_tile_outside_the_system_and_an_option_of_another(monkeypatch, scene_file):
+    _fake_recognition(monkeypatch, _laid("1m 2m 3m 4m 5m 6m 7m 8m 9m E E E N | N"))
+    code, out, err = run(["score-photo", str(scene_file), "--rules", "changsha"])
+    assert code == 1 and err.count("\n") == 1
+    assert err.startswith(f"mjtable: tile-not-in-set: {scene_file} shows E (an honour), N (an honour): changsha "
+                          "plays 108: suits only")
+    # an option of another system: refused before the photo is read, with the system that takes it
+    from vision import pipeline
+    monkeypatch.setattr(pipeline, "_DEFAULT", None)
+    monkeypatch.setattr(pipeline, "Recognizer", lambda: pytest.fail("the photo was read"))
+    code, out, err = run(["score-photo", str(scene_file), "--rules", "changsha", "--riichi"])
+    assert code == 1 and err.startswith("mjtable: unknown-option: option 'riichi' is not one of changsha's (it belongs "
+                                        "to riichi)") and err.count("\n") == 1
+    code, out, err = run(["score-photo", str(scene_file), "--rules", "taiwan", "--flowers", "2"])
+    assert code == 1 and "option 'flowers' is not one of taiwan's (it belongs to mcr" in err
+    code, out, err = run(["score-photo", str(scene_file), "--birds", "5m"])  # MCR: its win options only
+    assert code == 1 and err.startswith("mjtable: ") and "birds" in err and err.count("\n") == 1
+
+
+def test_score_photo_by_changsha_with_birds_and_by_riichi_with_dora(monkeypatch, scene_file):
+    from scoring import systems
+    _fake_recognition(monkeypatch, _laid("1m 1m 1m 2p 3p 4p 5s 6s 7s 8s 8s 8s 2m | 2m"))
+    code, out, err = run(["score-photo", str(scene_file), "--rules", "changsha", "--self-drawn", "--birds", "1m5p",
+                          "--json"])
+    assert code == 0, err
+    want = systems.score("changsha", "1112m234p567888s2m", {"self_drawn": True, "birds": "1m5p"})
+    assert json.loads(out)["score"] == want.to_dict()
+    _fake_recognition(monkeypatch, _laid("1m 2m 3m 4p 5p 6p 7s 8s 9s 2s 2s 2s 5m | 5m"))
+    code, out, err = run(["score-photo", str(scene_file), "--rules", "riichi", "--riichi", "--dora", "4m", "--json"])
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["score"] == systems.score("riichi", "1235m456p222789s5m", {"riichi": True, "dora": "4m"}).to_dict()
+    assert any("red fives are read as plain fives" in n for n in doc["recognition"]["notes"])
+
+
+def test_score_photo_by_fuzhou_counts_the_honours_laid_out_as_flowers(monkeypatch, scene_file):
+    from scoring import systems
+    _fake_recognition(monkeypatch, _laid("E C 2f", "1m 2m 3m 4p 5p 6p 7s 8s 9s 2s 2s 2s 5m | 5m"))
+    code, out, err = run(["score-photo", str(scene_file), "--rules", "fuzhou", "--gold", "9p", "--self-drawn",
+                          "--json"])
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["recognition"]["hand"] == "2fCE1235m456p222789s5m"
+    assert doc["score"] == systems.score("fuzhou", "2fCE1235m456p222789s5m",
+                                         {"gold": "9p", "self_drawn": True}).to_dict()
+
+
+def test_recognize_assembles_for_the_rules_given(monkeypatch, scene_file):
+    _fake_recognition(monkeypatch, _laid("1f 5f", "1m 2m 3m 4m 5m 6m 7m 8m 9m 2p 3p 4p 5s 5s 5s 8s | 8s"))
+    code, out, err = run(["recognize", str(scene_file), "--rules", "taiwan", "--json"])
+    assert code == 0 and json.loads(out)["hand"] == "1f5f123456789m234p5558s8s"
+    code, out, err = run(["recognize", str(scene_file)])  # MCR: 17 tiles are too many
+    assert code == 1 and err.startswith("mjtable: layout:")
+
+
+def test_a_taiwan_photo_end_to_end_with_the_models(tmp_path):
+    """A synthetic scene of real tile crops (tests/vision/vision_scenes.py), read by the committed models."""
+    import cv2
+
+    from vision.synth import compose_scene
+    from vision_scenes import parse_row, real_faces
+
+    img, _ = compose_scene([parse_row(r) for r in ("1f 5f", "1m 2m 3m 4m 5m 6m 7m 8m 9m 2p 3p 4p 5s 5s 5s 8s | 8s")],
+                           real_faces(), np.random.default_rng(0), size=(600, 800))
+    photo = tmp_path / "taiwan.png"
+    cv2.imwrite(str(photo), img)
+    code, out, err = run(["score-photo", str(photo), "--rules", "taiwan", "--self-drawn", "--seat-wind", "S",
+                          "--json"])
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["recognition"]["hand"] == "1f5f123456789m234p5558s8s" and doc["recognition"]["flowers"] == ["1f", "5f"]
+    from scoring import systems
+    assert doc["score"] == systems.score("taiwan", doc["recognition"]["hand"],
+                                         {"self_drawn": True, "seat_wind": "S"}).to_dict()
