@@ -264,7 +264,7 @@ def _cmd_score(args: argparse.Namespace, out: IO[str]) -> int:
         if args.hand is not None:
             raise _UsageError("give either a HAND or --batch FILE, not both")
         given = [f"--{k.replace('_', '-')}" for k in {**{k: 0 for k, d in _SCORE_DEFAULTS.items() if getattr(args, k) != d},
-                                                       **rules_cli.given_options(args), **({"win": 0} if args.win else {})}]
+                                                       **rules_cli.given_options(args)}] + (["--win"] if args.win else [])
         if given:
             raise _UsageError(f"score options ({', '.join(given)}) apply only to a single HAND; with --batch give them per line "
                               f"(keys {', '.join(BATCH_KEYS[2:])})")

@@ -40,7 +40,7 @@ from controller import settings as ST
 import scoring.systems
 from scoring import ScoringError, score_hand
 from scoring.match import HANDS_PER_SESSION, SEAT_CHANGES, Deal, HandRecord, deal, player_points, standard_points
-from scoring.systems.base import OPTION_LABELS, SystemResult
+from scoring.systems.base import SystemResult, option_view
 
 from .errors import ServiceError
 
@@ -208,8 +208,7 @@ def sheet(st: MatchState) -> dict[str, Any]:
     system = scoring.systems.get(st.rules)
     return {"match": st.id, "players": st.players, "practice": st.practice, "hands_per_session": HANDS_PER_SESSION,
             "rules": st.rules, "rules_zh": system.name_zh, "rules_en": system.name_en, "unit": system.unit.value,
-            "options": [{**dataclasses.asdict(o), "label_en": OPTION_LABELS[o.name][0], "label_zh": OPTION_LABELS[o.name][1]}
-                        for o in system.options if o.name not in DEAL_OPTIONS],
+            "options": [option_view(o) for o in system.options if o.name not in DEAL_OPTIONS],
             "current": ({**nd.to_dict(), "names": {s: st.players[nd.players[s]] for s in SIDES}} if nd else None),
             "finished": nd is None, "hands": out_hands, "totals": totals,
             "match_points": [t - 500 for t in totals], "standard_points": [std[p] for p in range(4)]}
@@ -307,8 +306,9 @@ def _score_system(body: WinBody, d: Deal, hand: str, flowers: Any, rules: str) -
         raise error(f"{e.code}: {e}", f"{system.name_zh}：{e}", 422, e.code) from None
     if not r.legal or r.payments is None:
         why = "; ".join(r.notes) or "not a win under these rules"
+        why_zh = "；".join(getattr(n, "zh", n) for n in r.notes) or "不是和牌"
         raise error(f"not a win under {system.name_en}: {why}: nothing recorded",
-                    f"按{system.name_zh}不是和牌：{why}。未记录", 422, "not-legal")
+                    f"按{system.name_zh}不是和牌：{why_zh}。未记录", 422, "not-legal")
     return r
 
 

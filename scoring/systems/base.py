@@ -75,6 +75,69 @@ OPTION_LABELS: dict[str, tuple[str, str]] = {
 }
 
 
+#: The situation options' help in Chinese, by option name (the page's tooltip on the Chinese page), in
+#: the seeds' own terms (seeds 002 and 004; MCR's from the rules text): one line for every system that
+#: takes the option, where its English ``help`` may name the system's own reading.
+OPTION_HELP_ZH: dict[str, str] = {
+    "self_drawn": "自摸和牌；不选则为和别人打出的牌（点炮）",
+    "seat_wind": "和牌者的门风 东/南/西/北（东为庄家）",
+    "prevalent_wind": "本圈的圈风 东/南/西/北",
+    "discarder": "打出和牌张（放炮）的座位 东/南/西/北；点炮和牌据此计算收付",
+    "flowers": "亮出的花牌张数 0-8（每张 1 番）",
+    "last_tile": "和牌墙上最后一张牌（海底）",
+    "kong_replacement": "开杠后补牌和牌（杠上开花）",
+    "robbing_kong": "和别人补杠的那张牌（抢杠）",
+    "fourth_tile": "和牌张是场上该牌的最后一张（和绝张）",
+    "riichi": "已宣告立直",
+    "double_riichi": "第一巡即立直（两立直，含立直）",
+    "ippatsu": "立直后一巡内和牌（一发）",
+    "dora": "宝牌指示牌，如 3m 或 3m7z",
+    "ura_dora": "里宝牌指示牌（立直时才计）",
+    "tenhou": "庄家配牌即和（天和）",
+    "chiihou": "闲家第一巡自摸和牌，此前无人鸣牌（地和）",
+    "honba": "本场数：每一本场付款者多付 300 点",
+    "open_tanyao": "自选规则：副露后断幺九仍计（喰断，通常计）",
+    "kiriage": "自选规则：4 翻 30 符与 3 翻 60 符按满贯计（切上满贯）",
+    "first_turn": "第一巡内和牌：庄家天胡，闲家地胡（台湾：点炮为人胡）",
+    "dealer_streak": "庄家连庄次数 N（台湾：连N拉N，多 2N 台；福州：连庄加分）",
+    "base": "底分：台湾每次和牌的底，福州每分的注",
+    "per_tai": "每台的注",
+    "liable": "全包：包赔三家的座位（让和牌者亮出 12 张的放炮者，或杠上开花前放杠者）",
+    "horse_hit": "自摸且买中马（买马，买中翻翻）：再翻一倍",
+    "kong_discard": "和开杠者补牌后打出的牌（杠上炮）",
+    "opening": "起手胡：配牌即胡（庄家 14 张，闲家 13 张）：四喜、板板胡、六六顺、缺一色",
+    "birds": "和牌后翻出的鸟牌（扎鸟），如 5m2p",
+    "bird_from": "鸟牌的 1 从谁数起：和牌者（基本规则：和牌为庄）或庄家（指南：以庄家为起点）",
+    "bird_rule": "中鸟：付款翻倍（中鸟翻倍）或加 1 分（中鸟加分）",
+    "dealer_bonus": "自选规则 庄闲：庄家付出或收入的每一笔多 1 分",
+    "concealed_big": "自选规则：门清算大胡",
+    "gold": "金（百搭牌），补完花后翻开，如 5p（必填）",
+    "rob_gold": "抢金：庄家第一次出牌前或和庄家打出的第一张牌",
+    "gold_flowers": "自选规则：手中每张金算一花（金番，十六张玩法）",
+    "floors": "上楼：庄家连庄或荒庄后上楼 0-2 层，每层和牌翻一倍（杠分不翻）",
+    "plain_extras": "自选规则：推倒和（无所列番种）也计门清、混一色（仍只能自摸和）",
+}
+
+#: The values of the ``"choice"`` options, English and Chinese, by option name then value (the page's
+#: select shows them; the value itself is what the API and the command line take).
+CHOICE_LABELS: dict[str, dict[str, tuple[str, str]]] = {
+    "bird_from": {"winner": ("from the winner", "从和牌者数"), "dealer": ("from the dealer", "从庄家数")},
+    "bird_rule": {"double": ("a hit doubles", "中鸟翻倍"), "add": ("a hit adds 1", "中鸟加分")},
+}
+
+
+def option_view(o: "Option") -> dict:
+    """An option as a form shows it (the page's options of a rule system): ``Option.to_dict()`` with
+    ``label_en``, ``label_zh`` (``OPTION_LABELS``), ``help_zh`` (``OPTION_HELP_ZH``) and, for a
+    ``"choice"``, ``choice_labels``: ``[[value, English, Chinese]]`` (``CHOICE_LABELS``).
+    Raises KeyError for an option without its labels (a test checks every system's)."""
+    en, zh = OPTION_LABELS[o.name]
+    view = {**o.to_dict(), "label_en": en, "label_zh": zh, "help_zh": OPTION_HELP_ZH[o.name]}
+    if o.kind == "choice":
+        view["choice_labels"] = [[v, *CHOICE_LABELS[o.name][v]] for v in o.choices]
+    return view
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class Option:
     """A situation option of a rule system (how the hand was won, house rules).
@@ -183,6 +246,22 @@ TILES_144_HONOUR_FLOWERS = TileSet(144, True, True, False, "144: suits in the ha
                                    "honours are flowers, written before the winning tile", honour_flowers=True)
 
 
+class Note(str):
+    """A result's note (``SystemResult.notes``): the English sentence (the string itself) with its Chinese
+    (``zh``), which the page shows on its Chinese side (``SystemResult.to_dict()["notes_zh"]``)."""
+
+    zh: str
+
+    def __new__(cls, en: str, zh: str) -> "Note":
+        note = super().__new__(cls, en)
+        note.zh = zh
+        return note
+
+
+#: The note of a discard win scored without its discarder (every system's payments need it).
+NEED_DISCARDER = Note("give discarder for the payments of a win on a discard", "点炮和牌须给出放炮者（discarder），才能计算收付")
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class Element:
     """One scoring element counted in a result (a fan, 台, yaku, fu item, doubling ...).
@@ -253,7 +332,8 @@ class SystemResult:
         payments: per seat E/S/W/N, positive = receives, summing to 0; ``None`` when the hand is
             not a win or the payers are not known (a discard win without ``discarder``).
         details: system-specific figures (riichi: ``han``, ``fu``, ``limit``; classic: ``value``).
-        notes: plain sentences: elements left out and why, payment rule used, partial points.
+        notes: plain sentences: elements left out and why, payment rule used, partial points; each a
+            ``Note`` (English, with its Chinese ``zh``).
     """
 
     system: str
@@ -270,7 +350,8 @@ class SystemResult:
         return {"rules": self.system, "hand": self.hand, "legal": self.legal, "total": self.total,
                 "unit": self.unit.value, "elements": [e.to_dict() for e in self.elements],
                 "payments": dict(self.payments) if self.payments is not None else None,
-                "details": dict(self.details), "notes": list(self.notes)}
+                "details": dict(self.details), "notes": list(self.notes),
+                "notes_zh": [getattr(n, "zh", n) for n in self.notes]}
 
 
 def total_of(elements: tuple[Element, ...] | list[Element], unit: Unit) -> int:

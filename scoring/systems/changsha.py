@@ -27,8 +27,8 @@ from typing import Any, Mapping
 
 from ..errors import ScoringError
 from .base import (DISCARDER, KONG_REPLACEMENT, LAST_TILE, ROBBING_KONG, SEAT_WIND, SEATS, SELF_DRAWN, TILES_108,
-                   Element, ElementSpec, Option, RulesError, RuleSystem, SystemResult, Unit, check_discarder,
-                   seat_payments, total_of)
+                   Element, ElementSpec, NEED_DISCARDER, Note, Option, RulesError, RuleSystem, SystemResult, Unit,
+                   check_discarder, seat_payments, total_of)
 from .notation import Group, ParsedHand, fours, is_seven_pairs, kind, parse, rank, read_tiles, readings, suit
 
 SEED = "../shared/seeds/004_439ac0ac3d24f1c0.txt"
@@ -213,7 +213,7 @@ def _payments(amount: int, o: dict, birds: list[str], notes: list[str]) -> tuple
     winner = o["seat_wind"]
     tsumo = o["self_drawn"] or o["opening"]
     if not tsumo and o["discarder"] is None:
-        notes.append("give discarder for the payments of a win on a discard")
+        notes.append(NEED_DISCARDER)
         return None, {}
     payers = [s for s in SEATS if s != winner] if tsumo else [o["discarder"]]
     start = winner if o["bird_from"] == "winner" else "E"
@@ -225,8 +225,12 @@ def _payments(amount: int, o: dict, birds: list[str], notes: list[str]) -> tuple
         hits[p] = n
         paid[p] = base * 2 ** n if o["bird_rule"] == "double" else base + n
     if birds:
-        notes.append(f"birds {''.join(birds)} land on {', '.join(landed)} (counted from {start}); hits per payer "
-                     f"{', '.join(f'{k} {v}' for k, v in hits.items())} ({'each doubles' if o['bird_rule'] == 'double' else 'each adds 1'})")
+        per = ", ".join(f"{k} {v}" for k, v in hits.items())
+        double = o["bird_rule"] == "double"
+        notes.append(Note(f"birds {''.join(birds)} land on {', '.join(landed)} (counted from {start}); hits per payer "
+                          f"{per} ({'each doubles' if double else 'each adds 1'})",
+                          f"鸟 {''.join(birds)} 落在 {'、'.join(landed)}（从 {start} 数起）；各付款者中鸟 {per}"
+                          f"（{'中鸟翻倍' if double else '中鸟加分'}）"))
     return seat_payments(winner, paid), {"bird_seats": landed, "bird_hits": hits}
 
 
@@ -243,8 +247,8 @@ def _score(text: str, o: dict) -> SystemResult:
         elements = _opening(hand, o)
         if not elements:
             return SystemResult("changsha", hand.notation(), False, (), 0, Unit.POINTS, None, {},
-                                ("no opening win: 四喜 (four alike), 板板胡 (no 2/5/8), 六六顺 (two pungs) or 缺一色 "
-                                 "(a suit missing)",))
+                                (Note("no opening win: 四喜 (four alike), 板板胡 (no 2/5/8), 六六顺 (two pungs) or 缺一色 "
+                                      "(a suit missing)", "不是起手胡：须有四喜、板板胡（无 2、5、8）、六六顺（两刻）或缺一色"),))
     else:
         options: list[tuple[Group, ...] | None] = list(readings(hand, o["self_drawn"]))
         if is_seven_pairs(hand):
@@ -255,8 +259,9 @@ def _score(text: str, o: dict) -> SystemResult:
         scored = [v for v in (_reading_value(hand, g, o) for g in options or [()]) if v is not None]
         if not scored:
             return SystemResult("changsha", hand.notation(), False, (), 0, Unit.POINTS, None, {},
-                                ("a small win (平胡) needs a pair of 2, 5 or 8 (二五八将); only 碰碰胡, 清一色, 七小对, "
-                                 "全求人 and 将将胡 take any pair",))
+                                (Note("a small win (平胡) needs a pair of 2, 5 or 8 (二五八将); only 碰碰胡, 清一色, 七小对, "
+                                      "全求人 and 将将胡 take any pair",
+                                      "小胡（平胡）须以 2、5、8 作将（二五八将）；只有碰碰胡、清一色、七小对、全求人和将将胡可用任意将"),))
         elements = max(scored, key=lambda v: v[0])[1]
     total = total_of(elements, Unit.POINTS)
     payments, details = _payments(total, o, birds, notes)

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from .base import (DISCARDER, KONG_REPLACEMENT, PREVALENT_WIND, ROBBING_KONG, SEAT_WIND, SEATS, SELF_DRAWN,
-                   TILES_136, Element, Option, RulesError, RuleSystem, SystemResult, Unit, seat_payments, total_of)
+from .base import (DISCARDER, KONG_REPLACEMENT, PREVALENT_WIND, ROBBING_KONG, SEAT_WIND, SEATS, SELF_DRAWN, TILES_136,
+                   Element, NEED_DISCARDER, Note, Option, RulesError, RuleSystem, SystemResult, Unit, seat_payments,
+                   total_of)
 from .notation import DRAGONS, WINDS, Group, ParsedHand, from_code, is_honour, is_terminal, kind, parse, readings, suit
 
 SEED = "../shared/seeds/004_439ac0ac3d24f1c0.txt 经典麻将规则"
@@ -135,7 +136,8 @@ def _value(hand: ParsedHand, groups: tuple[Group, ...] | None, o: dict) -> tuple
         return -1, [], []
     best = max(found, key=lambda p: p.tier)
     elements = [_element(best)]
-    notes = [f"{p.name_zh} not counted (only the best pattern counts)" for p in found if p is not best]
+    notes = [Note(f"{p.name_zh} not counted (only the best pattern counts)", f"{p.name_zh}不计（只计最大的一种牌型）")
+             for p in found if p is not best]
     if best.tier < MANGUAN and groups is not None:
         honours = _honour_pungs(groups, o)
         used = honours[:MANGUAN - best.tier]
@@ -143,7 +145,8 @@ def _value(hand: ParsedHand, groups: tuple[Group, ...] | None, o: dict) -> tuple
             k, zh, en, heading = HONOUR_PUNG
             elements.append(Element(k, zh, en, 1, Unit.DOUBLES, len(used), tuple(used), f"{SEED}: {heading}"))
         if len(honours) > len(used):
-            notes.append(f"{len(honours) - len(used)} honour doubling(s) over the 满贯 limit not counted")
+            over = len(honours) - len(used)
+            notes.append(Note(f"{over} honour doubling(s) over the 满贯 limit not counted", f"超出满贯的 {over} 个番刻翻倍不计"))
     return total_of(elements, Unit.DOUBLES), elements, notes
 
 
@@ -180,7 +183,8 @@ def _score(text: str, o: dict) -> SystemResult:
     doubles, elements, notes = best
     if doubles < 0:
         return SystemResult("classic", hand.notation(), False, (), 0, Unit.DOUBLES, None, {"value": 0},
-                            ("no pattern of the table: the hand must be at least 混一色 or 对对胡 (20起步)",))
+                            (Note("no pattern of the table: the hand must be at least 混一色 or 对对胡 (20起步)",
+                                  "没有表中的牌型：至少须混一色或对对胡（20起步）"),))
     if tsumo:
         elements.append(Element("self_drawn", "自摸", "Self-drawn (twice the discard value)", 1, Unit.DOUBLES, 1, (),
                                 f"{SEED}: 自摸 values are twice 点炮 values"
@@ -195,13 +199,13 @@ def _score(text: str, o: dict) -> SystemResult:
     payments = None
     if tsumo and liable is not None:
         payments = seat_payments(winner, {liable: 3 * value})
-        notes.append(f"{liable} is fully liable (全包) and pays for the three others")
+        notes.append(Note(f"{liable} is fully liable (全包) and pays for the three others", f"{liable} 全包，替三家付"))
     elif tsumo:
         payments = seat_payments(winner, {s: value for s in SEATS if s != winner})
     elif o["discarder"] is not None:
         payments = seat_payments(winner, {o["discarder"]: value})
     else:
-        notes.append("give discarder for the payments of a win on a discard")
+        notes.append(NEED_DISCARDER)
     return SystemResult("classic", hand.notation(), True, tuple(elements), total, Unit.DOUBLES, payments,
                         {"value": value, "base": BASE}, tuple(notes))
 

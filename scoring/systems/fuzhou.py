@@ -25,8 +25,9 @@ Source: ../shared/seeds/002_4c2a73aa42bc09ab.txt, the passage "1.1 福州麻将�
 
 from __future__ import annotations
 
-from .base import (DISCARDER, SEAT_WIND, SEATS, SELF_DRAWN, TILES_144_HONOUR_FLOWERS, Element, ElementSpec, Option,
-                   RulesError, RuleSystem, SystemResult, Unit, check_discarder, seat_payments, total_of)
+from .base import (DISCARDER, SEAT_WIND, SEATS, SELF_DRAWN, TILES_144_HONOUR_FLOWERS, Element, ElementSpec,
+                   NEED_DISCARDER, Note, Option, RulesError, RuleSystem, SystemResult, Unit, check_discarder,
+                   seat_payments, total_of)
 from .notation import ParsedHand, is_honour, kind, parse, read_tiles, readings, suit
 
 SEED = "../shared/seeds/002_4c2a73aa42bc09ab.txt 福州麻将"
@@ -131,7 +132,8 @@ def _score(text: str, o: dict) -> SystemResult:
     if found:
         best = max(found, key=lambda k: ITEMS[k].value)
         special.append(_item(best))
-        notes += [f"{ITEMS[k].name_zh} not counted (only the highest special hand counts)" for k in found if k != best]
+        notes += [Note(f"{ITEMS[k].name_zh} not counted (only the highest special hand counts)",
+                       f"{ITEMS[k].name_zh}不计（只计最高的一种特殊牌型）") for k in found if k != best]
         if plain:
             special.append(_item("plain_bonus"))
     elif plain:
@@ -150,13 +152,16 @@ def _score(text: str, o: dict) -> SystemResult:
         if o["dealer_streak"] and winner != "E":
             extra = base * o["dealer_streak"] * (2 if all_pay else 1)
             paid["E"] = paid.get("E", 0) + extra
-            notes.append(f"the dealer (E) pays the streak {o['dealer_streak']} to the winner: {extra} "
-                         "(庄家连庄时如果和牌者不是庄家本人，那么他就需要支付连庄番数给赢家)")
+            notes.append(Note(f"the dealer (E) pays the streak {o['dealer_streak']} to the winner: {extra} "
+                              "(庄家连庄时如果和牌者不是庄家本人，那么他就需要支付连庄番数给赢家)",
+                              f"庄家（东）向和牌者支付连庄 {o['dealer_streak']}：{extra}"
+                              "（庄家连庄时如果和牌者不是庄家本人，那么他就需要支付连庄番数给赢家）"))
         payments = seat_payments(winner, paid)
         if special and not tsumo:
-            notes.append("a special hand is paid as self-drawn (按自摸算): each other seat pays")
+            notes.append(Note("a special hand is paid as self-drawn (按自摸算): each other seat pays",
+                              "特殊牌型按自摸算：三家都付"))
     else:
-        notes.append("give discarder for the payments of a win on a discard")
+        notes.append(NEED_DISCARDER)
     return SystemResult("fuzhou", hand.notation(), True, tuple(elements), total, Unit.POINTS, payments,
                         {"gold": gold, "golds": golds, "flower_count": flower_count, "base": base,
                          "per_payer": base * total}, tuple(notes))

@@ -12,9 +12,8 @@ each of the three others pays 8 + total; on a discard the discarder pays 8 + tot
 from __future__ import annotations
 
 from .. import score_hand
-from .base import (DISCARDER, KONG_REPLACEMENT, LAST_TILE, PREVALENT_WIND, ROBBING_KONG, SEAT_WIND, SEATS,
-                   SELF_DRAWN, TILES_144_COUNTED, Element, Option, RuleSystem, SystemResult, Unit,
-                   seat_payments, total_of)
+from .base import (DISCARDER, KONG_REPLACEMENT, LAST_TILE, PREVALENT_WIND, ROBBING_KONG, SEAT_WIND, SEATS, SELF_DRAWN,
+                   TILES_144_COUNTED, Element, Note, Option, RuleSystem, SystemResult, Unit, seat_payments, total_of)
 
 _SOURCE = "../shared/seeds/000_ba052a8ec20fd579.txt 第九条"
 OPTIONS = (SELF_DRAWN, SEAT_WIND, PREVALENT_WIND,
@@ -40,7 +39,8 @@ def _scorer(profile: str):
                 payments = seat_payments(winner, {s: p.from_discarder if s == opts["discarder"] else p.from_each_other
                                                   for s in SEATS if s != winner})
             else:
-                notes.append("give discarder (a seat other than the winner's) for the payments of a discard win")
+                notes.append(Note("give discarder (a seat other than the winner's) for the payments of a discard win",
+                                  "点炮和牌须给出放炮者（和牌者以外的座位），才能计算收付"))
         return SystemResult(profile, r.hand, r.legal, elements, total_of(elements, Unit.FAN), Unit.FAN, payments,
                             {"shape": r.shape, "fan_points": r.fan_points}, tuple(notes))
     return scorer

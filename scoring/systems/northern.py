@@ -20,8 +20,8 @@ docs/rules/northern.md). Open points and choices: docs/rules/northern.md.
 from __future__ import annotations
 
 from .base import (DISCARDER, KONG_REPLACEMENT, LAST_TILE, ROBBING_KONG, SEAT_WIND, SEATS, SELF_DRAWN, TILES_136,
-                   Element, ElementSpec, Option, RulesError, RuleSystem, SystemResult, Unit, check_discarder,
-                   seat_payments, total_of)
+                   Element, ElementSpec, NEED_DISCARDER, Note, Option, RulesError, RuleSystem, SystemResult, Unit,
+                   check_discarder, seat_payments, total_of)
 from .notation import Group, ParsedHand, fours, is_seven_pairs, kind, parse, readings, suit, to_code, waits
 
 SEED = "../shared/seeds/004_439ac0ac3d24f1c0.txt 麻将规则（第4稿）"
@@ -138,11 +138,13 @@ def _kong_payments(hand: ParsedHand, winner: str) -> tuple[dict[str, int], list[
         if m.concealed:
             for s in paid:
                 paid[s] += KONG_CONCEALED
-            notes.append(f"暗杠 {m.notation()}: {KONG_CONCEALED} from each other seat")
+            notes.append(Note(f"暗杠 {m.notation()}: {KONG_CONCEALED} from each other seat",
+                              f"暗杠 {m.notation()}：三家各付 {KONG_CONCEALED}"))
         else:
             giver = _seat_from_offer(winner, m.offer or 1)
             paid[giver] += KONG_EXPOSED
-            notes.append(f"明杠 {m.notation()}: {KONG_EXPOSED} from {giver}, who gave it")
+            notes.append(Note(f"明杠 {m.notation()}: {KONG_EXPOSED} from {giver}, who gave it",
+                              f"明杠 {m.notation()}：放杠者 {giver} 付 {KONG_EXPOSED}"))
     return paid, notes
 
 
@@ -169,9 +171,10 @@ def _score(text: str, o: dict) -> SystemResult:
     notes: list[str] = []
     why_not = None
     if not tsumo and hand.exposed:
-        why_not = "a hand with a claimed set wins only self-drawn (吃碰后只能自摸，不能捉铳); 抢杠 is a discard win"
+        why_not = Note("a hand with a claimed set wins only self-drawn (吃碰后只能自摸，不能捉铳); 抢杠 is a discard win",
+                       "吃碰后只能自摸，不能捉铳；抢杠算捉铳")
     elif not tsumo and plain:
-        why_not = "推倒和 (no listed pattern) wins only self-drawn (推倒和只能自摸才能赢)"
+        why_not = Note("推倒和 (no listed pattern) wins only self-drawn (推倒和只能自摸才能赢)", "推倒和（无所列番种）只能自摸才能赢")
     if why_not:
         return SystemResult("northern", hand.notation(), False, tuple(elements), raw, Unit.DOUBLES, None,
                             {}, (why_not,))
@@ -180,7 +183,8 @@ def _score(text: str, o: dict) -> SystemResult:
     raw = total_of(elements, Unit.DOUBLES)
     if raw > CAP_FANS:
         elements.append(_cap(raw))
-        notes.append(f"{raw} fans capped at {CAP_FANS} (每盘最高番数不超过6番)")
+        notes.append(Note(f"{raw} fans capped at {CAP_FANS} (每盘最高番数不超过6番)",
+                          f"{raw} 番封顶为 {CAP_FANS} 番（每盘最高番数不超过6番）"))
     fans = total_of(elements, Unit.DOUBLES)
     dealer_wins = winner == "E"
     from_dealer, from_other = BASE[(dealer_wins, tsumo)]
@@ -190,12 +194,13 @@ def _score(text: str, o: dict) -> SystemResult:
         payers = {o["discarder"]: from_dealer if o["discarder"] == "E" else from_other}
     else:
         payers = {}
-        notes.append("give discarder for the payments of a win on a discard")
+        notes.append(NEED_DISCARDER)
     hand_paid = {}
     for s, base in payers.items():
         hand_paid[s] = min(base * 2 ** fans, CAP_PAYMENT)
         if base * 2 ** fans > CAP_PAYMENT:
-            notes.append(f"{s} pays {CAP_PAYMENT}, not {base * 2 ** fans} (每人最多输640; 庄家也降低为640)")
+            notes.append(Note(f"{s} pays {CAP_PAYMENT}, not {base * 2 ** fans} (每人最多输640; 庄家也降低为640)",
+                              f"{s} 付 {CAP_PAYMENT}，不是 {base * 2 ** fans}（每人最多输640；庄家也降低为640）"))
     kong_paid, kong_notes = _kong_payments(hand, winner)
     notes += kong_notes
     payments = None

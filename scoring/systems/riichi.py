@@ -20,9 +20,9 @@ from mahjong.hand_calculating.hand import HandCalculator
 from mahjong.hand_calculating.hand_config import HandConfig, OptionalRules
 from mahjong.meld import Meld as LibMeld
 
-from .base import (DISCARDER, KONG_REPLACEMENT, LAST_TILE, PREVALENT_WIND, ROBBING_KONG, SEAT_WIND, SEATS,
-                   SELF_DRAWN, TILES_136_RED, Element, Option, RulesError, RuleSystem, SystemResult, Unit,
-                   seat_payments, total_of)
+from .base import (DISCARDER, KONG_REPLACEMENT, LAST_TILE, PREVALENT_WIND, ROBBING_KONG, SEAT_WIND, SEATS, SELF_DRAWN,
+                   TILES_136_RED, Element, Note, Option, RulesError, RuleSystem, SystemResult, Unit, seat_payments,
+                   total_of)
 from .notation import HONOURS, read_tiles, kind, parse
 
 SEED = "../shared/seeds/004_439ac0ac3d24f1c0.txt, passage 9.役"
@@ -218,7 +218,8 @@ def _score(text: str, o: dict) -> SystemResult:
                          "and a pair, nor seven pairs, nor thirteen orphans")
     if r.error == HandCalculator.ERR_NO_YAKU:
         return SystemResult("riichi", hand.notation(), False, (), 0, Unit.HAN, None, {"han": 0, "fu": 0},
-                            ("no yaku (役): a hand without one cannot win, dora do not count as one (seed 004, 9.役)",))
+                            (Note("no yaku (役): a hand without one cannot win, dora do not count as one (seed 004, 9.役)",
+                                  "无役：没有役不能和牌，宝牌不算役（9.役）"),))
     if r.error:
         raise RulesError("contradictory-flags", f"these options cannot all hold: {r.error.replace('_', ' ')} "
                          "(riichi needs a closed hand; ippatsu needs riichi; haitei/rinshan/tenhou/chiihou need tsumo, "
@@ -247,9 +248,11 @@ def _score(text: str, o: dict) -> SystemResult:
     elif o["discarder"] is not None and o["discarder"] != winner:
         payments = seat_payments(winner, {o["discarder"]: cost["main"] + cost["main_bonus"]})
     else:
-        notes.append("give discarder (a seat other than the winner's) for the payments of a ron")
+        notes.append(Note("give discarder (a seat other than the winner's) for the payments of a ron",
+                          "荣和须给出放铳者（和牌者以外的座位），才能计算收付"))
     if total != r.han:  # the package's han and the sum of its yaku always agree; say so if they ever do not
-        notes.append(f"the package gives {r.han} han, its yaku add up to {total}")
+        notes.append(Note(f"the package gives {r.han} han, its yaku add up to {total}",
+                          f"mahjong 包给出 {r.han} 翻，其役相加为 {total} 翻"))
     return SystemResult("riichi", hand.notation(), True, tuple(elements) + tuple(fu_items), total, Unit.HAN,
                         payments, details, tuple(notes))
 

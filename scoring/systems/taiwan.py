@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from .base import (DISCARDER, KONG_REPLACEMENT, LAST_TILE, PREVALENT_WIND, ROBBING_KONG, SEAT_WIND, SEATS,
-                   SELF_DRAWN, TILES_144, Element, Option, RulesError, RuleSystem, SystemResult, Unit,
+from .base import (DISCARDER, KONG_REPLACEMENT, LAST_TILE, PREVALENT_WIND, ROBBING_KONG, SEAT_WIND, SEATS, SELF_DRAWN,
+                   TILES_144, Element, NEED_DISCARDER, Note, Option, RulesError, RuleSystem, SystemResult, Unit,
                    seat_payments, total_of)
 from .notation import DRAGONS, WINDS, Group, ParsedHand, from_code, is_honour, parse, readings, suit, waits
 
@@ -199,7 +199,8 @@ def _situation_items(hand: ParsedHand, o: dict) -> list[Element]:
 def _apply_excludes(items: list[Element]) -> tuple[list[Element], list[str]]:
     keys = {e.key for e in items}
     gone = set().union(*(EXCLUDES.get(k, frozenset()) for k in keys))
-    notes = [f"{e.name_zh} not counted (included in a bigger item)" for e in items if e.key in gone]
+    notes = [Note(f"{e.name_zh} not counted (included in a bigger item)", f"{e.name_zh}不计（已含在更大的台里）")
+             for e in items if e.key in gone]
     return [e for e in items if e.key not in gone], notes
 
 
@@ -245,11 +246,12 @@ def _score(text: str, o: dict) -> SystemResult:
                   for s in SEATS if s != winner}
         payments = seat_payments(winner, payers)
         if not dealer_paid:
-            notes.append(f"the dealer (E) pays {extra} 台 more (作莊{' and 連莊拉莊' if n else ''})")
+            notes.append(Note(f"the dealer (E) pays {extra} 台 more (作莊{' and 連莊拉莊' if n else ''})",
+                              f"庄家（东）多付 {extra} 台（作莊{'及連莊拉莊' if n else ''}）"))
     elif o["discarder"] is not None:
         payments = seat_payments(winner, {o["discarder"]: o["base"] + o["per_tai"] * total})
     else:
-        notes.append("give discarder for the payments of a win on a discard")
+        notes.append(NEED_DISCARDER)
     return SystemResult("taiwan", hand.notation(), True, elements, total, Unit.TAI, payments,
                         {"base": o["base"], "per_tai": o["per_tai"], "waits": waits(hand)}, tuple(notes))
 

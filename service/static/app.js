@@ -407,7 +407,7 @@ function setFlowers(v) {
 // ---- the match's rules: MCR uses the form's flowers and flags; another system its own options ----
 const isMcr = () => !match || match.rules === "mcr" || match.rules === "mcr-1998";
 function optionInput(o) {
-  const id = `opt-${o.name}`, title = esc(o.help);
+  const id = `opt-${o.name}`, title = esc(zh() ? o.help_zh : o.help);
   const name = esc(zh() ? o.label_zh : o.label_en);
   if (o.kind === "bool")
     return `<label title="${title}"><input type="checkbox" id="${id}" data-opt="${o.name}" data-kind="bool"${o.default ? " checked" : ""}> ${name}</label>`;
@@ -415,9 +415,11 @@ function optionInput(o) {
     return `<label title="${title}">${name} <input type="number" id="${id}" data-opt="${o.name}" data-kind="int" class="num" ` +
       `min="${o.choices[0] ?? 0}" max="${o.choices[1] ?? 1000000}" value="${o.default}" inputmode="numeric"></label>`;
   if (o.kind === "choice" || o.kind === "seat" || o.kind === "seat?") {
-    const vals = o.kind === "choice" ? o.choices : (o.kind === "seat?" ? ["", ...SIDES] : SIDES);
+    // [value, English, Chinese]: a choice's words come with the option (scoring.systems.base.CHOICE_LABELS), a seat's are its wind's
+    const vals = o.kind === "choice" ? o.choice_labels
+      : (o.kind === "seat?" ? [["", "—", "—"]] : []).concat(SIDES.map((w) => [w, w, SIDE_ZH[w]]));
     return `<label title="${title}">${name} <select id="${id}" data-opt="${o.name}" data-kind="${o.kind}">` +
-      vals.map((v) => `<option value="${esc(v)}"${v === (o.default ?? "") ? " selected" : ""}>${esc(v || "—")}</option>`).join("") + "</select></label>";
+      vals.map(([v, en, cn]) => `<option value="${esc(v)}"${v === (o.default ?? "") ? " selected" : ""}>${esc(zh() ? cn : en)}</option>`).join("") + "</select></label>";
   }
   return `<label title="${title}">${name} <input id="${id}" data-opt="${o.name}" data-kind="tiles" value="${esc(o.default ?? "")}" ` +
     `autocomplete="off" autocapitalize="off" spellcheck="false" placeholder="3m7z"></label>`;
@@ -483,8 +485,8 @@ function renderSystemResult(d, sc) {
   $("fans").querySelector("tbody").innerHTML = sc.elements.map((e) =>
     `<tr class="fan"><td>-</td><td>${esc(zh() ? e.name_zh : (e.name_ja ? `${e.name_en} (${e.name_ja})` : e.name_en))}</td>` +
     `<td class="sets">${esc(e.tiles.map(setText).join(" "))}</td><td>${e.value} ${esc(unit(e.unit))}</td><td>${e.count}</td></tr>`).join("");
-  $("score-total").textContent = `${t("total")}: ${sc.total} ${unit(sc.unit)}` +
-    (sc.notes.length ? ` — ${sc.notes.join(" ")}` : "");
+  const notes = zh() && sc.notes_zh ? sc.notes_zh : sc.notes;  // each note in both languages (scoring.systems.base.Note)
+  $("score-total").textContent = `${t("total")}: ${sc.total} ${unit(sc.unit)}` + (notes.length ? ` — ${notes.join(" ")}` : "");
   const deal = d.deal, h = d.sheet && d.sheet.hands.find((x) => x.id === (d.recorded ?? d.edited));
   let pay = "";
   if (sc.payments && deal) {

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 from scoring import systems
 from scoring.systems import SystemResult, total_of
+from scoring.systems.base import Note
 
 
 def check_result(r: SystemResult) -> None:
@@ -22,6 +25,10 @@ def check_result(r: SystemResult) -> None:
         assert sum(v > 0 for v in r.payments.values()) == 1
     if not r.legal:
         assert r.payments is None
+    # every note has its Chinese (the page's Chinese side shows notes_zh)
+    assert len(r.to_dict()["notes_zh"]) == len(r.notes)
+    for note in r.notes:
+        assert isinstance(note, Note) and re.search("[\u4e00-\u9fff]", note.zh), note
 
 
 def assert_refused(system: str, hand: str, opts: dict, code: str, words: str) -> None:

@@ -66,3 +66,21 @@ def test_every_option_has_a_label_in_both_languages() -> None:
     names = {o.name for s in systems.SYSTEMS.values() for o in s.options}
     assert names <= set(OPTION_LABELS), sorted(names - set(OPTION_LABELS))
     assert all(en and zh for en, zh in OPTION_LABELS.values())
+
+
+def test_every_option_has_chinese_help_and_every_choice_its_words() -> None:
+    """The page shows a system's options in Chinese (issue #20): the help as a tooltip, a choice's
+    values by their words; none may be missing, none English-only."""
+    import re
+
+    from scoring.systems.base import OPTION_HELP_ZH, option_view
+    cjk = re.compile("[\u4e00-\u9fff]")
+    for s in systems.SYSTEMS.values():
+        for o in s.options:
+            view = option_view(o)
+            assert cjk.search(view["label_zh"]) and cjk.search(view["help_zh"]), (s.name, o.name)
+            if o.kind == "choice":
+                assert [v for v, _, _ in view["choice_labels"]] == list(o.choices)
+                assert all(en and cjk.search(zh) for _, en, zh in view["choice_labels"]), (s.name, o.name)
+    names = {o.name for s in systems.SYSTEMS.values() for o in s.options}
+    assert set(OPTION_HELP_ZH) == names  # no help left for an option that is gone
