@@ -30,6 +30,8 @@ from typing import Any, Callable, Mapping
 from ..errors import ScoringError
 
 SEATS = ("E", "S", "W", "N")
+#: The seats by their winds' Chinese names (a note's Chinese side names seats so).
+SEAT_ZH = {"E": "东", "S": "南", "W": "西", "N": "北"}
 
 
 class RulesError(ScoringError):

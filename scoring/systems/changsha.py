@@ -26,9 +26,9 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from ..errors import ScoringError
-from .base import (DISCARDER, KONG_REPLACEMENT, LAST_TILE, ROBBING_KONG, SEAT_WIND, SEATS, SELF_DRAWN, TILES_108,
-                   Element, ElementSpec, NEED_DISCARDER, Note, Option, RulesError, RuleSystem, SystemResult, Unit,
-                   check_discarder, seat_payments, total_of)
+from .base import (DISCARDER, KONG_REPLACEMENT, LAST_TILE, ROBBING_KONG, SEAT_WIND, SEATS, SEAT_ZH, SELF_DRAWN,
+                   TILES_108, Element, ElementSpec, NEED_DISCARDER, Note, Option, RulesError, RuleSystem,
+                   SystemResult, Unit, check_discarder, seat_payments, total_of)
 from .notation import Group, ParsedHand, fours, is_seven_pairs, kind, parse, rank, read_tiles, readings, suit
 
 SEED = "../shared/seeds/004_439ac0ac3d24f1c0.txt"
@@ -225,11 +225,11 @@ def _payments(amount: int, o: dict, birds: list[str], notes: list[str]) -> tuple
         hits[p] = n
         paid[p] = base * 2 ** n if o["bird_rule"] == "double" else base + n
     if birds:
-        per = ", ".join(f"{k} {v}" for k, v in hits.items())
         double = o["bird_rule"] == "double"
         notes.append(Note(f"birds {''.join(birds)} land on {', '.join(landed)} (counted from {start}); hits per payer "
-                          f"{per} ({'each doubles' if double else 'each adds 1'})",
-                          f"鸟 {''.join(birds)} 落在 {'、'.join(landed)}（从 {start} 数起）；各付款者中鸟 {per}"
+                          f"{', '.join(f'{k} {v}' for k, v in hits.items())} ({'each doubles' if double else 'each adds 1'})",
+                          f"鸟 {''.join(birds)} 落在{'、'.join(SEAT_ZH[s] for s in landed)}（从{SEAT_ZH[start]}数起）；"
+                          f"各付款者中鸟：{'，'.join(f'{SEAT_ZH[k]} {v}' for k, v in hits.items())}"
                           f"（{'中鸟翻倍' if double else '中鸟加分'}）"))
     return seat_payments(winner, paid), {"bird_seats": landed, "bird_hits": hits}
 

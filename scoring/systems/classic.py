@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from .base import (DISCARDER, KONG_REPLACEMENT, PREVALENT_WIND, ROBBING_KONG, SEAT_WIND, SEATS, SELF_DRAWN, TILES_136,
-                   Element, NEED_DISCARDER, Note, Option, RulesError, RuleSystem, SystemResult, Unit, seat_payments,
-                   total_of)
+from .base import (DISCARDER, KONG_REPLACEMENT, PREVALENT_WIND, ROBBING_KONG, SEAT_WIND, SEATS, SEAT_ZH, SELF_DRAWN,
+                   TILES_136, Element, NEED_DISCARDER, Note, Option, RulesError, RuleSystem, SystemResult, Unit,
+                   seat_payments, total_of)
 from .notation import DRAGONS, WINDS, Group, ParsedHand, from_code, is_honour, is_terminal, kind, parse, readings, suit
 
 SEED = "../shared/seeds/004_439ac0ac3d24f1c0.txt 经典麻将规则"
@@ -199,7 +199,7 @@ def _score(text: str, o: dict) -> SystemResult:
     payments = None
     if tsumo and liable is not None:
         payments = seat_payments(winner, {liable: 3 * value})
-        notes.append(Note(f"{liable} is fully liable (全包) and pays for the three others", f"{liable} 全包，替三家付"))
+        notes.append(Note(f"{liable} is fully liable (全包) and pays for the three others", f"{SEAT_ZH[liable]}家全包，替三家付"))
     elif tsumo:
         payments = seat_payments(winner, {s: value for s in SEATS if s != winner})
     elif o["discarder"] is not None:

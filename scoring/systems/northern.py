@@ -19,9 +19,9 @@ docs/rules/northern.md). Open points and choices: docs/rules/northern.md.
 
 from __future__ import annotations
 
-from .base import (DISCARDER, KONG_REPLACEMENT, LAST_TILE, ROBBING_KONG, SEAT_WIND, SEATS, SELF_DRAWN, TILES_136,
-                   Element, ElementSpec, NEED_DISCARDER, Note, Option, RulesError, RuleSystem, SystemResult, Unit,
-                   check_discarder, seat_payments, total_of)
+from .base import (DISCARDER, KONG_REPLACEMENT, LAST_TILE, ROBBING_KONG, SEAT_WIND, SEATS, SEAT_ZH, SELF_DRAWN,
+                   TILES_136, Element, ElementSpec, NEED_DISCARDER, Note, Option, RulesError, RuleSystem,
+                   SystemResult, Unit, check_discarder, seat_payments, total_of)
 from .notation import Group, ParsedHand, fours, is_seven_pairs, kind, parse, readings, suit, to_code, waits
 
 SEED = "../shared/seeds/004_439ac0ac3d24f1c0.txt 麻将规则（第4稿）"
@@ -144,7 +144,7 @@ def _kong_payments(hand: ParsedHand, winner: str) -> tuple[dict[str, int], list[
             giver = _seat_from_offer(winner, m.offer or 1)
             paid[giver] += KONG_EXPOSED
             notes.append(Note(f"明杠 {m.notation()}: {KONG_EXPOSED} from {giver}, who gave it",
-                              f"明杠 {m.notation()}：放杠者 {giver} 付 {KONG_EXPOSED}"))
+                              f"明杠 {m.notation()}：放杠者{SEAT_ZH[giver]}家付 {KONG_EXPOSED}"))
     return paid, notes
 
 
@@ -200,7 +200,7 @@ def _score(text: str, o: dict) -> SystemResult:
         hand_paid[s] = min(base * 2 ** fans, CAP_PAYMENT)
         if base * 2 ** fans > CAP_PAYMENT:
             notes.append(Note(f"{s} pays {CAP_PAYMENT}, not {base * 2 ** fans} (每人最多输640; 庄家也降低为640)",
-                              f"{s} 付 {CAP_PAYMENT}，不是 {base * 2 ** fans}（每人最多输640；庄家也降低为640）"))
+                              f"{SEAT_ZH[s]}家付 {CAP_PAYMENT}，不是 {base * 2 ** fans}（每人最多输640；庄家也降低为640）"))
     kong_paid, kong_notes = _kong_payments(hand, winner)
     notes += kong_notes
     payments = None

@@ -256,6 +256,12 @@ def test_a_changsha_match_through_the_page(server, view) -> None:
             expect(page.locator("#mcr-flowers")).to_be_hidden()
             expect(page.locator("#opt-birds")).to_be_visible()
             expect(page.locator("#opt-dealer_bonus")).to_be_checked()
+            # the Chinese page shows the system's options in Chinese: labels, choice values, tooltips
+            options_text = page.locator("#sys-options").inner_text()
+            assert "中鸟翻倍" in options_text and "从和牌者数" in options_text
+            assert not LATIN.search(options_text), options_text
+            tips = page.eval_on_selector_all("#sys-options label", "els => els.map((e) => e.title)")
+            assert tips and all(re.search("[\u4e00-\u9fff]", tip) and not LATIN.search(tip) for tip in tips), tips
 
             # the dealer (E) wins a small hand on W's discard, two birds turned: 5p and 9s
             page.select_option("#winner", "E")
@@ -266,6 +272,10 @@ def test_a_changsha_match_through_the_page(server, view) -> None:
             expect(page.locator("#fans tbody tr.fan").first).to_be_visible()
             expect(page.locator("#score-total")).to_contain_text("分")
             expect(page.locator("#payments")).to_contain_text("收付")
+            # the result's notes in Chinese too (scoring.systems.base.Note): where the birds landed
+            expect(page.locator("#score-total")).to_contain_text("鸟 5p9s 落在东、东（从东数起）")
+            assert not LATIN.search(page.locator("#score-total").inner_text())
+            page.locator("#score-form").screenshot(path=str(ARTIFACTS / f"match_changsha_form_{view}.png"))
             want = scoring.systems.score("changsha", "123m456m789m234p5s5s",
                                          {"discarder": "W", "seat_wind": "E", "birds": "5p9s"})
             row = page.locator("#sheet tbody tr").first
