@@ -46,12 +46,29 @@ def _scorer(profile: str):
     return scorer
 
 
+def _excludes(profile: str) -> dict[str, frozenset[str]]:
+    """The 不计 of the fan table (``scoring.fans.FANS``: ``excludes``; under the 1998 text also
+    ``excludes_1998`` and One Voided Suit (75) with a fan that voids a suit), by element key, for the
+    property tests' check that no excluded fan is counted with its excluder. The engine applies them
+    (``scoring.calculator._exclusions``); this only states them."""
+    from ..fans import FANS
+    out = {}
+    for n, f in FANS.items():
+        gone = set(f.excludes)
+        if profile == "mcr-1998":
+            gone |= set(f.excludes_1998) | ({75} if f.voids_a_suit else set())
+        if gone:
+            out[f"fan-{n}"] = frozenset(f"fan-{x}" for x in gone)
+    return out
+
+
 _COMMON = dict(tile_set=TILES_144_COUNTED, hand_sizes=(14,), options=OPTIONS, unit=Unit.FAN,
                dice_rule="two throws: the dealer's sum picks the second thrower, the two sums added count the "
                          "stacks (000 掷骰与开牌)",
                doc="README.md#score-a-hand", dice_method="two-throw")
 SYSTEMS = (
-    RuleSystem("mcr", "中国麻将竞赛规则", "Chinese Official (MCR), current practice", scorer=_scorer("mcr"), **_COMMON),
+    RuleSystem("mcr", "中国麻将竞赛规则", "Chinese Official (MCR), current practice", scorer=_scorer("mcr"),
+               excludes=_excludes("mcr"), **_COMMON),
     RuleSystem("mcr-1998", "中国麻将竞赛规则（1998）", "Chinese Official (MCR), the 1998 text",
-               scorer=_scorer("mcr-1998"), **_COMMON),
+               scorer=_scorer("mcr-1998"), excludes=_excludes("mcr-1998"), **_COMMON),
 )

@@ -244,3 +244,23 @@ def test_a_taiwan_photo_end_to_end_with_the_models(tmp_path):
     from scoring import systems
     assert doc["score"] == systems.score("taiwan", doc["recognition"]["hand"],
                                          {"self_drawn": True, "seat_wind": "S"}).to_dict()
+
+
+@pytest.mark.parametrize("rules, rows, hand, flags, opts", [
+    ("classic", ("1m 2m 3m 4m 5m 6m 7m 8m 9m 1m 2m 3m 5m | 5m",), "1122334556789m5m", ["--self-drawn"],
+     {"self_drawn": True}),
+    ("northern", ("1m 1m 1m 3p 3p 3p 5s 5s 5s 7s 7s 7s 9m | 9m",), "1119m333p555777s9m",
+     ["--self-drawn", "--floors", "1"], {"self_drawn": True, "floors": 1}),
+    ("taiwan", ("3f", "1m 2m 3m 4m 5m 6m 7m 8m 9m 2p 3p 4p 5s 5s 5s 8s | 8s"), "3f123456789m234p5558s8s",
+     ["--seat-wind", "W", "--discarder", "N", "--dealer-streak", "2"],
+     {"seat_wind": "W", "discarder": "N", "dealer_streak": 2}),
+])
+def test_score_photo_by_each_system_matches_score_rules(monkeypatch, scene_file, rules, rows, hand, flags, opts):
+    """score-photo --rules X gives what `mjtable score --rules X` gives for the hand read, with the same options."""
+    from scoring import systems
+    _fake_recognition(monkeypatch, _laid(*rows))
+    code, out, err = run(["score-photo", str(scene_file), "--rules", rules, *flags, "--json"])
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["recognition"]["hand"] == hand
+    assert doc["score"] == systems.score(rules, hand, opts).to_dict()

@@ -84,3 +84,27 @@ def test_every_option_has_chinese_help_and_every_choice_its_words() -> None:
                 assert all(en and cjk.search(zh) for _, en, zh in view["choice_labels"]), (s.name, o.name)
     names = {o.name for s in systems.SYSTEMS.values() for o in s.options}
     assert set(OPTION_HELP_ZH) == names  # no help left for an option that is gone
+
+
+@pytest.mark.parametrize("rules", ["mcr", "mcr-1998"])
+def test_property_mcr_through_the_registry_total_is_sum_and_no_excluded_fan(rules) -> None:
+    """The property test for MCR (issue #20's Must show): 400 generated winning situations of every shape
+    (tests/scoring/hand_generator.py, checked against PyMahjongGB elsewhere), scored through the
+    registry: the total is the sum of the fans, no fan is counted with one whose 不计 names it (the fan
+    table's, plus the 1998 text's under mcr-1998), the payments sum to zero; and the same fans as the
+    engine."""
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from hand_generator import generate_cached
+
+    situations, _ = generate_cached(400, 2026)
+    assert systems.get(rules).excludes["fan-1"]  # Big Four Winds excludes the wind pungs: the table is stated
+    for sit in situations:
+        opts = sit.score_kwargs()
+        if not opts["self_drawn"]:
+            opts["discarder"] = "ESWN"["ESWN".index(opts["seat_wind"]) - 1]
+        r = systems.score(rules, sit.to_notation(), opts)
+        check_result(r)
+        ref = score_hand(sit.to_notation(), rules=rules, **sit.score_kwargs())
+        assert r.total == ref.total and [e.name_en for e in r.elements] == [f.name_en for f in ref.fans]
