@@ -519,6 +519,7 @@ function recordDraw() {
 async function readPhoto(file) {
   const fd = new FormData();
   fd.append("photo", file);
+  if (!isMcr()) fd.append("options", JSON.stringify({ rules: match.rules }));  // read as a hand of the match's rules (its size, flowers)
   $("photo-check").hidden = true;
   scoreError(t("reading"));
   const d = await api("POST", "/api/score/photo", fd, { form: true, where: scoreError }).catch(() => null);
