@@ -86,6 +86,10 @@ def check_photo_options(options: Mapping[str, Any]) -> bool:
     if not isinstance(rules, str):
         raise ScoringError("bad-value", f"rules must be a string, one of {', '.join(systems.SYSTEMS)}; got {rules!r}")
     if rules in PROFILES:
+        # an option of another rule system is named with the system that takes it
+        foreign = {k: v for k, v in options.items()
+                   if k not in PHOTO_KEYS and k not in WinContext.OPTIONS and systems.systems_with_option(k)}
+        systems.get(rules).resolve_options(foreign)
         WinContext.from_options(options, other_keys=PHOTO_KEYS)
     else:
         systems.get(rules).resolve_options(system_options(options))
