@@ -8,8 +8,9 @@ Tables:
   ``(table_id, event_id)`` is the primary key, so a copy sent again after an outage is dropped;
 * ``lift(table_id, log, seq, t, side, up_s, nominal_s, deadline_s)``: the lift travel times of
   the ``cycle`` events, for the maintenance list;
-* ``seating(round, table_id, players)`` and ``hall_meta('tournament', name)``: the tournament
-  (``hall.tournament``): one at a time, replaced as a whole.
+* ``seating(round, table_id, players)``, ``hall_meta('tournament', name)`` and
+  ``hall_meta('round', n)``: the tournament (``hall.tournament``), one at a time, replaced as a
+  whole, and the round being played now (the organiser's, ``set_round``).
 
 Safe to use from several threads (one connection behind a lock): the MQTT thread writes, the page
 reads. Malformed payloads raise ``BadPayload`` (the subscriber counts and logs them).
@@ -209,6 +210,8 @@ class Store:
                                      [(s.round, s.table, json.dumps(list(s.players), ensure_ascii=False))
                                       for s in seating])
                 self._db.execute("INSERT OR REPLACE INTO hall_meta VALUES ('tournament', ?)", (name,))
+                self._db.execute("INSERT OR REPLACE INTO hall_meta VALUES ('round', ?)",
+                                 (str(min(s.round for s in seating)),))
                 self._db.execute("COMMIT")
             except BaseException:
                 self._db.execute("ROLLBACK")
@@ -220,6 +223,31 @@ class Store:
             name = self._db.execute("SELECT value FROM hall_meta WHERE key = 'tournament'").fetchone()
             rows = self._db.execute("SELECT round, table_id, players FROM seating ORDER BY 1, 2").fetchall()
         return (name[0] if name else None), [(r, t, json.loads(p)) for r, t, p in rows]
+
+    def current_round(self) -> int | None:
+        """The round being played now (the first round at registration); None before any tournament."""
+        with self._lock:
+            row = self._db.execute("SELECT value FROM hall_meta WHERE key = 'round'").fetchone()
+        return int(row[0]) if row else None
+
+    def set_round(self, n: int) -> None:
+        """Make round ``n`` the one being played now.
+
+        Raises:
+            HallError: no tournament, or ``n`` is not one of its rounds (names those there are).
+        """
+        with self._lock:
+            rounds = [r[0] for r in self._db.execute("SELECT DISTINCT round FROM seating ORDER BY 1")]
+            if not rounds:
+                raise HallError("no tournament is registered: register its seating first")
+            if n not in rounds:
+                raise HallError(f"round {n} is not in the tournament: its rounds are {', '.join(map(str, rounds))}")
+            self._db.execute("INSERT OR REPLACE INTO hall_meta VALUES ('round', ?)", (str(n),))
+
+    def table_ids(self) -> list[str]:
+        """Every table the hall has heard of, by id."""
+        with self._lock:
+            return [r[0] for r in self._db.execute("SELECT table_id FROM tables ORDER BY 1")]
 
     def match_events(self, tables: Iterable[str]) -> dict[str, list[dict[str, Any]]]:
         """The ``match``, ``score`` and ``draw`` events of ``tables``: ``{table: [{"log", "seq",

@@ -29,12 +29,16 @@ from hall.store import BadPayload, Store  # noqa: E402
 from hall.subscriber import Subscriber  # noqa: E402
 from service.errors import ConfigError  # noqa: E402
 
+#: the ACL of docs/mqtt.md: each table writes its own topics and reads its own seating; the hall
+#: reads every table and writes the seatings
 ACL = """pattern write mjtable/%u/#
+pattern read mjtable/%u/seating
 pattern write homeassistant/sensor/mjtable_%u/#
 pattern write homeassistant/binary_sensor/mjtable_%u/#
 
 user hall
 topic read mjtable/#
+topic write mjtable/+/seating
 """
 USERS = {"t1": "pw-t1", "t2": "pw-t2", "t3": "pw-t3", "hall": "pw-hall"}
 ARTIFACTS = ROOT / "tests" / "hall" / "artifacts"
@@ -183,13 +187,13 @@ def _until(cond, timeout: float, what: str):
         time.sleep(0.2)
 
 
-def _table_config(tmp: Path, broker: Broker, tid: str) -> Path:
-    """The table's table.toml: [mqtt] to ``broker``."""
+def table_config(tmp: Path, port: int, tid: str, password: str) -> Path:
+    """The table's table.toml: [mqtt] to the broker on 127.0.0.1:``port`` as user ``tid``."""
     cred = tmp / f"{tid}.cred"
-    cred.write_text(f"{tid}:{USERS[tid]}\n")
+    cred.write_text(f"{tid}:{password}\n")
     cred.chmod(0o600)
     p = tmp / f"{tid}.toml"
-    p.write_text(f'[mqtt]\nenabled = true\nhost = "127.0.0.1"\nport = {broker.port}\ntable_id = "{tid}"\n'
+    p.write_text(f'[mqtt]\nenabled = true\nhost = "127.0.0.1"\nport = {port}\ntable_id = "{tid}"\n'
                  f'credentials_file = "{cred}"\nkeepalive = 5\n')
     return p
 
@@ -222,7 +226,7 @@ def test_hall_sees_the_tables_through_the_broker(tmp_path):
         for tid, fault in (("t1", "lift-slow:W:wear=0.02"), ("t2", "lift-short:E")):
             d = tmp_path / tid
             d.mkdir()
-            tables.append(Server(d, "--config", str(_table_config(tmp_path, broker, tid)), "--no-preload",
+            tables.append(Server(d, "--config", str(table_config(tmp_path, broker.port, tid, USERS[tid])), "--no-preload",
                                  "--fault", fault, speed=50.0))
         t1, t2 = tables
         auth1, auth2 = ({"Authorization": f"Bearer {s.token}"} for s in tables)

@@ -17,6 +17,7 @@ import pytest
 TESTS = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(TESTS))
 from mqtt_broker import Broker  # noqa: E402
+from test_hall import ACL  # noqa: E402
 
 from hall import tournament as T  # noqa: E402
 from hall.config import BrokerConfig  # noqa: E402
@@ -28,8 +29,6 @@ TOKEN = "tournament-token-0123456789"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 TABLES = ("t1", "t2", "t3", "t4")
 PLAYERS = [f"P{i:02d}" for i in range(1, 17)]
-ACL = "pattern write mjtable/%u/#\npattern write homeassistant/sensor/mjtable_%u/#\n" \
-      "pattern write homeassistant/binary_sensor/mjtable_%u/#\n\nuser hall\ntopic read mjtable/#\n"
 USERS = {**{t: f"pw-{t}" for t in TABLES}, "hall": "pw-hall"}
 #: round 1: P01-P04 at t1 ...; round 2: each table gets one player of every round-1 table
 SEATING = [(1, t, PLAYERS[4 * i:4 * i + 4]) for i, t in enumerate(TABLES)] + \
@@ -81,6 +80,33 @@ def test_seating_csv_and_its_errors():
                        ("round,table,E,S,W,N\n0,t1,a,b,c,d\n", "from 1")]:
         with pytest.raises(HallError, match=words):
             T.parse_csv(bad)
+
+
+# ---- what each table is told: its seating for the current round ----
+def test_seating_messages_tell_each_table_its_round_and_clear_the_others():
+    seats = T.check([T.Seat(r, t, tuple(p)) for r, t, p in SEATING if (r, t) != (2, "t4")])  # t4 sits out round 2
+    msgs = T.seating_messages("Hall cup", seats, 2, known=["t1", "t9"])
+    assert set(msgs) == {"t1", "t2", "t3", "t4", "t9"} and msgs["t9"] is None  # t9: not in the tournament
+    assert msgs["t2"] == {"tournament": "Hall cup", "round": 2, "rounds": [1, 2], "table": "t2",
+                          "players": ["P02", "P06", "P10", "P14"]}
+    assert msgs["t4"]["players"] is None and msgs["t4"]["round"] == 2
+    assert T.seating_messages(None, [], None, known=["t1"]) == {"t1": None}
+
+
+def test_the_table_checks_the_seating_it_reads():
+    import json
+
+    from service.mqtt import parse_seating
+    good = {"tournament": "Hall cup", "round": 2, "rounds": [1, 2], "table": "t2", "players": ["a", "b", "c", "d"],
+            "t": 1.5}
+    assert parse_seating("t2", json.dumps(good).encode()) == good
+    assert parse_seating("t2", b"") is None  # cleared: no tournament here
+    assert parse_seating("t2", json.dumps({**good, "players": None}).encode())["players"] is None
+    for bad, words in [(b"\xff", "not UTF-8 JSON"), (b"[1]", "JSON object"), ({**good, "table": "t3"}, "names table 't3'"),
+                       ({**good, "round": 3}, "one of its rounds"), ({**good, "players": ["a", "b", "c"]}, "four names"),
+                       ({**good, "tournament": ""}, "tournament must be a name")]:
+        with pytest.raises(ValueError, match=words):
+            parse_seating("t2", bad if isinstance(bad, bytes) else json.dumps(bad).encode())
 
 
 # ---- the tournament end to end ----
