@@ -67,8 +67,8 @@ def _event(table, seq, kind, data, log="L1", t=None):
             "t": t if t is not None else time.time(), "data": data}
 
 
-def test_store_keeps_each_event_once_and_answers_the_views(tmp_path):
-    st = Store(tmp_path / "hall.sqlite")
+def test_store_keeps_each_event_once_and_answers_the_views(database):
+    st = Store(database)
     now = time.time()
     assert st.add_event("t1", _event("t1", 1, "fault", {"code": "E21", "side": "W", "meaning": "short"}, t=now - 60))
     assert not st.add_event("t1", _event("t1", 1, "fault", {"code": "E21"}))  # the same id again
@@ -99,8 +99,8 @@ def test_store_keeps_each_event_once_and_answers_the_views(tmp_path):
     st.close()
 
 
-def test_subscriber_refuses_what_docs_mqtt_does_not_describe(tmp_path):
-    st = Store(tmp_path / "hall.sqlite")
+def test_subscriber_refuses_what_docs_mqtt_does_not_describe(database):
+    st = Store(database)
     sub = Subscriber(HC.BrokerConfig(), st)
     sub.handle("mjtable/t1/availability", b"online")
     sub.handle("mjtable/t1/event/score", json.dumps(_event("t1", 1, "score", {"total": 8})).encode())
@@ -124,7 +124,9 @@ def test_hall_toml(tmp_path):
     cfg = HC.load(p)
     assert (cfg.port, cfg.fault_days, cfg.mqtt.host, cfg.mqtt.broker_port, cfg.mqtt.client_id) == \
         (8091, 3, "broker.local", 1884, "hall-2")
-    for body, words in [('[hall]\ndatabase = "postgresql://h/db"\n', "not supported yet"),
+    p.write_text('[hall]\ndatabase = "postgresql://hall:secret@db.local:5433/hall"\n')
+    assert HC.load(p).database == "postgresql://hall:secret@db.local:5433/hall"  # a URL stays text
+    for body, words in [('[hall]\ndatabase = "mysql://h/db"\n', "mysql:// databases are not supported"),
                         ('[hall]\nfault_days = 0\n', "hall.fault_days must be 1-365"),
                         ('[mqtt]\nqos = 1\n', "unknown key mqtt.qos"),
                         ('[mqtt]\nport = 0\n', "mqtt.port must be 1-65535")]:

@@ -82,6 +82,43 @@ def test_seating_csv_and_its_errors():
             T.parse_csv(bad)
 
 
+# ---- the store's tournament, on SQLite and on PostgreSQL ----
+def test_store_keeps_the_tournament_its_round_and_the_match_events(database):
+    st = Store(database)
+    assert st.tournament() == (None, []) and st.current_round() is None
+    with pytest.raises(HallError, match="no tournament is registered"):
+        st.set_round(1)
+    seats = T.check([T.Seat(r, t, tuple(p)) for r, t, p in SEATING])
+    st.set_tournament("Hall cup", seats)
+    assert st.current_round() == 1
+    st.set_round(2)
+    with pytest.raises(HallError, match="round 3 is not in the tournament: its rounds are 1, 2"):
+        st.set_round(3)
+    name, rows = st.tournament()
+    assert name == "Hall cup" and rows[4] == (2, "t1", ["P01", "P05", "P09", "P13"]) and len(rows) == 8
+    ev = {"id": "L:1", "table": "t1", "log": "L", "seq": 1, "kind": "match", "t": 1796137364.125,
+          "data": {"action": "new", "players": ["甲", "B", "C", "D"]}}
+    assert st.add_event("t1", ev) and not st.add_event("t1", ev)
+    st.add_event("t1", {**ev, "id": "L:2", "seq": 2, "kind": "cycle", "data": {"cycle": 1}})
+    st.set_availability("t2", "online")
+    st.close()
+    st = Store(database)  # what was kept is there after a restart of the hall
+    assert st.current_round() == 2 and st.tournament()[0] == "Hall cup" and st.table_ids() == ["t2"]
+    assert st.match_events(["t1", "t3"]) == {"t1": [{"log": "L", "seq": 1, "kind": "match", "t": 1796137364.125,
+                                                     "data": ev["data"]}], "t3": []}
+    st.set_tournament("Spring cup", seats[4:])  # replaces the tournament; its first round is current
+    assert st.current_round() == 2 and len(st.tournament()[1]) == 4
+    st.close()
+
+
+def test_a_postgresql_url_that_does_not_work_is_one_line_without_its_password(postgres):
+    with pytest.raises(HallError) as e:
+        Store(postgres.url("postgres", password="not-the-password"))
+    msg = e.value.message
+    assert "cannot open the hall's database postgresql://hall:***@127.0.0.1:" in msg and "not-the-password" not in msg
+    assert "\n" not in msg and "password authentication failed" in msg
+
+
 # ---- what each table is told: its seating for the current round ----
 def test_seating_messages_tell_each_table_its_round_and_clear_the_others():
     seats = T.check([T.Seat(r, t, tuple(p)) for r, t, p in SEATING if (r, t) != (2, "t4")])  # t4 sits out round 2
