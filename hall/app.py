@@ -154,7 +154,7 @@ def create_app(store: Store, token: str, subscriber: Any = None, *, fault_days: 
 
     def tournament_now() -> dict:
         name, rows = store.tournament()
-        seating = [T.Seat(r, t, tuple(p)) for r, t, p in rows]  # type: ignore[arg-type]
+        seating = T.from_rows(rows)
         sess = T.sessions(seating, store.match_events({s.table for s in seating}))
         rounds = sorted({s.round for s in seating})
         return {"name": name, "round": store.current_round(), "sessions": sess, "standings": T.standings(sess),

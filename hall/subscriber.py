@@ -86,7 +86,7 @@ class Subscriber:
         message clears it for a table not in the tournament. While the broker is away paho keeps
         the messages and they are sent again on connecting anyway. Returns the messages handed over."""
         name, rows = self.store.tournament()
-        seating = [T.Seat(r, t, tuple(p)) for r, t, p in rows]  # type: ignore[arg-type]
+        seating = T.from_rows(rows)
         msgs = T.seating_messages(name, seating, self.store.current_round(), self.store.table_ids())
         for table, body in msgs.items():
             payload = json.dumps({**body, "t": time.time()}, ensure_ascii=False) if body is not None else b""

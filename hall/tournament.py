@@ -52,6 +52,11 @@ class Seat:
         return {"round": self.round, "table": self.table, "players": list(self.players)}
 
 
+def from_rows(rows: Iterable[tuple[int, str, list[str]]]) -> list[Seat]:
+    """The seating from ``Store.tournament()``'s rows ``(round, table, players)``."""
+    return [Seat(r, t, tuple(p)) for r, t, p in rows]  # type: ignore[arg-type]
+
+
 def check(seating: Iterable[Seat]) -> list[Seat]:
     """The seating sorted by round and table.
 

@@ -155,16 +155,21 @@ class Hall:
                                       "--port", str(self.port), "--token-file", str(self.tmp / "hall-token"),
                                       "--database", str(self.tmp / "hall.sqlite")],
                                      cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        end = time.monotonic() + 30
-        while True:
-            assert self.proc.poll() is None, self.proc.stderr.read()
-            try:
-                if httpx.get(self.url + "/", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert time.monotonic() < end, "the hall did not start"
-            time.sleep(0.1)
+        end = time.monotonic() + 60
+        try:
+            while True:
+                assert self.proc.poll() is None, self.proc.stderr.read()
+                try:
+                    if httpx.get(self.url + "/", timeout=1).status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    pass
+                assert time.monotonic() < end, "the hall did not start"
+                time.sleep(0.1)
+        except BaseException:  # not left running behind the failed test
+            self.proc.kill()
+            self.proc.wait(20)
+            raise
         self.token = (self.tmp / "hall-token").read_text().strip()
 
     def get(self, path: str) -> dict:
@@ -263,18 +268,27 @@ def test_hall_sees_the_tables_through_the_broker(tmp_path):
         assert [c[0] for c in codes] == [0] * len(codes), codes
 
 
+#: the screenshots' two sizes: (name, viewport, device scale factor)
+VIEWPORTS = (("desktop", {"width": 1280, "height": 900}, 1), ("phone", {"width": 390, "height": 844}, 2))
+
+
+def launch_chromium(p):
+    """Debian's Chromium, headless, under Playwright ``p`` (never ``playwright install``'s browser)."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    return p.chromium.launch(executable_path=shutil.which("chromium") or "/usr/bin/chromium",
+                             args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                                   "--no-first-run"])
+
+
 def _screenshots(hall: Hall) -> None:
     """The page in Chromium, desktop and phone: the two tables, t2's fault, t1's lift in the list."""
     from playwright.sync_api import expect, sync_playwright
-    chromium = shutil.which("chromium") or "/usr/bin/chromium"
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    args = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium, args=args)
+        browser = launch_chromium(p)
         try:
             errors: list[str] = []
-            for name, viewport in (("desktop", {"width": 1280, "height": 900}), ("phone", {"width": 390, "height": 844})):
-                page = browser.new_page(viewport=viewport, device_scale_factor=2 if name == "phone" else 1)
+            for name, viewport, scale in VIEWPORTS:
+                page = browser.new_page(viewport=viewport, device_scale_factor=scale)
                 page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
                 page.goto(f"{hall.url}/#token={hall.token}")
                 expect(page.locator("#tables .card")).to_have_count(2, timeout=15000)

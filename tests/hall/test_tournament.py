@@ -130,8 +130,15 @@ def test_seating_messages_tell_each_table_its_round_and_clear_the_others():
     assert T.seating_messages(None, [], None, known=["t1"]) == {"t1": None}
 
 
-def test_the_table_checks_the_seating_it_reads():
+def test_the_table_checks_the_seating_it_reads(tmp_path):
     import json
+
+    sys.path.insert(0, str(TESTS / "service"))
+    from service_support import make_client
+    client, _, log = make_client(tmp_path)  # a table without [mqtt]: no hall to hear from
+    with client:
+        assert client.get("/api/seating").json() == {"reporting": False, "seating": None}
+    log.close()
 
     from service.mqtt import parse_seating
     good = {"tournament": "Hall cup", "round": 2, "rounds": [1, 2], "table": "t2", "players": ["a", "b", "c", "d"],
@@ -219,6 +226,13 @@ def test_tournament_of_4_tables_and_2_rounds_with_faults(tmp_path):
         r = hall.post("/api/tournament/csv", params={"name": "Hall cup"}, content=csv_text.encode(), headers=AUTH)
         assert r.status_code == 200 and r.json()["seats"] == 8, r.text
         assert hall.get("/api/tournament").status_code == 401  # the token is needed
+        # each table is told its seating for round 1 (retained mjtable/<table_id>/seating from the hall)
+        _wait(lambda: all(tables[t].pub.seating and tables[t].pub.seating["players"] == p
+                          for r_, t, p in SEATING if r_ == 1), 20, "every table told its round-1 seating")
+        assert hall.post("/api/tournament/round", json={"round": 2}).status_code == 401
+        r = hall.post("/api/tournament/round", json={"round": 3}, headers=AUTH)
+        assert r.status_code == 422 and "its rounds are 1, 2" in r.text
+        assert tables["t1"].pub.seating["round"] == 1  # nothing changed
 
         def play(rnd: int, plan):
             for (r_, t, players) in SEATING:

@@ -23,7 +23,6 @@ that is. A 60 s cut was run once by hand (see the closing report of the branch).
 from __future__ import annotations
 
 import os
-import shutil
 from concurrent.futures import ThreadPoolExecutor
 import signal
 import sys
@@ -38,7 +37,7 @@ sys.path.insert(0, str(TESTS))
 sys.path.insert(0, str(TESTS / "service"))
 from mqtt_broker import MOSQUITTO, Broker, Cable  # noqa: E402
 from service_support import Server  # noqa: E402
-from test_hall import ACL, ARTIFACTS, Hall, _until, table_config  # noqa: E402
+from test_hall import ACL, ARTIFACTS, VIEWPORTS, Hall, _until, launch_chromium, table_config  # noqa: E402
 from test_tournament import HAND_A, HAND_B, SEATING, TABLES, rule_standings  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not os.path.exists(MOSQUITTO), reason="mosquitto is not installed (tools/system-deps)")
@@ -91,7 +90,8 @@ class Tournament:
                 d = tmp / tid
                 d.mkdir()
                 port = self.cable.port if tid == CUT_TABLE else self.broker.port
-                return Server(d, "--config", str(table_config(tmp, port, tid, USERS[tid])), "--no-preload")
+                return Server(d, "--config", str(table_config(tmp, port, tid, USERS[tid])), "--no-preload",
+                              ready_timeout=120)  # four starting at once on a busy machine
             with ThreadPoolExecutor(len(TABLES)) as pool:  # the four start side by side
                 futures = {tid: pool.submit(table, tid) for tid in TABLES}
                 errors = []
@@ -301,17 +301,14 @@ def _screenshots(run: Tournament, tid: str, seats: list[tuple[int, str, list[str
     """The cut table's page after the tournament: round 2 of the tournament and its four players,
     the match started with them (desktop and phone, in Chromium; tests/hall/artifacts/)."""
     from playwright.sync_api import expect, sync_playwright
-    chromium = shutil.which("chromium") or "/usr/bin/chromium"
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
     players = next(p for r, t, p in seats if (r, t) == (2, tid))
     srv = run.tables[tid]
-    args = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium, args=args)
+        browser = launch_chromium(p)
         try:
             errors: list[str] = []
-            for name, viewport in (("desktop", {"width": 1280, "height": 900}), ("phone", {"width": 390, "height": 844})):
-                page = browser.new_page(viewport=viewport, device_scale_factor=2 if name == "phone" else 1)
+            for size, viewport, scale in VIEWPORTS:
+                page = browser.new_page(viewport=viewport, device_scale_factor=scale)
                 page.on("pageerror", lambda e: errors.append(str(e)))
                 page.on("response", lambda r: errors.append(f"{r.status} {r.url}") if r.status >= 400 else None)
                 page.add_init_script("localStorage.setItem('mjtable.lang', 'en')")
@@ -325,7 +322,7 @@ def _screenshots(run: Tournament, tid: str, seats: list[tuple[int, str, list[str
                 expect(page.locator("#t-note")).to_have_text("the match at the table is this round's seating")
                 expect(page.locator("#btn-t-start")).to_be_hidden()
                 assert page.evaluate("document.querySelectorAll('[style]').length") == 0
-                page.locator("#match-view").screenshot(path=str(ARTIFACTS / f"table_seating_{name}.png"))
+                page.locator("#match-view").screenshot(path=str(ARTIFACTS / f"table_seating_{size}.png"))
                 page.close()
             assert errors == [], errors  # no script error, no request refused
         finally:
