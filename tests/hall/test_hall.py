@@ -4,6 +4,7 @@ wearing, a lift that does not reach the top), the hall killed and restarted, its
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -272,45 +273,51 @@ def test_hall_sees_the_tables_through_the_broker(tmp_path):
 VIEWPORTS = (("desktop", {"width": 1280, "height": 900}, 1), ("phone", {"width": 390, "height": 844}, 2))
 
 
-def launch_chromium(p):
-    """Debian's Chromium, headless, under Playwright ``p`` (never ``playwright install``'s browser)."""
+def viewport_pages(p):
+    """Debian's Chromium, headless, under Playwright ``p`` (never ``playwright install``'s browser):
+    yields ``(size, page)`` for each of ``VIEWPORTS``, closing each page after its turn and the
+    browser at the end (use it under ``contextlib.closing``)."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    return p.chromium.launch(executable_path=shutil.which("chromium") or "/usr/bin/chromium",
-                             args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                                   "--no-first-run"])
+    browser = p.chromium.launch(executable_path=shutil.which("chromium") or "/usr/bin/chromium",
+                                args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                                      "--no-first-run"])
+    try:
+        for size, viewport, scale in VIEWPORTS:
+            page = browser.new_page(viewport=viewport, device_scale_factor=scale)
+            try:
+                yield size, page
+            finally:
+                page.close()
+    finally:
+        browser.close()
 
 
 def _screenshots(hall: Hall) -> None:
     """The page in Chromium, desktop and phone: the two tables, t2's fault, t1's lift in the list."""
     from playwright.sync_api import expect, sync_playwright
-    with sync_playwright() as p:
-        browser = launch_chromium(p)
-        try:
-            errors: list[str] = []
-            for name, viewport, scale in VIEWPORTS:
-                page = browser.new_page(viewport=viewport, device_scale_factor=scale)
-                page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-                page.goto(f"{hall.url}/#token={hall.token}")
-                expect(page.locator("#tables .card")).to_have_count(2, timeout=15000)
-                expect(page.locator("#tables .card.fault")).to_have_count(1)
-                expect(page.locator("#faults tbody tr").first).to_contain_text("t2")
-                expect(page.locator("#maintenance tbody tr").first).to_contain_text("t1")
-                assert hall.token not in page.url
-                assert page.evaluate("document.querySelectorAll('[style]').length") == 0
-                page.screenshot(path=str(ARTIFACTS / f"hall_{name}.png"), full_page=True)
-                if name == "desktop":  # a tournament registered on the page: a bad line named, then a good one
-                    assert errors == [], errors
-                    page.click("#t-register summary")
-                    page.fill("#t-form-name", "Spring cup")
-                    page.fill("#t-form-csv", "round,table,E,S,W,N\n1,t1,Ann,Bo,Cai,Dev\n1,t2,Eli,Fay,Gus,Ann\n")
-                    page.click("#t-form button[type=submit]")
-                    expect(page.locator("#message")).to_contain_text("Ann also sits at table t1")
-                    errors.clear()  # the browser logs the refused request (422): expected here
-                    page.fill("#t-form-csv", "round,table,E,S,W,N\n1,t1,Ann,Bo,Cai,Dev\n1,t2,Eli,Fay,Gus,Hao\n")
-                    page.click("#t-form button[type=submit]")
-                    expect(page.locator("#t-name")).to_have_text("Spring cup")
-                    expect(page.locator("#t-progress")).to_contain_text("2 sessions: 0 started")
-                page.close()
-            assert errors == [], errors  # nothing refused by the CSP, no script error
-        finally:
-            browser.close()
+    with sync_playwright() as p, contextlib.closing(viewport_pages(p)) as pages:
+        errors: list[str] = []
+        for name, page in pages:
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            page.goto(f"{hall.url}/#token={hall.token}")
+            expect(page.locator("#tables .card")).to_have_count(2, timeout=15000)
+            expect(page.locator("#tables .card.fault")).to_have_count(1)
+            expect(page.locator("#faults tbody tr").first).to_contain_text("t2")
+            expect(page.locator("#maintenance tbody tr").first).to_contain_text("t1")
+            assert hall.token not in page.url
+            assert page.evaluate("document.querySelectorAll('[style]').length") == 0
+            page.screenshot(path=str(ARTIFACTS / f"hall_{name}.png"), full_page=True)
+            if name == "desktop":  # a tournament registered on the page: a bad line named, then a good one
+                assert errors == [], errors
+                page.click("#t-register summary")
+                page.fill("#t-form-name", "Spring cup")
+                page.fill("#t-form-csv", "round,table,E,S,W,N\n1,t1,Ann,Bo,Cai,Dev\n1,t2,Eli,Fay,Gus,Ann\n")
+                page.click("#t-form button[type=submit]")
+                expect(page.locator("#message")).to_contain_text("Ann also sits at table t1")
+                errors.clear()  # the browser logs the refused request (422): expected here
+                page.fill("#t-form-csv", "round,table,E,S,W,N\n1,t1,Ann,Bo,Cai,Dev\n1,t2,Eli,Fay,Gus,Hao\n")
+                page.click("#t-form button[type=submit]")
+                expect(page.locator("#t-name")).to_have_text("Spring cup")
+                expect(page.locator("#t-progress")).to_contain_text("2 sessions: 0 started")
+                expect(page.locator("#t-round")).to_have_value("1")  # the round being played: the first
+        assert errors == [], errors  # nothing refused by the CSP, no script error

@@ -22,6 +22,7 @@ that is. A 60 s cut was run once by hand (see the closing report of the branch).
 
 from __future__ import annotations
 
+import contextlib
 import os
 from concurrent.futures import ThreadPoolExecutor
 import signal
@@ -37,7 +38,7 @@ sys.path.insert(0, str(TESTS))
 sys.path.insert(0, str(TESTS / "service"))
 from mqtt_broker import MOSQUITTO, Broker, Cable  # noqa: E402
 from service_support import Server  # noqa: E402
-from test_hall import ACL, ARTIFACTS, VIEWPORTS, Hall, _until, launch_chromium, table_config  # noqa: E402
+from test_hall import ACL, ARTIFACTS, Hall, _until, table_config, viewport_pages  # noqa: E402
 from test_tournament import HAND_A, HAND_B, SEATING, TABLES, rule_standings  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not os.path.exists(MOSQUITTO), reason="mosquitto is not installed (tools/system-deps)")
@@ -303,27 +304,36 @@ def _screenshots(run: Tournament, tid: str, seats: list[tuple[int, str, list[str
     from playwright.sync_api import expect, sync_playwright
     players = next(p for r, t, p in seats if (r, t) == (2, tid))
     srv = run.tables[tid]
-    with sync_playwright() as p:
-        browser = launch_chromium(p)
-        try:
-            errors: list[str] = []
-            for size, viewport, scale in VIEWPORTS:
-                page = browser.new_page(viewport=viewport, device_scale_factor=scale)
-                page.on("pageerror", lambda e: errors.append(str(e)))
-                page.on("response", lambda r: errors.append(f"{r.status} {r.url}") if r.status >= 400 else None)
-                page.add_init_script("localStorage.setItem('mjtable.lang', 'en')")
-                page.goto(f"{srv.url}/#token={srv.token}")
-                expect(page.locator("#tourney")).to_be_visible(timeout=15000)
-                expect(page.locator("#t-name")).to_have_text(name)
-                expect(page.locator("#t-round")).to_have_text("round 2 of 2")
-                expect(page.locator("#t-seats tbody tr")).to_have_count(4)
-                for side, who in zip("ESWN", players):
-                    expect(page.locator(f"#t-seats tr[data-side={side}] .name")).to_have_text(who)
-                expect(page.locator("#t-note")).to_have_text("the match at the table is this round's seating")
-                expect(page.locator("#btn-t-start")).to_be_hidden()
-                assert page.evaluate("document.querySelectorAll('[style]').length") == 0
-                page.locator("#match-view").screenshot(path=str(ARTIFACTS / f"table_seating_{size}.png"))
-                page.close()
-            assert errors == [], errors  # no script error, no request refused
-        finally:
-            browser.close()
+    with sync_playwright() as p, contextlib.closing(viewport_pages(p)) as pages:
+        errors: list[str] = []
+        for size, page in pages:
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.on("response", lambda r: errors.append(f"{r.status} {r.url}") if r.status >= 400 else None)
+            page.add_init_script("localStorage.setItem('mjtable.lang', 'en')")
+            page.goto(f"{srv.url}/#token={srv.token}")
+            expect(page.locator("#tourney")).to_be_visible(timeout=15000)
+            expect(page.locator("#t-name")).to_have_text(name)
+            expect(page.locator("#t-round")).to_have_text("round 2 of 2")
+            expect(page.locator("#t-seats tbody tr")).to_have_count(4)
+            for side, who in zip("ESWN", players):
+                expect(page.locator(f"#t-seats tr[data-side={side}] .name")).to_have_text(who)
+            expect(page.locator("#t-note")).to_have_text("the match at the table is this round's seating")
+            expect(page.locator("#btn-t-start")).to_be_hidden()
+            assert page.evaluate("document.querySelectorAll('[style]').length") == 0
+            page.locator("#match-view").screenshot(path=str(ARTIFACTS / f"table_seating_{size}.png"))
+            if size != "phone":
+                continue
+            # on the last page: the organiser sets round 1 again; the open page shows it at once (the
+            # stream's seating event), says the match is not that seating, and its button starts one
+            r = httpx.post(run.hall.url + "/api/tournament/round", json={"round": 1},
+                           headers={"Authorization": f"Bearer {run.hall.token}"}, timeout=10)
+            assert r.status_code == 200, r.text
+            expect(page.locator("#t-round")).to_have_text("round 1 of 2", timeout=20000)
+            expect(page.locator("#t-note")).to_have_text("the match at the table is not this round's seating")
+            page.locator("#match-view").screenshot(path=str(ARTIFACTS / "table_seating_other_round.png"))
+            page.click("#btn-t-start")
+            first = next(p for r_, t, p in seats if (r_, t) == (1, tid))
+            expect(page.locator("#seats tr[data-side=E] .name")).to_have_text(first[0])
+            expect(page.locator("#t-note")).to_have_text("the match at the table is this round's seating")
+            expect(page.locator("#btn-t-start")).to_be_hidden()
+        assert errors == [], errors  # no script error, no request refused
