@@ -218,7 +218,9 @@ def _serve(args: argparse.Namespace, out: IO[str]) -> int:
         publisher = None
         if cfg.mqtt.enabled:
             from service.mqtt import make_publisher
-            publisher = make_publisher(cfg.mqtt, log, hub.listen)
+            # the hall's seating for this table: to the open pages at once (the stream's "seating" event)
+            publisher = make_publisher(cfg.mqtt, log, hub.listen,
+                                       on_seating=lambda s: hub.publish({"type": "seating", "seating": s}))
     except BaseException:
         sock.close()
         backend.close()
@@ -233,7 +235,8 @@ def _serve(args: argparse.Namespace, out: IO[str]) -> int:
                     streams_total=cfg.max_streams, streams_per_client=cfg.max_streams_per_client)
     scorer = Scorer(cfg.camera_image, cfg.camera_source, cfg.camera_device)
     app = create_app(control, log, token, scorer, max_upload_bytes=cfg.max_upload_bytes,
-                     preload_vision=cfg.preload_vision, limits=limits, connections=connections)
+                     preload_vision=cfg.preload_vision, limits=limits, connections=connections,
+                     seating=(lambda: publisher.seating) if publisher is not None else None)
     port = sock.getsockname()[1]
     url = _local_url(cfg, port, bool(tls))
     log.append("start", {"backend": backend.kind, "host": cfg.host, "port": cfg.port})

@@ -41,7 +41,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from service_bench import cpu_s  # noqa: E402  (a process's CPU seconds from /proc)
 
-ACL = "user table\ntopic write mjtable/#\ntopic write homeassistant/#\n\nuser hall\ntopic read mjtable/#\n"
+ACL = ("user table\ntopic write mjtable/#\ntopic write homeassistant/#\ntopic read mjtable/+/seating\n\n"
+       "user hall\ntopic read mjtable/#\ntopic write mjtable/+/seating\n")
 
 
 def peak_rss_mb(pid: int) -> float:

@@ -1,7 +1,7 @@
 """The hall: every table of a mahjong hall seen in one place (``mjtable hall``, issue #22).
 
 The tables report to an MQTT broker (``service.mqtt``, ``docs/mqtt.md``); the hall subscribes
-(``hall.subscriber``), keeps every table's state and history in its own SQLite database
+(``hall.subscriber``), keeps every table's state and history in its own database (SQLite, or PostgreSQL by URL)
 (``hall.store``: duplicates dropped by event id), ranks the lifts whose travel is drifting
 (``hall.maintenance``) and serves a token-protected page (``hall.app``).
 

@@ -17,7 +17,13 @@ Routes (all GET, JSON):
   the standings overall and per round; ``/api/tournament/csv``: the standings as CSV;
 * ``POST /api/tournament`` (JSON ``{"name", "seating": [{"round", "table", "players": [E, S, W, N]}]}``)
   and ``POST /api/tournament/csv?name=`` (a CSV body ``round,table,E,S,W,N``): register the tournament
-  (replacing the one before); 422 naming the line or seat that is wrong.
+  (replacing the one before; its first round becomes the current one); 422 naming the line or seat
+  that is wrong;
+* ``POST /api/tournament/round`` (JSON ``{"round": n}``): the round being played now; 422 for a
+  round the tournament does not have.
+
+After each of these POSTs (and on every connection to the broker) the hall tells each table its
+seating for the current round, retained on ``mjtable/<table_id>/seating`` (``Subscriber.publish_seating``).
 """
 
 from __future__ import annotations
@@ -54,6 +60,11 @@ class TournamentBody(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
     name: str = Field(min_length=1, max_length=100)
     seating: list[SeatBody] = Field(min_length=1, max_length=5000)
+
+
+class RoundBody(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    round: int = Field(ge=1, le=1000)
 
 
 def _refused(e: HallError) -> HTTPException:
@@ -107,7 +118,12 @@ def create_app(store: Store, token: str, subscriber: Any = None, *, fault_days: 
         except HallError as e:
             raise _refused(e) from None
         store.set_tournament(name, checked)
-        return {"name": name, "seats": len(checked)}
+        tell_tables()
+        return {"name": name, "seats": len(checked), "round": store.current_round()}
+
+    def tell_tables() -> None:
+        if subscriber is not None:
+            subscriber.publish_seating()
 
     @app.post("/api/tournament", dependencies=Auth)
     async def new_tournament(body: TournamentBody) -> dict:
@@ -124,12 +140,24 @@ def create_app(store: Store, token: str, subscriber: Any = None, *, fault_days: 
             raise _refused(e) from None
         return await asyncio.to_thread(register, name, seating)
 
+    def set_round(n: int) -> dict:
+        try:
+            store.set_round(n)
+        except HallError as e:
+            raise _refused(e) from None
+        tell_tables()
+        return {"round": n}
+
+    @app.post("/api/tournament/round", dependencies=Auth)
+    async def new_round(body: RoundBody) -> dict:
+        return await asyncio.to_thread(set_round, body.round)
+
     def tournament_now() -> dict:
         name, rows = store.tournament()
-        seating = [T.Seat(r, t, tuple(p)) for r, t, p in rows]  # type: ignore[arg-type]
+        seating = T.from_rows(rows)
         sess = T.sessions(seating, store.match_events({s.table for s in seating}))
         rounds = sorted({s.round for s in seating})
-        return {"name": name, "sessions": sess, "standings": T.standings(sess),
+        return {"name": name, "round": store.current_round(), "sessions": sess, "standings": T.standings(sess),
                 "rounds": {str(n): T.standings(sess, only_round=n) for n in rounds}}
 
     @app.get("/api/tournament", dependencies=Auth)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import IO, Callable
 
 
@@ -20,13 +19,14 @@ def add_parser(sub) -> None:
     """Add ``hall`` to the ``mjtable`` sub-command parsers."""
     h = sub.add_parser("hall", help="run the hall: every table's state, faults and maintenance from the MQTT broker",
                        description="Subscribe to the broker the tables report to (docs/mqtt.md), keep every table's "
-                       "state and history in a SQLite database and serve a token-protected page. Binds to "
+                       "state and history in a database (SQLite, or PostgreSQL by URL) and serve a token-protected page. Binds to "
                        "127.0.0.1 unless --host says otherwise.")
     h.add_argument("--config", metavar="hall.toml", default=None, help="configuration file ([hall], [mqtt])")
     h.add_argument("--host", default=None, help="address to bind (default 127.0.0.1)")
     h.add_argument("--port", type=int, default=None, help="TCP port (default 8090)")
     h.add_argument("--token-file", default=None, metavar="PATH", help="the hall's token file (made, mode 0600, if missing)")
-    h.add_argument("--database", default=None, metavar="PATH", help="the hall's SQLite database")
+    h.add_argument("--database", default=None, metavar="PATH|URL",
+                   help="the hall's database: a SQLite file, or postgresql://user:password@host:port/dbname")
 
 
 def cmd_hall(args: argparse.Namespace, out: IO[str] = sys.stdout, err: IO[str] = sys.stderr, *,
@@ -57,13 +57,13 @@ def _run(args: argparse.Namespace, out: IO[str], bind: Callable) -> int:
 
     from . import config as HC
     from .app import create_app
-    from .store import Store
+    from .store import Store, describe
     from .subscriber import Subscriber
 
     cfg = HC.load(args.config)
     apply_server_args(cfg, args.host, args.port, args.token_file)
     if args.database is not None:
-        cfg.database = Path(args.database)
+        cfg.database = HC.database(args.database)
     sock = bind(cfg.host, cfg.port)
     try:
         token, created = auth.load_or_create(cfg.token_file)
@@ -77,7 +77,7 @@ def _run(args: argparse.Namespace, out: IO[str], bind: Callable) -> int:
     port = sock.getsockname()[1]
     host = "localhost" if cfg.host in ("127.0.0.1", "0.0.0.0", "::", "::1") else cfg.host
     out.write(f"mjtable hall: page at http://{host}:{port}/ (bound to {cfg.host}), broker "
-              f"{cfg.mqtt.host}:{cfg.mqtt.broker_port}, database {cfg.database}, token file {cfg.token_file}\n")
+              f"{cfg.mqtt.host}:{cfg.mqtt.broker_port}, database {describe(cfg.database)}, token file {cfg.token_file}\n")
     if created:
         out.write(f"mjtable hall: the hall's token (shown once; again with: cat {cfg.token_file}):\n  {token}\n"
                   f"  open http://{host}:{port}/#token={token}\n")

@@ -4,7 +4,8 @@
     host = "127.0.0.1"        # the page's address to bind: 127.0.0.1 unless told otherwise
     port = 8090
     token_file = "/var/lib/mjtable/hall-token"     # default: <state dir>/hall-token (made, mode 0600)
-    database = "/var/lib/mjtable/hall.sqlite"      # default: <state dir>/hall.sqlite
+    database = "/var/lib/mjtable/hall.sqlite"      # default: <state dir>/hall.sqlite; or a PostgreSQL
+                              # URL "postgresql://user:password@host:5432/dbname" (the postgres extra)
     fault_days = 7            # the page's faults of the last N days (1-365)
     allowed_hosts = ["hall.local"]   # names the Host header may carry (as the table's [service])
 
@@ -16,8 +17,8 @@
     keepalive = 30
     client_id = "mjtable-hall"   # the hall's persistent session on the broker
 
-The broker keys are checked by the table's own code (``service.config.apply_mqtt``). A PostgreSQL
-URL as ``database`` is refused with a message: only SQLite is implemented today.
+The broker keys are checked by the table's own code (``service.config.apply_mqtt``). A URL as
+``database`` other than ``postgresql://`` (or ``postgres://``) is refused with a message.
 Every error names the key (``service.errors.ConfigError``).
 """
 
@@ -29,6 +30,8 @@ from pathlib import Path
 
 from service import config as SC
 from service.errors import ConfigError
+
+from .store import PG_URL
 
 _KEYS = {"hall": {"host": str, "port": int, "token_file": str, "database": str, "fault_days": int,
                   "allowed_hosts": list},
@@ -64,10 +67,24 @@ class HallConfig:
     host: str = "127.0.0.1"
     port: int = 8090
     token_file: Path = dataclasses.field(default_factory=lambda: _state_dir() / "hall-token")
-    database: Path = dataclasses.field(default_factory=lambda: _state_dir() / "hall.sqlite")
+    database: Path | str = dataclasses.field(default_factory=lambda: _state_dir() / "hall.sqlite")
     fault_days: int = 7
     allowed_hosts: tuple[str, ...] | None = None
     mqtt: BrokerConfig = dataclasses.field(default_factory=BrokerConfig)
+
+
+def database(value: str, where: str = "--database") -> Path | str:
+    """A SQLite file's path, or a PostgreSQL URL (``postgresql://`` or ``postgres://``) kept as text.
+
+    Raises:
+        ConfigError: another kind of URL, or an empty value (names ``where`` and what is allowed).
+    """
+    if PG_URL.match(value):
+        return value
+    if "://" in value or not value.strip():
+        raise ConfigError(f"{where}: {value.split('://')[0]}:// databases are not supported: give the path of a "
+                          "SQLite file or a postgresql://user:password@host:port/dbname URL")
+    return Path(value)
 
 
 def load(path: str | Path | None) -> HallConfig:
@@ -96,10 +113,7 @@ def load(path: str | Path | None) -> HallConfig:
         if key == "fault_days" and not 1 <= v <= 365:
             raise ConfigError(f"{where} must be 1-365 days, got {v}")
         if key == "database":
-            if "://" in v:
-                raise ConfigError(f"{where}: {v.split('://')[0]}:// databases are not supported yet; give the path "
-                                  "of a SQLite file")
-            cfg.database = Path(v)
+            cfg.database = database(v, where)
             continue
         if key == "allowed_hosts":
             if not v or not all(isinstance(h, str) and h.strip() for h in v):

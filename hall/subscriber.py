@@ -7,6 +7,10 @@ twice (sent again by a table after an outage, or by the broker) is kept once (``
 
 Topics (``docs/mqtt.md``): ``mjtable/+/availability``, ``mjtable/+/status``, ``mjtable/+/event/+``.
 A message that is not what the document says is counted in ``rejected`` and logged, never kept.
+
+The hall also publishes one thing: each table's seating for the tournament's current round,
+retained on ``mjtable/<table_id>/seating`` (``publish_seating``; information for the table's page,
+never a command), on every connection and whenever the organiser changes the tournament or its round.
 """
 
 from __future__ import annotations
@@ -14,14 +18,16 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import time
 from typing import Any, Callable
 
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
 from service.config import TABLE_ID
-from service.mqtt import ROOT, make_client
+from service.mqtt import ROOT, make_client, seating_topic
 
+from . import tournament as T
 from .config import BrokerConfig
 from .store import BadPayload, Store
 
@@ -54,6 +60,7 @@ class Subscriber:
         c.on_disconnect = self._on_disconnect
         c.on_subscribe = self._on_subscribe
         c.on_message = self._on_message
+        c.on_publish = self._on_publish
         self.client = c
 
     def start(self) -> None:
@@ -73,6 +80,19 @@ class Subscriber:
                 "received": self.received, "rejected": self.rejected, "duplicates": self.store.duplicates,
                 "error": self.last_error}
 
+    def publish_seating(self) -> int:
+        """Tell every table its seating for the current round (``hall.tournament.seating_messages``
+        from the store): retained, QoS 1, on ``mjtable/<table_id>/seating``; an empty retained
+        message clears it for a table not in the tournament. While the broker is away paho keeps
+        the messages and they are sent again on connecting anyway. Returns the messages handed over."""
+        name, rows = self.store.tournament()
+        seating = T.from_rows(rows)
+        msgs = T.seating_messages(name, seating, self.store.current_round(), self.store.table_ids())
+        for table, body in msgs.items():
+            payload = json.dumps({**body, "t": time.time()}, ensure_ascii=False) if body is not None else b""
+            self.client.publish(seating_topic(table), payload, qos=1, retain=True)
+        return len(msgs)
+
     # -- paho's callbacks --
     def _on_connect(self, client, userdata, flags, reason_code, properties) -> None:
         if reason_code.is_failure:
@@ -90,6 +110,16 @@ class Subscriber:
             log.warning("hall: %s", self.last_error)
         else:
             self.subscribed.set()
+        try:
+            self.publish_seating()
+        except Exception:  # noqa: BLE001 - the seating is sent again at the next change or connection
+            log.exception("hall: publishing the seating")
+
+    def _on_publish(self, client, userdata, mid, reason_code, properties) -> None:
+        if reason_code.is_failure:
+            self.last_error = (f"the broker refused the seating: {reason_code} (its ACL must let the hall write "
+                               f"{ROOT}/+/seating)")
+            log.warning("hall: %s", self.last_error)
 
     def _on_disconnect(self, client, userdata, flags, reason_code, properties) -> None:
         self.connected.clear()

@@ -15,6 +15,10 @@ table recorded it, and the standings by 第十一条 (``../shared/seeds/000_ba05
 * Standings (``scoring.match.ranking``, 第十一条): by the sum of standard points, then the sum of
   match points, then the best single-session standard points and how often; per round and overall.
 
+The round being played now is the organiser's (``Store.set_round``; the first round at registration).
+The hall tells each table its seating for that round (``seating_messages``): a retained message on
+``mjtable/<table_id>/seating`` (``docs/mqtt.md``), which the table's page shows.
+
 A session that has not reached its 16th hand counts with the hands played so far and is marked
 ``finished: false`` (a tournament cut short by time counts what was played).
 """
@@ -46,6 +50,11 @@ class Seat:
 
     def to_dict(self) -> dict[str, Any]:
         return {"round": self.round, "table": self.table, "players": list(self.players)}
+
+
+def from_rows(rows: Iterable[tuple[int, str, list[str]]]) -> list[Seat]:
+    """The seating from ``Store.tournament()``'s rows ``(round, table, players)``."""
+    return [Seat(r, t, tuple(p)) for r, t, p in rows]  # type: ignore[arg-type]
 
 
 def check(seating: Iterable[Seat]) -> list[Seat]:
@@ -97,6 +106,27 @@ def parse_csv(text: str) -> list[Seat]:
             raise HallError(f"seating CSV line {n}: the round must be a number, got {row[0]!r}") from None
         out.append(Seat(rnd, row[1].strip(), tuple(c.strip() for c in row[2:])))  # type: ignore[arg-type]
     return check(out)
+
+
+def seating_messages(name: str | None, seating: list[Seat], current: int | None,
+                     known: Iterable[str] = ()) -> dict[str, dict[str, Any] | None]:
+    """What each table is told on ``mjtable/<table_id>/seating`` (retained), for the tournament
+    ``name`` with ``seating`` and the round ``current`` being played now.
+
+    Returns ``{table_id: payload}``: for every table of the tournament ``{"tournament", "round",
+    "rounds", "table", "players"}`` (``players`` the four names at E, S, W, N, or None when the
+    table sits out this round; ``rounds`` the tournament's round numbers); for the other tables of
+    ``known`` None (their retained seating is cleared). No tournament (``name`` None): all None.
+    """
+    out: dict[str, dict[str, Any] | None] = {t: None for t in known}
+    if name is None or current is None:
+        return out
+    rounds = sorted({s.round for s in seating})
+    now = {s.table: list(s.players) for s in seating if s.round == current}
+    for table in sorted({s.table for s in seating}):
+        out[table] = {"tournament": name, "round": current, "rounds": rounds, "table": table,
+                      "players": now.get(table)}
+    return out
 
 
 def sessions(seating: list[Seat], table_events: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:

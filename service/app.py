@@ -17,7 +17,7 @@ import json
 import logging
 import threading
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Callable, Literal
 
 from fastapi import Depends, FastAPI, File, Form, HTTPException, Query, Request, UploadFile
 from fastapi.exceptions import RequestValidationError
@@ -150,11 +150,13 @@ class ShantenBody(_Strict):
 def create_app(control: Control, log: EventLog, token: str, scorer: Scorer, *,
                max_upload_bytes: int = 8 * 1024 * 1024, start_control: bool = True,
                preload_vision: bool = False, limits: Limits | None = None,
-               connections: Connections | None = None) -> FastAPI:
+               connections: Connections | None = None,
+               seating: Callable[[], dict[str, Any] | None] | None = None) -> FastAPI:
     """The application over a ``Control`` (started at start-up when ``start_control``, stopped at
     shutdown: every motor stopped, the backend closed). ``limits``: the guard's (``service.guard``;
     the photo route's body limit is set from ``max_upload_bytes``); ``connections``: the server's
-    open connections (``service.connections``), None under a test client."""
+    open connections (``service.connections``), None under a test client; ``seating``: the hall's
+    latest seating for this table (``service.mqtt.Publisher.seating``), None without a broker."""
     hub = control.hub
 
     @contextlib.asynccontextmanager
@@ -252,6 +254,14 @@ def create_app(control: Control, log: EventLog, token: str, scorer: Scorer, *,
 
         return StreamingResponse(stream(), media_type="text/event-stream",
                                  headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+    @app.get("/api/seating")
+    async def get_seating() -> dict:
+        """Who sits where in the tournament's current round, as the hall said on the broker
+        (``docs/mqtt.md``): ``{"reporting": bool, "seating": {"tournament", "round", "rounds",
+        "table", "players": [E, S, W, N] | null, "t"} | null}``; live as the ``seating`` event of
+        /api/events. ``reporting`` false: no ``[mqtt]``, so no hall to hear from."""
+        return {"reporting": seating is not None, "seating": seating() if seating is not None else None}
 
     @app.get("/api/auth", status_code=204, dependencies=[Auth])
     async def check_token() -> None:

@@ -23,7 +23,10 @@ stays in the outbox, the refusal is logged, and the sender tries again after ``R
 Home Assistant discovery (``discovery = true``): retained config topics under
 ``<discovery_prefix>/sensor|binary_sensor/mjtable_<table_id>/<object>/config``, one device per table.
 
-Control over MQTT is not offered: the table subscribes to nothing.
+Control over MQTT is not offered. The table subscribes to one topic only, its own
+``mjtable/<table_id>/seating`` (retained, published by the hall): who sits where in the tournament's
+current round, information its page shows (``seating``, ``parse_seating``); no message on the broker
+starts, stops or changes anything at the table.
 
 Client: paho-mqtt 2.x with ``CallbackAPIVersion.VERSION2``; its network thread runs the callbacks.
 """
@@ -75,9 +78,47 @@ def make_client(client_id: str, credentials_file=None, ca_file=None) -> paho.Cli
 
 
 def topics(table_id: str) -> dict[str, str]:
-    """The table's topics: ``availability``, ``status`` and ``event`` (a prefix: ``event/<kind>``)."""
+    """The table's topics: ``availability``, ``status``, ``event`` (a prefix: ``event/<kind>``) and
+    ``seating`` (the one the table reads)."""
     base = f"{ROOT}/{table_id}"
-    return {"availability": f"{base}/availability", "status": f"{base}/status", "event": f"{base}/event"}
+    return {"availability": f"{base}/availability", "status": f"{base}/status", "event": f"{base}/event",
+            "seating": seating_topic(table_id)}
+
+
+def seating_topic(table_id: str) -> str:
+    """``mjtable/<table_id>/seating``: the hall's retained word on who sits at the table this round."""
+    return f"{ROOT}/{table_id}/seating"
+
+
+def parse_seating(table_id: str, payload: bytes) -> dict[str, Any] | None:
+    """The seating the hall published for ``table_id`` (``docs/mqtt.md``): ``{"tournament", "round",
+    "rounds", "table", "players", "t"}`` with ``players`` the four names at E, S, W, N or None (the
+    table sits out the round); None for an empty payload (no tournament at this table).
+
+    Raises:
+        ValueError: not UTF-8 JSON of that shape, or for another table (names what is wrong).
+    """
+    if not payload:
+        return None
+    try:
+        body = json.loads(payload.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        raise ValueError("the seating is not UTF-8 JSON") from None
+    if not isinstance(body, dict):
+        raise ValueError("the seating must be a JSON object")
+    if body.get("table") != table_id:
+        raise ValueError(f"the seating names table {str(body.get('table'))[:64]!r}, not {table_id!r}")
+    name, rnd, rounds, players = body.get("tournament"), body.get("round"), body.get("rounds"), body.get("players")
+    if not isinstance(name, str) or not 1 <= len(name) <= 100:
+        raise ValueError("the seating's tournament must be a name of 1-100 characters")
+    if not isinstance(rounds, list) or not all(isinstance(r, int) and r >= 1 for r in rounds) or rnd not in rounds:
+        raise ValueError("the seating's round must be one of its rounds (numbers from 1)")
+    if players is not None and (not isinstance(players, list) or len(players) != 4 or
+                                not all(isinstance(p, str) and 1 <= len(p) <= 24 for p in players)):
+        raise ValueError("the seating's players must be four names (1-24 characters) at E, S, W, N, or null")
+    t = body.get("t")
+    return {"tournament": name, "round": rnd, "rounds": rounds, "table": table_id, "players": players,
+            "t": t if isinstance(t, (int, float)) else None}
 
 
 def event_payload(table_id: str, log_id: str, ev: dict[str, Any]) -> dict[str, Any]:
@@ -136,13 +177,16 @@ class Publisher:
         client_id: the MQTT client id (default ``mjtable-<table_id>``).
 
     Use: ``start()``, feed ``on_message`` with the hub's messages (``Hub.listen``), ``stop()``.
+    ``seating``: the latest seating from the hall (``parse_seating``), None before any;
+    ``on_seating(seating)`` is called (on paho's thread; must return at once) when it changes.
     Nothing here blocks the control loop: the client's network thread and the sender thread do the work.
 
     Raises (constructor):
         ConfigError: the credentials file is unreadable or not 0600.
     """
 
-    def __init__(self, cfg: MqttConfig, events: EventLog, client_id: str | None = None) -> None:
+    def __init__(self, cfg: MqttConfig, events: EventLog, client_id: str | None = None,
+                 on_seating: Callable[[dict[str, Any] | None], None] | None = None) -> None:
         if not cfg.table_id:
             raise ValueError("the publisher needs [mqtt] table_id")
         missing = set(EVENT_KINDS) - events.outbox_kinds
@@ -169,12 +213,16 @@ class Publisher:
         self._rules = score[0]["data"].get("rules", "mcr") if score else None
         self.last_error: str | None = None
         self.acked = 0
+        self.seating: dict[str, Any] | None = None
+        self.on_seating = on_seating
         c = make_client(client_id or f"mjtable-{cfg.table_id}", cfg.credentials_file, cfg.ca_file)
         c.will_set(self.topics["availability"], "offline", qos=cfg.qos, retain=True)
         c.max_inflight_messages_set(WINDOW)
         c.on_connect = self._on_connect
         c.on_disconnect = self._on_disconnect
         c.on_publish = self._on_publish
+        c.on_message = self._on_seating
+        c.on_subscribe = self._on_subscribe
         self.client = c
         self._thread = threading.Thread(target=self._run, name="mjtable-mqtt", daemon=True)
         events.on_outbox = lambda _eid: self._wake.set()
@@ -231,7 +279,25 @@ class Publisher:
         self._retained_sent = False
         self._status_dirty = True
         log.info("mqtt: connected to %s:%d as %s", self.cfg.host, self.cfg.broker_port, self.cfg.table_id)
+        client.subscribe(self.topics["seating"], qos=1)  # the only subscription: information, never control
         self._wake.set()
+
+    def _on_subscribe(self, client, userdata, mid, reason_codes, properties) -> None:
+        if any(rc.is_failure for rc in reason_codes):
+            log.warning("mqtt: the broker refused the seating subscription: %s (its ACL must let %s read %s)",
+                        ", ".join(str(rc) for rc in reason_codes), self.cfg.table_id, self.topics["seating"])
+
+    def _on_seating(self, client, userdata, msg) -> None:
+        if msg.topic != self.topics["seating"]:
+            return
+        try:
+            seating = parse_seating(self.cfg.table_id, msg.payload)
+        except ValueError as e:
+            log.warning("mqtt: %s: %s", msg.topic, e)
+            return
+        self.seating = seating
+        if self.on_seating is not None:
+            self.on_seating(seating)
 
     def _on_disconnect(self, client, userdata, flags, reason_code, properties) -> None:
         if self._connected and not self._stopping.is_set():
@@ -347,9 +413,10 @@ class Publisher:
             self._status_dirty = True
 
 
-def make_publisher(cfg: MqttConfig, events: EventLog, subscribe: Callable[[Callable], None]) -> Publisher:
-    """A started publisher fed by ``subscribe`` (``Hub.listen``)."""
-    pub = Publisher(cfg, events)
+def make_publisher(cfg: MqttConfig, events: EventLog, subscribe: Callable[[Callable], None],
+                   on_seating: Callable[[dict[str, Any] | None], None] | None = None) -> Publisher:
+    """A started publisher fed by ``subscribe`` (``Hub.listen``); ``on_seating`` as ``Publisher``'s."""
+    pub = Publisher(cfg, events, on_seating=on_seating)
     subscribe(pub.on_message)
     pub.start()
     return pub

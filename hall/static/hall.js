@@ -102,6 +102,11 @@ function renderTournament(t) {
   const started = t.sessions.filter((s) => s.match !== null).length;
   const done = t.sessions.filter((s) => s.finished).length;
   $("t-progress").textContent = `${t.sessions.length} sessions: ${started} started, ${done} finished.`;
+  const sel = $("t-round");
+  if (document.activeElement !== sel) {
+    sel.replaceChildren(...Object.keys(t.rounds).map((n) => { const o = el("option", "", `${n}`); o.value = n; return o; }));
+    sel.value = String(t.round);
+  }
   const body = $("standings").tBodies[0];
   body.replaceChildren();
   for (const s of t.standings) {
@@ -152,6 +157,15 @@ $("t-form").addEventListener("submit", async (e) => {
   const body = await r.json().catch(() => ({}));
   if (r.ok) { $("message").textContent = ""; $("t-register").open = false; refresh(); }
   else $("message").textContent = "Not registered: " + ((body.error && body.error.message) || "HTTP " + r.status);
+});
+$("t-round-form").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const r = await fetch("/api/tournament/round", {
+    method: "POST", headers: { Authorization: "Bearer " + token(), "Content-Type": "application/json" },
+    body: JSON.stringify({ round: Number($("t-round").value) }) });
+  const body = await r.json().catch(() => ({}));
+  if (r.ok) { $("message").textContent = ""; refresh(); }
+  else $("message").textContent = "Round not set: " + ((body.error && body.error.message) || "HTTP " + r.status);
 });
 $("pair-form").addEventListener("submit", (e) => {
   e.preventDefault();

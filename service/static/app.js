@@ -92,6 +92,7 @@ let lang = localStorage.getItem("mjtable.lang") || "zh";
 let status = null, lastScore = null, lastSelftest = null, live = false, match = null, settings = null;
 let diceTouched = false;  // the dice method was changed by hand in the settings form
 let photo = null, editing = null;
+let seating = null;  // the hall's seating for this table (/api/seating), null without a tournament
 const $ = (id) => document.getElementById(id);
 const t = (k, ...a) => { const v = T[lang][k] ?? k; return typeof v === "function" ? v(...a) : v; };
 const zh = () => lang === "zh";
@@ -271,7 +272,8 @@ function connect() {
     if (m.kind === "cycle") loadTrends();
     loadLog();
   });
-  es.onopen = () => { live = true; showLive(); };
+  es.addEventListener("seating", (e) => { seating = JSON.parse(e.data).seating; renderSeating(); });
+  es.onopen = () => { live = true; showLive(); loadSeating(); };
   // a refused stream (503: too many open, Retry-After) closes the EventSource for good: open it again later
   es.onerror = () => { live = false; showLive(); if (es.readyState === EventSource.CLOSED) setTimeout(connect, 5000); };
 }
@@ -307,6 +309,7 @@ async function loadMatch() {
   match = await (await fetch("/api/match")).json();
   renderMatch();
   renderSheet();
+  renderSeating();
   if (status) drawTable(status);
 }
 function playerAt(side) { return match.current ? match.current.names[side] : side; }
@@ -360,7 +363,7 @@ function renderSheet() {
     if (confirm(t("confirmDelete"))) quiet(api("DELETE", `/api/match/hands/${b.dataset.id}`).then(afterChange));
   }; });
 }
-function afterChange(d) { if (d && d.sheet) { match = d.sheet; renderMatch(); renderSheet(); if (status) drawTable(status); } }
+function afterChange(d) { if (d && d.sheet) { match = d.sheet; renderMatch(); renderSheet(); renderSeating(); if (status) drawTable(status); } }
 function startEdit(id) {
   const h = match.hands.find((x) => x.id === id);
   if (!h) return;
@@ -729,6 +732,36 @@ function renderDoctor(r) {
 }
 $("btn-doctor").onclick = () => quiet(api("GET", "/api/doctor").then(renderDoctor));
 $("lang").addEventListener("click", () => { if (lastDoctor) renderDoctor(lastDoctor); });
+
+// ---- the tournament: the hall's seating for this table's current round (GET /api/seating; the
+// hall publishes it on the broker, docs/mqtt.md), and a button that starts the match with it ----
+Object.assign(T.zh, { tourney: "赛事", tRound: (r, n) => `第 ${r} 轮（共 ${n} 轮）`, tTable: "本桌", tPlayer: "本轮选手",
+  tOut: "本轮本桌没有比赛", tStart: "按本轮座位开始比赛", tSeated: "本桌当前比赛即本轮座位",
+  tDiffers: "本桌当前比赛的选手与本轮座位不同" });
+Object.assign(T.en, { tourney: "Tournament", tRound: (r, n) => `round ${r} of ${n}`, tTable: "table", tPlayer: "This round",
+  tOut: "no session at this table this round", tStart: "Start the match with this round's seating",
+  tSeated: "the match at the table is this round's seating", tDiffers: "the match at the table is not this round's seating" });
+async function loadSeating() {
+  const r = await fetch("/api/seating").catch(() => null);
+  if (r && r.ok) { seating = (await r.json()).seating; renderSeating(); }
+}
+function renderSeating() {
+  const s = seating;
+  $("tourney").hidden = !s;
+  if (!s) return;
+  $("t-line").innerHTML = `${t("tourney")}: <b id="t-name">${esc(s.tournament)}</b> · ` +
+    `<b id="t-round">${esc(t("tRound", s.round, s.rounds.length))}</b> · ${t("tTable")} <b>${esc(s.table)}</b>`;
+  $("t-seats").querySelector("tbody").innerHTML = s.players ? SIDES.map((side, i) =>
+    `<tr data-side="${side}"><td>${sideName(side)}</td><td class="name">${esc(s.players[i])}</td></tr>`).join("") : "";
+  $("t-seats").hidden = !s.players;
+  const same = !!(s.players && match && match.players.join("\u0000") === s.players.join("\u0000"));
+  $("t-note").textContent = !s.players ? t("tOut") : same ? t("tSeated") : t("tDiffers");
+  $("t-note").className = s.players && !same ? "warning" : "note";
+  $("btn-t-start").hidden = !s.players || same;
+}
+$("btn-t-start").onclick = () => quiet(api("POST", "/api/match/new", { players: seating.players, practice: "mcr" })
+  .then((d) => { afterChange(d); clearResult(); stopEdit(); }));
+$("lang").addEventListener("click", renderSeating);
 
 fetch("/api/selftest").then((r) => r.json()).then((d) => { if (d.report) renderSelftest(d.report); });
 showMessage("");

@@ -4,6 +4,7 @@ wearing, a lift that does not reach the top), the hall killed and restarted, its
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -29,12 +30,16 @@ from hall.store import BadPayload, Store  # noqa: E402
 from hall.subscriber import Subscriber  # noqa: E402
 from service.errors import ConfigError  # noqa: E402
 
+#: the ACL of docs/mqtt.md: each table writes its own topics and reads its own seating; the hall
+#: reads every table and writes the seatings
 ACL = """pattern write mjtable/%u/#
+pattern read mjtable/%u/seating
 pattern write homeassistant/sensor/mjtable_%u/#
 pattern write homeassistant/binary_sensor/mjtable_%u/#
 
 user hall
 topic read mjtable/#
+topic write mjtable/+/seating
 """
 USERS = {"t1": "pw-t1", "t2": "pw-t2", "t3": "pw-t3", "hall": "pw-hall"}
 ARTIFACTS = ROOT / "tests" / "hall" / "artifacts"
@@ -63,8 +68,8 @@ def _event(table, seq, kind, data, log="L1", t=None):
             "t": t if t is not None else time.time(), "data": data}
 
 
-def test_store_keeps_each_event_once_and_answers_the_views(tmp_path):
-    st = Store(tmp_path / "hall.sqlite")
+def test_store_keeps_each_event_once_and_answers_the_views(database):
+    st = Store(database)
     now = time.time()
     assert st.add_event("t1", _event("t1", 1, "fault", {"code": "E21", "side": "W", "meaning": "short"}, t=now - 60))
     assert not st.add_event("t1", _event("t1", 1, "fault", {"code": "E21"}))  # the same id again
@@ -95,8 +100,8 @@ def test_store_keeps_each_event_once_and_answers_the_views(tmp_path):
     st.close()
 
 
-def test_subscriber_refuses_what_docs_mqtt_does_not_describe(tmp_path):
-    st = Store(tmp_path / "hall.sqlite")
+def test_subscriber_refuses_what_docs_mqtt_does_not_describe(database):
+    st = Store(database)
     sub = Subscriber(HC.BrokerConfig(), st)
     sub.handle("mjtable/t1/availability", b"online")
     sub.handle("mjtable/t1/event/score", json.dumps(_event("t1", 1, "score", {"total": 8})).encode())
@@ -120,7 +125,9 @@ def test_hall_toml(tmp_path):
     cfg = HC.load(p)
     assert (cfg.port, cfg.fault_days, cfg.mqtt.host, cfg.mqtt.broker_port, cfg.mqtt.client_id) == \
         (8091, 3, "broker.local", 1884, "hall-2")
-    for body, words in [('[hall]\ndatabase = "postgresql://h/db"\n', "not supported yet"),
+    p.write_text('[hall]\ndatabase = "postgresql://hall:secret@db.local:5433/hall"\n')
+    assert HC.load(p).database == "postgresql://hall:secret@db.local:5433/hall"  # a URL stays text
+    for body, words in [('[hall]\ndatabase = "mysql://h/db"\n', "mysql:// databases are not supported"),
                         ('[hall]\nfault_days = 0\n', "hall.fault_days must be 1-365"),
                         ('[mqtt]\nqos = 1\n', "unknown key mqtt.qos"),
                         ('[mqtt]\nport = 0\n', "mqtt.port must be 1-65535")]:
@@ -149,16 +156,21 @@ class Hall:
                                       "--port", str(self.port), "--token-file", str(self.tmp / "hall-token"),
                                       "--database", str(self.tmp / "hall.sqlite")],
                                      cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        end = time.monotonic() + 30
-        while True:
-            assert self.proc.poll() is None, self.proc.stderr.read()
-            try:
-                if httpx.get(self.url + "/", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert time.monotonic() < end, "the hall did not start"
-            time.sleep(0.1)
+        end = time.monotonic() + 60
+        try:
+            while True:
+                assert self.proc.poll() is None, self.proc.stderr.read()
+                try:
+                    if httpx.get(self.url + "/", timeout=1).status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    pass
+                assert time.monotonic() < end, "the hall did not start"
+                time.sleep(0.1)
+        except BaseException:  # not left running behind the failed test
+            self.proc.kill()
+            self.proc.wait(20)
+            raise
         self.token = (self.tmp / "hall-token").read_text().strip()
 
     def get(self, path: str) -> dict:
@@ -183,13 +195,13 @@ def _until(cond, timeout: float, what: str):
         time.sleep(0.2)
 
 
-def _table_config(tmp: Path, broker: Broker, tid: str) -> Path:
-    """The table's table.toml: [mqtt] to ``broker``."""
+def table_config(tmp: Path, port: int, tid: str, password: str) -> Path:
+    """The table's table.toml: [mqtt] to the broker on 127.0.0.1:``port`` as user ``tid``."""
     cred = tmp / f"{tid}.cred"
-    cred.write_text(f"{tid}:{USERS[tid]}\n")
+    cred.write_text(f"{tid}:{password}\n")
     cred.chmod(0o600)
     p = tmp / f"{tid}.toml"
-    p.write_text(f'[mqtt]\nenabled = true\nhost = "127.0.0.1"\nport = {broker.port}\ntable_id = "{tid}"\n'
+    p.write_text(f'[mqtt]\nenabled = true\nhost = "127.0.0.1"\nport = {port}\ntable_id = "{tid}"\n'
                  f'credentials_file = "{cred}"\nkeepalive = 5\n')
     return p
 
@@ -222,7 +234,7 @@ def test_hall_sees_the_tables_through_the_broker(tmp_path):
         for tid, fault in (("t1", "lift-slow:W:wear=0.02"), ("t2", "lift-short:E")):
             d = tmp_path / tid
             d.mkdir()
-            tables.append(Server(d, "--config", str(_table_config(tmp_path, broker, tid)), "--no-preload",
+            tables.append(Server(d, "--config", str(table_config(tmp_path, broker.port, tid, USERS[tid])), "--no-preload",
                                  "--fault", fault, speed=50.0))
         t1, t2 = tables
         auth1, auth2 = ({"Authorization": f"Bearer {s.token}"} for s in tables)
@@ -257,40 +269,55 @@ def test_hall_sees_the_tables_through_the_broker(tmp_path):
         assert [c[0] for c in codes] == [0] * len(codes), codes
 
 
+#: the screenshots' two sizes: (name, viewport, device scale factor)
+VIEWPORTS = (("desktop", {"width": 1280, "height": 900}, 1), ("phone", {"width": 390, "height": 844}, 2))
+
+
+def viewport_pages(p):
+    """Debian's Chromium, headless, under Playwright ``p`` (never ``playwright install``'s browser):
+    yields ``(size, page)`` for each of ``VIEWPORTS``, closing each page after its turn and the
+    browser at the end (use it under ``contextlib.closing``)."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    browser = p.chromium.launch(executable_path=shutil.which("chromium") or "/usr/bin/chromium",
+                                args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                                      "--no-first-run"])
+    try:
+        for size, viewport, scale in VIEWPORTS:
+            page = browser.new_page(viewport=viewport, device_scale_factor=scale)
+            try:
+                yield size, page
+            finally:
+                page.close()
+    finally:
+        browser.close()
+
+
 def _screenshots(hall: Hall) -> None:
     """The page in Chromium, desktop and phone: the two tables, t2's fault, t1's lift in the list."""
     from playwright.sync_api import expect, sync_playwright
-    chromium = shutil.which("chromium") or "/usr/bin/chromium"
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    args = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium, args=args)
-        try:
-            errors: list[str] = []
-            for name, viewport in (("desktop", {"width": 1280, "height": 900}), ("phone", {"width": 390, "height": 844})):
-                page = browser.new_page(viewport=viewport, device_scale_factor=2 if name == "phone" else 1)
-                page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-                page.goto(f"{hall.url}/#token={hall.token}")
-                expect(page.locator("#tables .card")).to_have_count(2, timeout=15000)
-                expect(page.locator("#tables .card.fault")).to_have_count(1)
-                expect(page.locator("#faults tbody tr").first).to_contain_text("t2")
-                expect(page.locator("#maintenance tbody tr").first).to_contain_text("t1")
-                assert hall.token not in page.url
-                assert page.evaluate("document.querySelectorAll('[style]').length") == 0
-                page.screenshot(path=str(ARTIFACTS / f"hall_{name}.png"), full_page=True)
-                if name == "desktop":  # a tournament registered on the page: a bad line named, then a good one
-                    assert errors == [], errors
-                    page.click("#t-register summary")
-                    page.fill("#t-form-name", "Spring cup")
-                    page.fill("#t-form-csv", "round,table,E,S,W,N\n1,t1,Ann,Bo,Cai,Dev\n1,t2,Eli,Fay,Gus,Ann\n")
-                    page.click("#t-form button[type=submit]")
-                    expect(page.locator("#message")).to_contain_text("Ann also sits at table t1")
-                    errors.clear()  # the browser logs the refused request (422): expected here
-                    page.fill("#t-form-csv", "round,table,E,S,W,N\n1,t1,Ann,Bo,Cai,Dev\n1,t2,Eli,Fay,Gus,Hao\n")
-                    page.click("#t-form button[type=submit]")
-                    expect(page.locator("#t-name")).to_have_text("Spring cup")
-                    expect(page.locator("#t-progress")).to_contain_text("2 sessions: 0 started")
-                page.close()
-            assert errors == [], errors  # nothing refused by the CSP, no script error
-        finally:
-            browser.close()
+    with sync_playwright() as p, contextlib.closing(viewport_pages(p)) as pages:
+        errors: list[str] = []
+        for name, page in pages:
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            page.goto(f"{hall.url}/#token={hall.token}")
+            expect(page.locator("#tables .card")).to_have_count(2, timeout=15000)
+            expect(page.locator("#tables .card.fault")).to_have_count(1)
+            expect(page.locator("#faults tbody tr").first).to_contain_text("t2")
+            expect(page.locator("#maintenance tbody tr").first).to_contain_text("t1")
+            assert hall.token not in page.url
+            assert page.evaluate("document.querySelectorAll('[style]').length") == 0
+            page.screenshot(path=str(ARTIFACTS / f"hall_{name}.png"), full_page=True)
+            if name == "desktop":  # a tournament registered on the page: a bad line named, then a good one
+                assert errors == [], errors
+                page.click("#t-register summary")
+                page.fill("#t-form-name", "Spring cup")
+                page.fill("#t-form-csv", "round,table,E,S,W,N\n1,t1,Ann,Bo,Cai,Dev\n1,t2,Eli,Fay,Gus,Ann\n")
+                page.click("#t-form button[type=submit]")
+                expect(page.locator("#message")).to_contain_text("Ann also sits at table t1")
+                errors.clear()  # the browser logs the refused request (422): expected here
+                page.fill("#t-form-csv", "round,table,E,S,W,N\n1,t1,Ann,Bo,Cai,Dev\n1,t2,Eli,Fay,Gus,Hao\n")
+                page.click("#t-form button[type=submit]")
+                expect(page.locator("#t-name")).to_have_text("Spring cup")
+                expect(page.locator("#t-progress")).to_contain_text("2 sessions: 0 started")
+                expect(page.locator("#t-round")).to_have_value("1")  # the round being played: the first
+        assert errors == [], errors  # nothing refused by the CSP, no script error

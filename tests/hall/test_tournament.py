@@ -17,6 +17,7 @@ import pytest
 TESTS = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(TESTS))
 from mqtt_broker import Broker  # noqa: E402
+from test_hall import ACL  # noqa: E402
 
 from hall import tournament as T  # noqa: E402
 from hall.config import BrokerConfig  # noqa: E402
@@ -28,8 +29,6 @@ TOKEN = "tournament-token-0123456789"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 TABLES = ("t1", "t2", "t3", "t4")
 PLAYERS = [f"P{i:02d}" for i in range(1, 17)]
-ACL = "pattern write mjtable/%u/#\npattern write homeassistant/sensor/mjtable_%u/#\n" \
-      "pattern write homeassistant/binary_sensor/mjtable_%u/#\n\nuser hall\ntopic read mjtable/#\n"
 USERS = {**{t: f"pw-{t}" for t in TABLES}, "hall": "pw-hall"}
 #: round 1: P01-P04 at t1 ...; round 2: each table gets one player of every round-1 table
 SEATING = [(1, t, PLAYERS[4 * i:4 * i + 4]) for i, t in enumerate(TABLES)] + \
@@ -81,6 +80,77 @@ def test_seating_csv_and_its_errors():
                        ("round,table,E,S,W,N\n0,t1,a,b,c,d\n", "from 1")]:
         with pytest.raises(HallError, match=words):
             T.parse_csv(bad)
+
+
+# ---- the store's tournament, on SQLite and on PostgreSQL ----
+def test_store_keeps_the_tournament_its_round_and_the_match_events(database):
+    st = Store(database)
+    assert st.tournament() == (None, []) and st.current_round() is None
+    with pytest.raises(HallError, match="no tournament is registered"):
+        st.set_round(1)
+    seats = T.check([T.Seat(r, t, tuple(p)) for r, t, p in SEATING])
+    st.set_tournament("Hall cup", seats)
+    assert st.current_round() == 1
+    st.set_round(2)
+    with pytest.raises(HallError, match="round 3 is not in the tournament: its rounds are 1, 2"):
+        st.set_round(3)
+    name, rows = st.tournament()
+    assert name == "Hall cup" and rows[4] == (2, "t1", ["P01", "P05", "P09", "P13"]) and len(rows) == 8
+    ev = {"id": "L:1", "table": "t1", "log": "L", "seq": 1, "kind": "match", "t": 1796137364.125,
+          "data": {"action": "new", "players": ["甲", "B", "C", "D"]}}
+    assert st.add_event("t1", ev) and not st.add_event("t1", ev)
+    st.add_event("t1", {**ev, "id": "L:2", "seq": 2, "kind": "cycle", "data": {"cycle": 1}})
+    st.set_availability("t2", "online")
+    st.close()
+    st = Store(database)  # what was kept is there after a restart of the hall
+    assert st.current_round() == 2 and st.tournament()[0] == "Hall cup" and st.table_ids() == ["t2"]
+    assert st.match_events(["t1", "t3"]) == {"t1": [{"log": "L", "seq": 1, "kind": "match", "t": 1796137364.125,
+                                                     "data": ev["data"]}], "t3": []}
+    st.set_tournament("Spring cup", seats[4:])  # replaces the tournament; its first round is current
+    assert st.current_round() == 2 and len(st.tournament()[1]) == 4
+    st.close()
+
+
+def test_a_postgresql_url_that_does_not_work_is_one_line_without_its_password(postgres):
+    with pytest.raises(HallError) as e:
+        Store(postgres.url("postgres", password="not-the-password"))
+    msg = e.value.message
+    assert "cannot open the hall's database postgresql://hall:***@127.0.0.1:" in msg and "not-the-password" not in msg
+    assert "\n" not in msg and "password authentication failed" in msg
+
+
+# ---- what each table is told: its seating for the current round ----
+def test_seating_messages_tell_each_table_its_round_and_clear_the_others():
+    seats = T.check([T.Seat(r, t, tuple(p)) for r, t, p in SEATING if (r, t) != (2, "t4")])  # t4 sits out round 2
+    msgs = T.seating_messages("Hall cup", seats, 2, known=["t1", "t9"])
+    assert set(msgs) == {"t1", "t2", "t3", "t4", "t9"} and msgs["t9"] is None  # t9: not in the tournament
+    assert msgs["t2"] == {"tournament": "Hall cup", "round": 2, "rounds": [1, 2], "table": "t2",
+                          "players": ["P02", "P06", "P10", "P14"]}
+    assert msgs["t4"]["players"] is None and msgs["t4"]["round"] == 2
+    assert T.seating_messages(None, [], None, known=["t1"]) == {"t1": None}
+
+
+def test_the_table_checks_the_seating_it_reads(tmp_path):
+    import json
+
+    sys.path.insert(0, str(TESTS / "service"))
+    from service_support import make_client
+    client, _, log = make_client(tmp_path)  # a table without [mqtt]: no hall to hear from
+    with client:
+        assert client.get("/api/seating").json() == {"reporting": False, "seating": None}
+    log.close()
+
+    from service.mqtt import parse_seating
+    good = {"tournament": "Hall cup", "round": 2, "rounds": [1, 2], "table": "t2", "players": ["a", "b", "c", "d"],
+            "t": 1.5}
+    assert parse_seating("t2", json.dumps(good).encode()) == good
+    assert parse_seating("t2", b"") is None  # cleared: no tournament here
+    assert parse_seating("t2", json.dumps({**good, "players": None}).encode())["players"] is None
+    for bad, words in [(b"\xff", "not UTF-8 JSON"), (b"[1]", "JSON object"), ({**good, "table": "t3"}, "names table 't3'"),
+                       ({**good, "round": 3}, "one of its rounds"), ({**good, "players": ["a", "b", "c"]}, "four names"),
+                       ({**good, "tournament": ""}, "tournament must be a name")]:
+        with pytest.raises(ValueError, match=words):
+            parse_seating("t2", bad if isinstance(bad, bytes) else json.dumps(bad).encode())
 
 
 # ---- the tournament end to end ----
@@ -156,6 +226,13 @@ def test_tournament_of_4_tables_and_2_rounds_with_faults(tmp_path):
         r = hall.post("/api/tournament/csv", params={"name": "Hall cup"}, content=csv_text.encode(), headers=AUTH)
         assert r.status_code == 200 and r.json()["seats"] == 8, r.text
         assert hall.get("/api/tournament").status_code == 401  # the token is needed
+        # each table is told its seating for round 1 (retained mjtable/<table_id>/seating from the hall)
+        _wait(lambda: all(tables[t].pub.seating and tables[t].pub.seating["players"] == p
+                          for r_, t, p in SEATING if r_ == 1), 20, "every table told its round-1 seating")
+        assert hall.post("/api/tournament/round", json={"round": 2}).status_code == 401
+        r = hall.post("/api/tournament/round", json={"round": 3}, headers=AUTH)
+        assert r.status_code == 422 and "its rounds are 1, 2" in r.text
+        assert tables["t1"].pub.seating["round"] == 1  # nothing changed
 
         def play(rnd: int, plan):
             for (r_, t, players) in SEATING:

@@ -69,7 +69,7 @@ class Server:
     the ``--config`` in ``args``; ``env``: more environment variables)."""
 
     def __init__(self, tmp: Path, *args: str, speed: float = 8.0, sim: bool = True,
-                 env: dict[str, str] | None = None) -> None:
+                 env: dict[str, str] | None = None, ready_timeout: float = 30.0) -> None:
         import os
         import subprocess
         self.port = free_port()
@@ -82,7 +82,12 @@ class Server:
             [sys.executable, "-m", "app", "serve", *machine, "--port", str(self.port),
              "--token-file", str(self.token_file), "--log", str(self.log), *args],
             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        self.wait_ready()
+        try:
+            self.wait_ready(ready_timeout)
+        except BaseException:  # not left running behind the failed test
+            self.proc.kill()
+            self.proc.communicate(timeout=20)
+            raise
         self.token = self.token_file.read_text().strip()
 
     def wait_ready(self, timeout: float = 30.0) -> None:
