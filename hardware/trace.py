@@ -408,8 +408,9 @@ def _record(obj: Any, line: int, source: str, last_t: float) -> Record:
         return TraceError(source, line, msg)
     if not isinstance(obj, dict):
         raise bad("expected an object {\"t\": seconds, \"event\" | \"command\" | \"op\": NAME, ...}")
-    # the key that says what the record is (a motion-done event names its "command" too)
-    kinds = [k for k in RECORD_KINDS if k in obj and not (k == "command" and "event" in obj)]
+    # the key that says what the record is ("command" is also a field of a MotionDone event and of a
+    # rejected op)
+    kinds = [k for k in RECORD_KINDS if k in obj and not (k == "command" and ("event" in obj or "op" in obj))]
     if len(kinds) != 1:
         raise bad("expected exactly one of \"event\", \"command\", \"op\" in a record" if kinds else
                   "expected \"event\", \"command\" or \"op\" (what the record is)")
