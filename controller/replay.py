@@ -207,6 +207,9 @@ def replay(trace: Trace) -> ReplayResult:
             elif op == "read_positions":
                 be.readings = TR.readings_of(rec.data)
                 rt.read_positions()
+            elif op == "readings":
+                be.readings = TR.readings_of(rec.data)
+                rt.resync()
             elif op == "end":
                 ended = True
                 if implicit:

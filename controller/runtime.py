@@ -86,6 +86,13 @@ class TableRuntime:
         levels = {k: v for k, v in snap.values.items() if k[0] not in CY.PULSE_SENSORS}
         self.table = dataclasses.replace(self.table, sensors={**levels, **self.table.sensors})
 
+    def resync(self) -> None:
+        """Take every reading afresh from the backend, replacing what the state machine knew (after the
+        link was down, after a self-test that read the machine's events itself)."""
+        values = dict(self.backend.sensors().values)
+        self._note("readings", readings=TR.readings_to_json(values))
+        self.table = dataclasses.replace(self.table, sensors=values)
+
     # -- the loop --
     def _note(self, op: str, **fields) -> None:
         if self.trace is not None:
@@ -205,8 +212,10 @@ class TableRuntime:
             self._step(ev)
 
     def tick(self) -> None:
-        """The runtime's look at the machine: a ``Tick`` (the controller's own deadlines)."""
-        self._note("tick")
+        """The runtime's look at the machine: a ``Tick`` (the controller's own deadlines). Recorded
+        only while the machine moves: at rest a Tick changes nothing (``cycle.step``)."""
+        if self.table.phase in CY.MOVING_PHASES:
+            self._note("tick")
         self._step(CY.Tick())
 
     def pump(self, dt: float = TICK_S) -> None:

@@ -9,7 +9,10 @@ records, so that a replay gives the state machine exactly what the live run gave
                     record in a trace, the replay looks every ``runtime.TICK_S``
 ``start_cycle``     ``dice`` (the values thrown), ``readings`` (``{"SENSOR:SIDE": 0|1}``),
                     ``carry`` (what the controller knew from before: settings, lift trend)
-``read_positions``  ``readings``: every sensor read at once (at start)
+``read_positions``  ``readings``: every sensor read at once (at start), kept where the controller
+                    knew nothing yet
+``readings``        ``readings``: every sensor read afresh, replacing what the controller knew
+                    (after a fault cleared on a link, after a self-test)
 ``clear_fault``     the technician cleared the fault
 ``refill``          both lift buttons (补牌)
 ``dice_button``     ``dice``: thrown again with the walls up
@@ -24,16 +27,19 @@ records, so that a replay gives the state machine exactly what the live run gave
 
 from __future__ import annotations
 
+import json
+from collections import deque
 from typing import Any
 
-from hardware.trace import readings_from_json, readings_to_json
+from hardware.trace import TraceHeader, readings_from_json, readings_to_json
 
 from . import cycle as CY
 
 #: every op name, and the fields each needs (name -> meaning), for the errors of a replay
 OPS: dict[str, dict[str, str]] = {
     "tick": {}, "start_cycle": {"dice": "the dice values, a list of 1..6"},
-    "read_positions": {"readings": "{\"SENSOR:SIDE\": 0 or 1}"}, "clear_fault": {}, "refill": {},
+    "read_positions": {"readings": "{\"SENSOR:SIDE\": 0 or 1}"}, "readings": {"readings": "{\"SENSOR:SIDE\": 0 or 1}"},
+    "clear_fault": {}, "refill": {},
     "dice_button": {"dice": "the dice values, a list of 1..6"}, "manual_lift": {"up": "true or false"},
     "stop_all_request": {}, "rejected": {"command": "the command's name", "reason": "why"},
     "link_quality": {"frames_rejected": "a whole number", "retransmitted": "a whole number"},
@@ -120,4 +126,40 @@ def carry_of(table: CY.Table) -> dict[str, Any]:
             "raise_first": table.raise_first, "cycles": table.cycles}
 
 
-__all__ = ["OPS", "op_of", "event_of", "dice_of", "readings_of", "carry_of", "readings_to_json"]
+class CycleRing:
+    """A trace sink (``hardware.trace.TraceWriter(header, ring.add)``) that keeps the last ``cycles``
+    cycles: a new cycle begins at each ``start_cycle`` record (which carries what the controller knew
+    from before, so the kept cycles replay on their own). At most ``max_records`` records are kept:
+    beyond that the oldest whole cycles go (never the running one).
+
+    ``text()``: the trace as JSON lines (header first), what the service saves beside a fault."""
+
+    def __init__(self, cycles: int = 3, max_records: int = 60_000) -> None:
+        if cycles < 1 or max_records < 1:
+            raise ValueError("a ring keeps at least one cycle and one record")
+        self.cycles, self.max_records = cycles, max_records
+        self.header: dict | None = None
+        self._segments: deque[list[dict]] = deque([[]])
+        self._count = 0
+
+    def add(self, record: dict) -> None:
+        """Take one record (the first one given is the header)."""
+        if self.header is None:
+            self.header = record
+            return
+        if record.get("op") == "start_cycle" and self._segments[-1]:
+            self._segments.append([])
+        self._segments[-1].append(record)
+        self._count += 1
+        # (the records before the first start_cycle, the start readings, count as one cycle)
+        while len(self._segments) > 1 and (len(self._segments) > self.cycles or self._count > self.max_records):
+            self._count -= len(self._segments.popleft())
+
+    def text(self) -> str:
+        """The kept records as a trace: header line and records, one JSON object per line."""
+        lines = [self.header or TraceHeader(0, {}, 0, "", "").to_json()]
+        lines += [r for seg in self._segments for r in seg]
+        return "".join(json.dumps(r, ensure_ascii=False, separators=(",", ":")) + "\n" for r in lines)
+
+
+__all__ = ["CycleRing", "OPS", "op_of", "event_of", "dice_of", "readings_of", "carry_of", "readings_to_json"]
