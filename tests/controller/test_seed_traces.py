@@ -49,3 +49,10 @@ def test_a_hand_written_trace_cut_before_its_end_says_so() -> None:
     cut = [line for line in lines if '"t": 33' not in line and '"op": "end"' not in line]
     r = replay(parse_trace(cut, "cut.jsonl"))
     assert r.diagnoses == () and r.ends["phase"] == "building" and "no end record" in r.ends["text"]
+
+
+def test_the_example_of_docs_trace_md_is_diagnosed_as_it_says() -> None:
+    doc = (Path(__file__).parents[2] / "docs" / "trace.md").read_text(encoding="utf-8")
+    block = doc.split("## 6. A hand-written example", 1)[1].split("```", 2)[1]
+    d = replay(parse_trace(block.strip("\n").splitlines(True), "trace.md")).diagnoses[0]
+    assert (d.code, d.side) == ("E15", "N")
