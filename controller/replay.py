@@ -161,12 +161,11 @@ def replay(trace: Trace) -> ReplayResult:
             (``SOURCE:LINE: expected ...``).
     """
     h, src = trace.header, trace.source
-    first_line = trace.records[0].line - 1 if trace.records else 1
     try:
         profile = profile_from_json(h.profile)
         settings = CY.Settings.from_profile(profile, h.tile_count, h.dice_method, h.dealer)
     except Exception as e:  # ProfileError, ValueError: a gear the profile lacks, a bad dice method
-        raise TraceError(src, max(first_line, 1), f"expected a header whose settings apply: {e}") from None
+        raise TraceError(src, trace.header_line, f"expected a header whose settings apply: {e}") from None
     be = ReplayBackend(trace, profile)
     rt = TableRuntime(be, settings, on_button=lambda action: None)  # a button's action is recorded as its own op
     implicit = not any(r.kind == "op" and r.data["op"] == "tick" for r in trace.records)
@@ -227,16 +226,15 @@ def replay(trace: Trace) -> ReplayResult:
     last = trace.records[-1] if trace.records else None
     ends = None
     mid = t.phase in CY.MOVING_PHASES or t.phase is CY.Phase.REFILL_PAUSE
-    if mid or trace.cut_line is not None or not ended:
+    if mid or trace.cut_line is not None:
         at = last.t if last else 0.0
         why = (f"line {trace.cut_line} is cut off" if trace.cut_line is not None else
                "no end record" if not ended else "the recording ended")
-        text = (f"the trace ends at t={at:.2f} s, line {last.line if last else 0}, "
+        text = (f"the trace ends at t={at:.2f} s, line {last.line if last else trace.header_line}, "
                 f"{'mid-cycle in phase ' + t.phase.value if mid else 'in phase ' + t.phase.value} ({why}): "
                 f"diagnosed as far as it goes")
-        if mid or trace.cut_line is not None:
-            ends = {"t": round(at, 3), "phase": t.phase.value, "line": last.line if last else 0,
-                    "cut_line": trace.cut_line, "text": text}
+        ends = {"t": round(at, 3), "phase": t.phase.value, "line": last.line if last else trace.header_line,
+                "cut_line": trace.cut_line, "text": text}
     divergence, checked = _compare(be, trace, cut=ends is not None)
     return ReplayResult(t, cycles, checked, divergence, ends)
 

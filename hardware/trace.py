@@ -101,7 +101,7 @@ def readings_from_json(data: Any) -> dict:
     return out
 
 
-def _value_to_json(cls: type, name: str, v: Any) -> Any:
+def _value_to_json(name: str, v: Any) -> Any:
     if v is None:
         return None
     if name == "lights":
@@ -127,7 +127,7 @@ def to_json(obj: Any) -> dict:
     kind = "command" if cls in COMMANDS else "event"
     out: dict[str, Any] = {kind: cls.__name__}
     for f in dataclasses.fields(obj):
-        out[f.name] = _value_to_json(cls, f.name, getattr(obj, f.name))
+        out[f.name] = _value_to_json(f.name, getattr(obj, f.name))
     return out
 
 
@@ -364,13 +364,15 @@ class Record:
 
 @dataclass(frozen=True)
 class Trace:
-    """A parsed trace: its header, its records in order, its ``source`` name, and ``cut_line``: the
-    number of a last line that was cut off mid-way (dropped), or None."""
+    """A parsed trace: its header, its records in order, its ``source`` name, ``cut_line``: the
+    number of a last line that was cut off mid-way (dropped), or None, and ``header_line``: the
+    header's line number (comments may come before it)."""
 
     header: TraceHeader
     records: tuple[Record, ...]
     source: str = "trace"
     cut_line: int | None = None
+    header_line: int = 1
 
 
 def _header(obj: Any, source: str, line: int) -> TraceHeader:
@@ -451,6 +453,7 @@ def parse_trace(lines: Iterable[str], source: str = "trace") -> Trace:
     """
     lines = list(lines)
     header: TraceHeader | None = None
+    header_line = 1
     records: list[Record] = []
     cut = None
     last_t = 0.0
@@ -465,14 +468,14 @@ def parse_trace(lines: Iterable[str], source: str = "trace") -> Trace:
                 break
             raise TraceError(source, n, f"expected one JSON object per line ({e.msg} at column {e.colno})") from None
         if header is None:
-            header = _header(obj, source, n)
+            header, header_line = _header(obj, source, n), n
             continue
         rec = _record(obj, n, source, last_t)
         last_t = rec.t
         records.append(rec)
     if header is None:
         raise TraceError(source, 1, "expected the header line (an object with \"mjtable_trace\"); the trace is empty")
-    return Trace(header, tuple(records), source, cut)
+    return Trace(header, tuple(records), source, cut, header_line)
 
 
 def read_trace(path: str | Path) -> Trace:
