@@ -7,13 +7,15 @@ sub-commands (``add_parsers``) and runs them.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
-from typing import IO
+from typing import IO, Iterator
 
 from controller import cycle as CY
 from controller import settings as ST
 from controller.dice import Method, roll, wall_break
 from controller.faults import CATALOGUE, catalogue_json, code_sheet, lookup, render_code_sheet
+from controller.replay import findings
 from controller.runtime import TableRuntime, centre_state, lift_states
 from hardware import table_spec as TS
 
@@ -50,11 +52,18 @@ def add_parsers(sub) -> None:
                    help="simulated machine time per wall second (0: as fast as possible); mcu: the machine speed-up")
     c.add_argument("--cycles", type=int, default=1, help="run this many cycles (default 1)")
     c.add_argument("--json", action="store_true", help="print the final state as JSON")
+    c.add_argument("--record", metavar="FILE", default=None,
+                   help="record what was commanded and reported to FILE, a trace (docs/trace.md)")
 
-    d = sub.add_parser("diagnose", help="inject a fault into the simulator and show its diagnosis")
+    d = sub.add_parser("diagnose", help="inject a fault into the simulator and show its diagnosis, or diagnose a "
+                                        "recorded trace (--trace FILE)")
     _backend_args(d)
     d.add_argument("--max-cycles", type=int, default=6, help="cycles to run before giving up (trends need several)")
     d.add_argument("--json", action="store_true")
+    d.add_argument("--record", metavar="FILE", default=None, help="record the run to FILE, a trace (docs/trace.md)")
+    d.add_argument("--trace", metavar="FILE", default=None,
+                   help="diagnose the trace in FILE (recorded by --record, the service or the table's board: "
+                        "docs/trace.md) instead of running the simulator")
 
     s = sub.add_parser("selftest", help="technician mode: exercise every actuator and sensor in turn")
     _backend_args(s)
@@ -151,6 +160,35 @@ def result_json(t: CY.Table, backend) -> dict:
             "dice": t.wall.to_dict() if t.wall else None, "cycles": t.cycles}
 
 
+def diagnosis_json(head: dict, cycles: int, table: CY.Table) -> dict:
+    """The object of ``mjtable diagnose --json``, live or from a trace: ``head`` (``fault`` or
+    ``trace``), ``cycles``, ``diagnosis`` (the first finding of the last cycle: the fault, else the
+    first warning; None) and ``diagnoses`` (all of them, ``controller.replay.findings``)."""
+    ds = findings(table)
+    return {**head, "cycles": cycles, "diagnosis": ds[0].to_dict() if ds else None,
+            "diagnoses": [d.to_dict() for d in ds]}
+
+
+@contextlib.contextmanager
+def recording(path: str | None, backend, settings: CY.Settings, **extra) -> Iterator:
+    """A ``hardware.trace.TraceWriter`` to ``path`` (None: yields None), closed with an ``end`` record;
+    a run that raises leaves the trace without it (cut off where it stopped).
+    Raises TableCliError naming the file when it cannot be written."""
+    from hardware.trace import TraceWriter, make_header
+    if path is None:
+        yield None
+        return
+    try:
+        f = open(path, "w", encoding="utf-8")
+    except OSError as e:
+        raise TableCliError(f"--record {path}: cannot write the trace: {e.strerror or e}") from None
+    with f:
+        w = TraceWriter.to_file(make_header(backend.profile, settings.gear, backend.kind,
+                                            dice_method=settings.dice_method.value, dealer=settings.dealer, **extra), f)
+        yield w
+        w.note(backend.now(), "end")
+
+
 def _summary(t: CY.Table) -> str:
     lines = []
     if t.phase is CY.Phase.WALLS_UP:
@@ -192,12 +230,13 @@ def cmd_cycle(args, out: IO[str]) -> int:
         settings = _settings(backend, stored, args.tile_count)
         pace = (1.0 / args.speed) if (args.speed and backend.kind != "mcu") else 0.0
         progress = None if args.json else _progress_printer(out, backend)
-        rt = TableRuntime(backend, settings, progress=progress, pace=pace)
-        t = rt.table
-        for _ in range(args.cycles):
-            t = rt.run_cycle()
-            if t.fault:
-                break
+        with recording(args.record, backend, settings, seed=args.seed, faults=list(args.fault)) as trace:
+            rt = TableRuntime(backend, settings, progress=progress, pace=pace, trace=trace)
+            t = rt.table
+            for _ in range(args.cycles):
+                t = rt.run_cycle()
+                if t.fault:
+                    break
         if args.json:
             out.write(json.dumps(result_json(t, backend), ensure_ascii=False, indent=2) + "\n")
         else:
@@ -208,6 +247,8 @@ def cmd_cycle(args, out: IO[str]) -> int:
 
 
 def cmd_diagnose(args, out: IO[str]) -> int:
+    if args.trace is not None:
+        return _diagnose_trace(args, out)
     if not args.fault:
         raise TableCliError("give the fault to inject: --fault KIND[:SIDE] (see mjtable faults --list)")
     if args.max_cycles < 1:
@@ -215,25 +256,62 @@ def cmd_diagnose(args, out: IO[str]) -> int:
     args.sim = True
     backend, stored = _open(args)
     try:
-        rt = TableRuntime(backend, _settings(backend, stored, None))
-        found = None
-        t = rt.table
-        for n in range(1, args.max_cycles + 1):
-            t = rt.run_cycle()
-            found = t.fault or (t.warnings[0] if t.warnings else None)
-            if found:
-                break
+        settings = _settings(backend, stored, None)
+        with recording(args.record, backend, settings, seed=args.seed, faults=list(args.fault)) as trace:
+            rt = TableRuntime(backend, settings, trace=trace)
+            found = None
+            t = rt.table
+            for n in range(1, args.max_cycles + 1):
+                t = rt.run_cycle()
+                found = (findings(t) or (None,))[0]
+                if found:
+                    break
         if args.json:
-            out.write(json.dumps({"fault": args.fault, "cycles": n, "diagnosis": found.to_dict() if found else None},
-                                 ensure_ascii=False, indent=2) + "\n")
+            out.write(json.dumps(diagnosis_json({"fault": args.fault}, n, t), ensure_ascii=False, indent=2) + "\n")
         elif found:
             out.write(f"Injected {', '.join(args.fault)} on the {backend.kind} backend; diagnosed after {n} cycle(s):\n")
-            out.write(found.render() + "\n")
+            out.write(_findings_text(t) + "\n")
         else:
             out.write(f"Injected {', '.join(args.fault)}: no fault observed in {args.max_cycles} cycles.\n")
         return 0 if found else 1
     finally:
         backend.close()
+
+
+def _findings_text(t: CY.Table) -> str:
+    return "\n".join(d.render(warning=d is not t.fault) for d in findings(t))
+
+
+def _diagnose_trace(args, out: IO[str]) -> int:
+    """``mjtable diagnose --trace FILE``: replay the trace (controller.replay) and print its diagnosis."""
+    from hardware.trace import read_trace
+    from controller.replay import replay
+    given = [o for o, v in (("--fault", args.fault), ("--sim", args.sim), ("--backend", args.backend),
+                            ("--record", args.record), ("--seed", args.seed is not None)) if v]
+    if given:
+        raise TableCliError(f"--trace diagnoses a recorded trace: leave out {', '.join(given)}")
+    trace = read_trace(args.trace)
+    r = replay(trace)
+    if args.json:
+        head = {"trace": args.trace}
+        doc = diagnosis_json(head, r.cycles, r.table)
+        doc["replay"] = {"records": len(trace.records), "commands_checked": r.commands_checked,
+                         "divergence": r.divergence.to_dict() if r.divergence else None, "ends": r.ends}
+        out.write(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
+    else:
+        h = trace.header
+        out.write(f"Trace {args.trace}: {h.backend} backend, {h.software}, {h.tile_count} tiles, "
+                  f"{len(trace.records)} records, {r.cycles} cycle(s).\n")
+        if h.description:
+            out.write(f"  {h.description}\n")
+        out.write((_findings_text(r.table) if findings(r.table) else "No fault in the trace.") + "\n")
+        if r.ends:
+            out.write(f"Note: {r.ends['text']}.\n")
+        if r.divergence:
+            out.write(f"Note: {r.divergence.describe()}.\n")
+        elif r.commands_checked:
+            out.write(f"The replay sent the {r.commands_checked} recorded commands.\n")
+    return 0 if findings(r.table) else 1
 
 
 def cmd_selftest(args, out: IO[str]) -> int:

@@ -13,6 +13,12 @@ state allows (``cycle.refusal``) and otherwise reports through ``notice``.
 Time: the backend's clock (virtual on the simulator and on GPIO mock pins, real time times the
 speed-up on the MCU link). ``pace`` (s of wall time per s of machine time) slows a simulated run
 down so a person can watch it (``--speed``).
+
+Recording (``trace``, a ``hardware.trace.TraceWriter``): at its boundary with the backend the runtime
+writes every event it takes from the backend, every command it sends and its own inputs (ticks, the
+start of a cycle with its dice, the operator's events: ``controller.tracing``), each with the machine
+time; ``controller.replay`` feeds such a trace back through the same methods (:meth:`take`,
+:meth:`tick`, :meth:`start_cycle`, :meth:`feed`) and so the same state machine and diagnosis.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from hardware.vocabulary import (BackendReset, CommandFailed, Connected, Reply, 
                                  StopAll)
 
 from . import cycle as CY
+from . import tracing as TR
 from .buttons import ButtonPanel
 from .dice import Method, roll
 
@@ -47,13 +54,15 @@ class TableRuntime:
         on_button: ``(action) -> None`` for a button action (``"cycle"``, ``"refill"``, ``"dice"``);
             default: :meth:`button`.
         notice: called with a one-line text when a button press is refused (and why).
+        trace: a ``hardware.trace.TraceWriter`` to record to (None: no recording).
     """
 
     def __init__(self, backend, settings: CY.Settings, *, progress: Callable[[CY.Table], None] | None = None,
                  dice: Callable[[], tuple[int, ...]] | None = None, pace: float = 0.0,
                  on_button: Callable[[str], None] | None = None,
-                 notice: Callable[[str], None] | None = None) -> None:
+                 notice: Callable[[str], None] | None = None, trace=None) -> None:
         self.backend = backend
+        self.trace = trace
         self.table = CY.initial(settings)
         self.read_positions()
         self.progress = progress
@@ -73,15 +82,32 @@ class TableRuntime:
         from the device at connect (GetStatus); pulse sensors are left out (their level means
         nothing)."""
         snap = self.backend.sensors()
+        self._note("read_positions", readings=TR.readings_to_json(snap.values))
         levels = {k: v for k, v in snap.values.items() if k[0] not in CY.PULSE_SENSORS}
         self.table = dataclasses.replace(self.table, sensors={**levels, **self.table.sensors})
 
+    def resync(self) -> None:
+        """Take every reading afresh from the backend, replacing what the state machine knew (after the
+        link was down, after a self-test that read the machine's events itself)."""
+        values = dict(self.backend.sensors().values)
+        self._note("readings", readings=TR.readings_to_json(values))
+        self.table = dataclasses.replace(self.table, sensors=values)
+
     # -- the loop --
+    def _note(self, op: str, **fields) -> None:
+        if self.trace is not None:
+            self.trace.note(self.backend.now(), op, **fields)
+
     def _submit(self, commands) -> None:
         for c in commands:
             try:
-                self._commands[self.backend.submit(c)] = c
+                cmd_id = self.backend.submit(c)
+                self._commands[cmd_id] = c
+                if self.trace is not None:
+                    self.trace.command(self.backend.now(), c, cmd_id)
             except HardwareError as e:
+                if self.trace is not None:
+                    self.trace.command(self.backend.now(), c, None, error=str(e))
                 if isinstance(c, StopAll):
                     continue  # link down: the microcontroller stops its motors itself within its heartbeat window
                 side = getattr(c, "side", None)
@@ -89,6 +115,7 @@ class TableRuntime:
                                       f"not sent: {e}"))
 
     def _stop_all(self) -> None:
+        self._note("stop_all")
         try:
             self.backend.stop_all()
         except HardwareError:
@@ -126,7 +153,14 @@ class TableRuntime:
 
     def feed(self, event) -> None:
         """Pass one event through the state machine and send what it commands; a button event
-        then triggers its action."""
+        then triggers its action. A controller event (the operator's) is recorded to the trace."""
+        if self.trace is not None:
+            op = TR.op_of(event)
+            if op is not None:
+                self._note(op[0], **op[1])
+        self._step(event)
+
+    def _step(self, event) -> None:
         before = (self.table.phase, self.table.obs.stacks)
         self.table, cmds = CY.step(self.table, event, self.backend.now())
         self._submit(cmds)
@@ -163,17 +197,34 @@ class TableRuntime:
 
     def start_cycle(self) -> None:
         """Send ``StartCycle`` with freshly rolled dice and the current sensor readings."""
-        self.feed(CY.StartCycle(tuple(self.dice()), dict(self.backend.sensors().values)))
+        dice, readings = tuple(self.dice()), dict(self.backend.sensors().values)
+        self._note("start_cycle", dice=list(dice), readings=TR.readings_to_json(readings),
+                   carry=TR.carry_of(self.table))
+        self._step(CY.StartCycle(dice, readings))
+
+    def take(self, ev) -> None:
+        """One event from the backend: recorded, translated (a refused command's Reply becomes
+        ``Rejected`` ...) and fed to the state machine."""
+        if self.trace is not None:
+            self.trace.event(self.backend.now(), ev)
+        ev = self._translate(ev)
+        if ev is not None:
+            self._step(ev)
+
+    def tick(self) -> None:
+        """The runtime's look at the machine: a ``Tick`` (the controller's own deadlines). Recorded
+        only while the machine moves: at rest a Tick changes nothing (``cycle.step``)."""
+        if self.table.phase in CY.MOVING_PHASES:
+            self._note("tick")
+        self._step(CY.Tick())
 
     def pump(self, dt: float = TICK_S) -> None:
         """Let ``dt`` seconds of machine time pass and process what happened (one loop turn of a
         service); paced to wall time when ``pace`` is set."""
         wall = time.monotonic()
         for ev in self.backend.advance(dt):
-            ev = self._translate(ev)
-            if ev is not None:
-                self.feed(ev)
-        self.feed(CY.Tick())
+            self.take(ev)
+        self.tick()
         if self.pace:
             time.sleep(max(0.0, dt * self.pace - (time.monotonic() - wall)))
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Annotated, Any, Callable, Literal
 
 from fastapi import Depends, FastAPI, File, Form, HTTPException, Query, Request, UploadFile
+from fastapi import Path as PathParam
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, Response, StreamingResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
@@ -338,6 +339,18 @@ def create_app(control: Control, log: EventLog, token: str, scorer: Scorer, *,
             return code_sheet(lookup(code))
         except KeyError as exc:
             raise ServiceError(exc.args[0], 404, "no-such-code") from None
+
+    @app.get("/api/faults/{event_id}/trace", dependencies=[Auth])
+    async def fault_trace(event_id: Annotated[int, PathParam(ge=1)]) -> Response:
+        """The trace saved with fault ``event_id`` of the log (``/api/faults``' ``recent[].id``): the last
+        cycles before it as JSON lines (docs/trace.md), for ``mjtable diagnose --trace``. 404 when the log
+        has no trace for that id (not a fault, or logged before traces were kept)."""
+        text = await asyncio.to_thread(log.trace, event_id)
+        if text is None:
+            raise ServiceError(f"no trace is kept for event {event_id}: give the id of a fault in /api/faults", 404,
+                               "no-trace")
+        return Response(text, media_type="application/x-ndjson",
+                        headers={"Content-Disposition": f'attachment; filename="fault-{event_id}.jsonl"'})
 
     @app.post("/api/faults/clear", dependencies=[Auth])
     async def clear_fault() -> dict:

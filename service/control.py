@@ -11,6 +11,11 @@ turns (``Control.call``) and wait for its result. The loop:
 * after each turn: a status snapshot to the pages when anything shown changed, the event log
   (cycles with their lift travel times, faults, warnings), and a beat of the loop's liveness.
 
+The runtime records its trace (docs/trace.md) into a ring buffer that keeps the last
+``TRACE_CYCLES`` cycles (``controller.tracing.CycleRing``); every fault is logged with that trace
+beside it (``EventLog.append_fault``; ``GET /api/faults/{event id}/trace``), so ``mjtable diagnose
+--trace`` can replay what led to it.
+
 The systemd watchdog is pinged by its own thread (``service.liveness``) while this loop beats:
 a hung loop stops the pings, a lost machine link does not (it is a fault on the page, E62, and
 the link reconnects by itself). The self-test runs on this thread through a ``SteppedBackend``,
@@ -33,6 +38,8 @@ from typing import Any, Callable
 from controller import cycle as CY
 from controller.dice import Method, roll, wall_break
 from controller.runtime import TICK_S, TableRuntime, centre_state, lift_states, push_heads
+from controller.tracing import CycleRing
+from hardware.trace import TraceWriter, make_header
 from hardware.vocabulary import Sensor
 
 from .errors import ServiceError, WrongState
@@ -45,6 +52,8 @@ log = logging.getLogger("mjtable.service")
 SIDES = CY.SIDES
 #: wall seconds the idle loop sleeps on the request queue before looking at the machine again
 IDLE_POLL_S = 0.5
+#: cycles kept in the trace ring (the one a fault is saved with)
+TRACE_CYCLES = 3
 
 TILE_SETS = {
     136: ("suits and honours, no flowers", "万饼条字，无花"),
@@ -78,7 +87,10 @@ class Control:
         self.hub = hub
         self._roll = dice or roll
         pace = (1.0 / speed) if (speed > 0 and backend.kind != "mcu" and self.sim) else 0.0
-        self.rt = TableRuntime(backend, settings, dice=self._dice, pace=pace, on_button=self._button)
+        self.ring = CycleRing(TRACE_CYCLES)
+        trace = TraceWriter(make_header(backend.profile, settings.gear, backend.kind,
+                                        dice_method=settings.dice_method.value, dealer=settings.dealer), self.ring.add)
+        self.rt = TableRuntime(backend, settings, dice=self._dice, pace=pace, on_button=self._button, trace=trace)
         self._q: queue.Queue = queue.Queue()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="mjtable-control", daemon=True)
@@ -188,7 +200,8 @@ class Control:
         phase, cycles, fault, nwarn = self._seen
         if t.phase is not phase:
             if t.phase in (CY.Phase.FAULT, CY.Phase.SAFE_STOP) and t.fault is not None and t.fault is not fault:
-                self.log.append("fault", {**t.fault.to_dict(), "phase": phase.value, "state": t.phase.value})
+                self.log.append_fault({**t.fault.to_dict(), "phase": phase.value, "state": t.phase.value},
+                                      self.ring.text())
                 self.hub.publish({"type": "event", "kind": "fault"})
         if t.cycles > cycles and t.phase is CY.Phase.WALLS_UP:
             lift = {s: (t.trend[i][-1] if t.trend[i] else None) for i, s in enumerate(SIDES)}
@@ -283,7 +296,7 @@ class Control:
         simulated too (the jammed tile is taken out first); other injected faults stay."""
         fault = self.rt.table.fault
         if self.link_status() is not None:  # the link may have been down: re-home from the readings of now
-            self.rt.table = dataclasses.replace(self.rt.table, sensors=dict(self.backend.sensors().values))
+            self.rt.resync()
         if not self.rt.table.dice:  # latched before any cycle (a board absent at start): the re-homed
             self.rt.table = dataclasses.replace(self.rt.table, dice=self._dice())  # cycle throws these
         if self.sim and CY.refusal(self.rt.table, CY.ClearFault()) is None:
@@ -376,7 +389,7 @@ class Control:
             self.selftest_running = False
             self.rt._stop_all()
             # the self-test read the machine's events itself: take the readings afresh
-            self.rt.table = dataclasses.replace(self.rt.table, sensors=dict(self.backend.sensors().values))
+            self.rt.resync()
         self.selftest = report
         self.log.append("selftest", report)
         self.hub.publish({"type": "event", "kind": "selftest"})

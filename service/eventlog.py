@@ -12,7 +12,8 @@ started, and ``EventLog.damaged`` says so (the page shows it); the service does 
 so systemd never restart-loops on a bad log (issue #23, section 3).
 
 Rows: ``events(id, t, kind, data)``: ``t`` wall-clock seconds (Unix time), ``kind`` one of
-``KINDS``, ``data`` a JSON object. Lift travel times are also kept one row per side and cycle in
+``KINDS``, ``data`` a JSON object. A fault's trace (docs/trace.md: the last cycles before it) is kept
+beside its entry in ``traces(event_id, data)``, gzip-compressed JSON lines. Lift travel times are also kept one row per side and cycle in
 ``lift_times(id, t, cycle, side, up_s)`` for the trends. Safe to use from several threads (one
 connection behind a lock).
 
@@ -28,6 +29,7 @@ is created: ``<log_id>:<event id>`` names an event across tables and across a lo
 from __future__ import annotations
 
 import datetime
+import gzip
 import json
 import sqlite3
 import threading
@@ -51,6 +53,7 @@ CREATE TABLE IF NOT EXISTS lift_times (id INTEGER PRIMARY KEY AUTOINCREMENT, t R
                                        side TEXT NOT NULL, up_s REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS outbox (event_id INTEGER PRIMARY KEY);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS traces (event_id INTEGER PRIMARY KEY, data BLOB NOT NULL);
 """
 
 
@@ -157,23 +160,30 @@ class EventLog:
         """
         if kind not in KINDS:
             raise ValueError(f"event kind {kind!r} unknown: one of {', '.join(KINDS)}")
+        return self._append(kind, data, time.time() if t is None else t)
+
+    def _append(self, kind: str, data: dict[str, Any], t: float, with_it=None) -> int:
+        """Insert the event, its outbox row and ``with_it(db, event id)``'s rows in one transaction."""
         text = json.dumps(data, ensure_ascii=False, sort_keys=True)
+        outbox = kind in self.outbox_kinds
         with self._lock:
-            if kind not in self.outbox_kinds:
-                cur = self._db.execute("INSERT INTO events(t, kind, data) VALUES (?, ?, ?)",
-                                       (time.time() if t is None else t, kind, text))
+            if not outbox and with_it is None:
+                cur = self._db.execute("INSERT INTO events(t, kind, data) VALUES (?, ?, ?)", (t, kind, text))
                 return int(cur.lastrowid)
             self._db.execute("BEGIN IMMEDIATE")
             try:
-                cur = self._db.execute("INSERT INTO events(t, kind, data) VALUES (?, ?, ?)",
-                                       (time.time() if t is None else t, kind, text))
+                cur = self._db.execute("INSERT INTO events(t, kind, data) VALUES (?, ?, ?)", (t, kind, text))
                 eid = int(cur.lastrowid)
-                self._db.execute("INSERT INTO outbox(event_id) VALUES (?)", (eid,))
+                if with_it is not None:
+                    with_it(self._db, eid)
+                if outbox:
+                    self._db.execute("INSERT INTO outbox(event_id) VALUES (?)", (eid,))
                 self._db.execute("COMMIT")
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
-        self._notify(eid)
+        if outbox:
+            self._notify(eid)
         return eid
 
     def _notify(self, eid: int) -> None:
@@ -184,25 +194,28 @@ class EventLog:
     def append_cycle(self, data: dict[str, Any], lift_up_s: dict[str, float | None]) -> int:
         """A finished cycle and its lift-up travel times (s per side), in one transaction."""
         now = time.time()
-        text = json.dumps(data, ensure_ascii=False, sort_keys=True)
+
+        def lifts(db, eid: int) -> None:
+            for side, v in lift_up_s.items():
+                if v is not None:
+                    db.execute("INSERT INTO lift_times(t, cycle, side, up_s) VALUES (?, ?, ?, ?)",
+                               (now, eid, side, float(v)))
+        return self._append("cycle", data, now, lifts)
+
+    def append_fault(self, data: dict[str, Any], trace: str | None) -> int:
+        """A fault and its trace (JSON lines, docs/trace.md; None: none recorded), in one transaction.
+        Returns the event id (``GET /api/faults/{event id}/trace``)."""
+        blob = gzip.compress(trace.encode("utf-8"), 6) if trace is not None else None
+
+        def keep(db, eid: int) -> None:
+            db.execute("INSERT INTO traces(event_id, data) VALUES (?, ?)", (eid, blob))
+        return self._append("fault", data, time.time(), keep if blob is not None else None)
+
+    def trace(self, event_id: int) -> str | None:
+        """The trace saved with fault ``event_id`` (JSON lines), None when there is none."""
         with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                cur = self._db.execute("INSERT INTO events(t, kind, data) VALUES (?, 'cycle', ?)", (now, text))
-                eid = int(cur.lastrowid)
-                for side, v in lift_up_s.items():
-                    if v is not None:
-                        self._db.execute("INSERT INTO lift_times(t, cycle, side, up_s) VALUES (?, ?, ?, ?)",
-                                         (now, eid, side, float(v)))
-                if "cycle" in self.outbox_kinds:
-                    self._db.execute("INSERT INTO outbox(event_id) VALUES (?)", (eid,))
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-        if "cycle" in self.outbox_kinds:
-            self._notify(eid)
-        return eid
+            row = self._db.execute("SELECT data FROM traces WHERE event_id = ?", (int(event_id),)).fetchone()
+        return None if row is None else gzip.decompress(row[0]).decode("utf-8")
 
     # -- the outbox (service.mqtt) --
     def outbox(self, after: int = 0, limit: int = 100) -> list[dict[str, Any]]:

@@ -1,0 +1,262 @@
+"""Replay a recorded trace through the live run's own code: diagnose a table from its log.
+
+``replay(trace)`` builds the settings from the trace's header (its profile's nominal values, the
+tile count, the dice method, the dealer), then drives a real :class:`controller.runtime.TableRuntime`
+over a :class:`ReplayBackend` that serves the trace: every recorded event goes through
+``TableRuntime.take`` (translation and ``cycle.step``, hence the same diagnosis engine as the live
+run), every tick through ``tick``, every start of a cycle through ``start_cycle`` with its recorded
+dice and readings, every operator event through ``feed``. The commands the replay derives are
+checked against the recorded ones; the first difference is reported (``Divergence``).
+
+A trace without tick records (written by hand or by another program) is looked at every
+``runtime.TICK_S`` of machine time, as the runtime does. A trace that stops mid-cycle (no ``end``
+record, or a phase still moving at its end) is diagnosed as far as it goes and says where it ends.
+
+Format: docs/trace.md. Source of the judging: ``controller.diagnosis`` via ``controller.cycle``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+from hardware.interface import SensorSnapshot
+from hardware.profile import ALL_PARTS
+from hardware.trace import Trace, TraceError, profile_from_json, to_json
+
+from . import cycle as CY
+from . import tracing as TR
+from .faults import Diagnosis
+from .runtime import TICK_S, TableRuntime
+
+
+class ReplayBackend:
+    """A ``hardware.TableBackend`` that plays a trace back: ``now()`` is the time of the record being
+    replayed, ``sensors()`` the readings last recorded, ``submit`` keeps the command and answers with
+    the recorded command's id at the same position (so the recorded replies match). Nothing moves."""
+
+    model = None
+    fitted = ALL_PARTS
+
+    def __init__(self, trace: Trace, profile) -> None:
+        self.kind = trace.header.backend
+        self.profile = profile
+        self.t = 0.0
+        self.readings: dict = {}
+        self.recorded = [r for r in trace.records if r.kind == "command"]
+        self.derived: list[tuple[float, Any]] = []
+
+    def now(self) -> float:
+        return self.t
+
+    def submit(self, command) -> int:
+        k = len(self.derived)
+        self.derived.append((self.t, command))
+        rec = self.recorded[k] if k < len(self.recorded) else None
+        return rec.data["id"] if rec is not None and rec.data.get("id") is not None else 0x10000 + k
+
+    def events(self) -> list:
+        return []
+
+    def advance(self, dt: float) -> list:
+        return []
+
+    def run_until(self, predicate, timeout: float) -> list:  # pragma: no cover - not used by a replay
+        return []
+
+    def sensors(self) -> SensorSnapshot:
+        return SensorSnapshot(self.t, dict(self.readings))
+
+    def stop_all(self) -> None:
+        pass
+
+    def health(self) -> None:
+        return None
+
+    def close(self) -> None:
+        pass
+
+
+@dataclass(frozen=True)
+class Divergence:
+    """Where the commands the replay derived differ from the recorded ones: ``line`` of the recorded
+    command (None: the trace has none there), ``recorded`` and ``derived`` (JSON forms, None when
+    missing), ``t`` (s)."""
+
+    line: int | None
+    t: float
+    recorded: dict | None
+    derived: dict | None
+
+    def describe(self) -> str:
+        def name(d: dict | None) -> str:
+            return "nothing" if d is None else " ".join(f"{k}={v}" for k, v in d.items() if k not in ("t", "id"))
+        where = f"line {self.line}" if self.line is not None else "after the last recorded command"
+        return f"commands diverge at {where} (t={self.t:.2f} s): recorded {name(self.recorded)}, replay sent {name(self.derived)}"
+
+    def to_dict(self) -> dict:
+        return {"line": self.line, "t": round(self.t, 3), "recorded": self.recorded, "derived": self.derived}
+
+
+@dataclass(frozen=True)
+class ReplayResult:
+    """What a replay found.
+
+    Attributes:
+        table: the controller's state at the end of the trace.
+        cycles: the cycles started in the trace.
+        commands_checked: recorded commands compared with the replay's (0: the trace has none).
+        divergence: the first difference between recorded and derived commands, or None.
+        ends: where a trace cut off mid-cycle ends ``{"t", "phase", "line", "cut_line", "text"}``, or None.
+    """
+
+    table: CY.Table
+    cycles: int
+    commands_checked: int
+    divergence: Divergence | None
+    ends: dict | None
+
+    @property
+    def diagnoses(self) -> tuple[Diagnosis, ...]:
+        return findings(self.table)
+
+
+def findings(table: CY.Table) -> tuple[Diagnosis, ...]:
+    """Every diagnosis of the controller's last cycle: the latched fault first, then the warnings.
+    ``mjtable diagnose`` reports the first as ``diagnosis`` and all as ``diagnoses``."""
+    return ((table.fault,) if table.fault else ()) + tuple(table.warnings)
+
+
+def _apply_carry(rt: TableRuntime, profile, carry: Any, first: bool, line: int, source: str) -> None:
+    if carry is None:
+        return
+    if not isinstance(carry, dict):
+        raise TraceError(source, line, "expected \"carry\" to be an object (docs/trace.md)")
+    t = rt.table
+    try:
+        if "tile_count" in carry:
+            s = CY.Settings.from_profile(profile, carry["tile_count"], carry.get("dice_method", t.settings.dice_method),
+                                         carry.get("dealer", t.settings.dealer))
+            if s != t.settings:
+                t, _ = CY.request_gear(t, s)
+        if first:
+            trend = tuple(tuple(float(x) for x in side) for side in carry.get("trend", t.trend))
+            lifts = tuple(bool(x) for x in carry.get("lifts_up", t.lifts_up))
+            if len(trend) != 4 or len(lifts) != 4:
+                raise ValueError("expected \"trend\" and \"lifts_up\" per side E, S, W, N")
+            t = dataclasses.replace(t, trend=trend, lifts_up=lifts, raise_first=bool(carry.get("raise_first", False)),
+                                    cycles=int(carry.get("cycles", 0)))
+    except Exception as e:  # ValueError, TypeError, ProfileError (a gear the profile lacks), a bad dice method
+        raise TraceError(source, line, f"expected a valid \"carry\": {e}") from None
+    rt.table = t
+
+
+def replay(trace: Trace) -> ReplayResult:
+    """Replay ``trace`` through the runtime and the state machine (see the module's text).
+
+    Returns: a :class:`ReplayResult`.
+    Raises:
+        TraceError: a header whose settings cannot be built, or an ``op`` record that is not valid
+            (``SOURCE:LINE: expected ...``).
+    """
+    h, src = trace.header, trace.source
+    try:
+        profile = profile_from_json(h.profile)
+        settings = CY.Settings.from_profile(profile, h.tile_count, h.dice_method, h.dealer)
+    except Exception as e:  # ProfileError, ValueError: a gear the profile lacks, a bad dice method
+        raise TraceError(src, trace.header_line, f"expected a header whose settings apply: {e}") from None
+    be = ReplayBackend(trace, profile)
+    rt = TableRuntime(be, settings, on_button=lambda action: None)  # a button's action is recorded as its own op
+    implicit = not any(r.kind == "op" and r.data["op"] == "tick" for r in trace.records)
+    cycles = 0
+    last_t: float | None = None
+    ended = False
+
+    def look_until(t: float) -> None:
+        nonlocal last_t
+        if last_t is not None and t > last_t:
+            g = last_t
+            while g < t - 1e-9:
+                be.t = g
+                rt.tick()
+                g += TICK_S
+        last_t = t if last_t is None else max(last_t, t)
+
+    for rec in trace.records:
+        if implicit:
+            look_until(rec.t)
+        be.t = rec.t
+        if rec.kind == "event":
+            rt.take(rec.obj)
+            continue
+        if rec.kind == "command":
+            continue
+        op = rec.data["op"]
+        try:
+            if op == "tick":
+                rt.tick()
+            elif op == "start_cycle":
+                dice = TR.dice_of(rec.data)
+                be.readings = TR.readings_of(rec.data)
+                _apply_carry(rt, profile, rec.data.get("carry"), cycles == 0, rec.line, src)
+                rt.dice = lambda d=dice: d
+                cycles += 1
+                rt.start_cycle()
+            elif op == "read_positions":
+                be.readings = TR.readings_of(rec.data)
+                rt.read_positions()
+            elif op == "readings":
+                be.readings = TR.readings_of(rec.data)
+                rt.resync()
+            elif op == "end":
+                ended = True
+                if implicit:
+                    rt.tick()
+            elif op == "stop_all":
+                pass  # the motors were stopped directly; nothing for the state machine
+            else:
+                rt.feed(TR.event_of(rec.data))
+        except ValueError as e:
+            raise TraceError(src, rec.line, str(e)) from None
+    if implicit and last_t is not None and not ended:
+        be.t = last_t
+        rt.tick()
+    t = rt.table
+    last = trace.records[-1] if trace.records else None
+    ends = None
+    mid = t.phase in CY.MOVING_PHASES or t.phase is CY.Phase.REFILL_PAUSE
+    if mid or trace.cut_line is not None:
+        at = last.t if last else 0.0
+        why = (f"line {trace.cut_line} is cut off" if trace.cut_line is not None else
+               "no end record" if not ended else "the recording ended")
+        text = (f"the trace ends at t={at:.2f} s, line {last.line if last else trace.header_line}, "
+                f"{'mid-cycle in phase ' + t.phase.value if mid else 'in phase ' + t.phase.value} ({why}): "
+                f"diagnosed as far as it goes")
+        ends = {"t": round(at, 3), "phase": t.phase.value, "line": last.line if last else trace.header_line,
+                "cut_line": trace.cut_line, "text": text}
+    divergence, checked = _compare(be, trace, cut=ends is not None)
+    return ReplayResult(t, cycles, checked, divergence, ends)
+
+
+def _compare(be: ReplayBackend, trace: Trace, cut: bool) -> tuple[Divergence | None, int]:
+    """The first difference between the recorded commands and those the replay sent (a trace without
+    command records is not compared; a cut-off trace may lack the last commands the replay sent)."""
+    rec, der = be.recorded, be.derived
+    if not rec:
+        return None, 0
+    for k in range(max(len(rec), len(der))):
+        r = rec[k] if k < len(rec) else None
+        d = der[k] if k < len(der) else None
+        rj = None
+        if r is not None:
+            rj = to_json(r.obj)
+        dj = to_json(d[1]) if d is not None else None
+        if rj != dj:
+            if r is None and cut:
+                return None, len(rec)
+            return Divergence(r.line if r else None, r.t if r else d[0], rj, dj), k
+    return None, len(rec)
+
+
+__all__ = ["ReplayBackend", "ReplayResult", "Divergence", "replay", "findings"]
