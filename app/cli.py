@@ -420,7 +420,7 @@ def _cmd_demo(args: argparse.Namespace, out: IO[str]) -> int:
                   "(demo/README.md)\n")
         out.flush()
         vision_cli.cmd_score_photo(argparse.Namespace(
-            image=str(photo), self_drawn=False, seat_wind="E", prevalent_wind="E", flowers=None, last_tile=False,
+            image=[str(photo)], self_drawn=False, seat_wind="E", prevalent_wind="E", flowers=None, last_tile=False,
             kong_replacement=False, robbing_kong=False, fourth_tile=False, rules="mcr", json=False, annotate=None,
             accept_uncertain=False), out, sys.stderr)
     for hand, flags, what in DEMO_HANDS[:2]:

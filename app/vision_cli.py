@@ -1,9 +1,10 @@
 """The camera commands of the ``mjtable`` command line (wired in by ``app/cli.py``).
 
 * ``mjtable recognize IMAGE [--json] [--annotate OUT.png]``: the tiles found and the assembled hand.
-* ``mjtable score-photo IMAGE [--self-drawn] [--seat-wind E] [--prevalent-wind E] [--flowers N]
+* ``mjtable score-photo IMAGE [IMAGE ...] [--self-drawn] [--seat-wind E] [--prevalent-wind E] [--flowers N]
   [--last-tile] [--kong-replacement] [--robbing-kong] [--fourth-tile] [--rules mcr|mcr-1998]
-  [--json] [--annotate OUT.png] [--accept-uncertain]``: recognise, then score.
+  [--json] [--annotate OUT.png] [--accept-uncertain]``: recognise, then score; 3-5 images are
+  frames of one hand from a fixed camera, read as one by voting per tile (``vision.voting``).
 
 Wired into ``mjtable`` by ``app/cli.py`` (``add_parsers`` and ``HANDLERS``). The handlers print their own one-line error on standard error
 and return 1 for an unreadable or empty image, a picture with no tiles, a hand that does not add
@@ -34,7 +35,9 @@ def add_parsers(subparsers: "argparse._SubParsersAction") -> None:
     s = subparsers.add_parser("score-photo", help="recognise the hand in a photo and score it (MCR)",
                               description="Recognise the hand in a photo, then score it as `mjtable score` does. "
                               "Flowers are counted from the photo unless --flowers is given.")
-    s.add_argument("image", help="image file (JPEG, PNG, ...)")
+    s.add_argument("image", nargs="+", metavar="IMAGE",
+                   help="image file (JPEG, PNG, ...); or 3-5 frames of the same hand from a fixed camera, "
+                   "read as one by voting per tile (a tile whose reading changes between frames is listed)")
     cli_args.win_options(s, photo=True)
     s.add_argument("--rules", choices=sorted(PROFILES), default="mcr", help="rule profile (default mcr)")
     s.add_argument("--json", action="store_true", help="print the recognition and the result as JSON")
@@ -54,26 +57,48 @@ def _tile_line(t) -> str:
 
 
 def _recognise(args: argparse.Namespace):
-    """Read, recognise, annotate. Returns (recognition, None) or (None, error message)."""
-    from vision import VisionError, check_output_path, read_image, recognize, write_annotated
+    """Read, recognise, annotate ``args.image`` (a file, or a list of 1 or 3-5 frame files).
+    Returns (recognition, None) or (None, error message); the recognition is a
+    ``vision.Recognition`` or, for several frames, a ``vision.voting.Capture``."""
+    from vision import VisionError, check_output_path, read_image, write_annotated
+    from vision.pipeline import default_recognizer
+    from vision.voting import FRAMES, capture_hand
 
+    paths = [args.image] if isinstance(args.image, str) else list(args.image)
+    if len(paths) != 1 and not FRAMES[0] <= len(paths) <= FRAMES[1]:
+        return None, (f"bad-image: give one photo, or {FRAMES[0]} to {FRAMES[1]} frames of the same hand, "
+                      f"not {len(paths)} files")
     try:
         if args.annotate is not None:  # before the work, so that none is lost to a bad output path
             check_output_path(args.annotate)
-        image = read_image(args.image)
-        rec = recognize(image)
+        images = [read_image(p) for p in paths]
+        if len(images) == 1:
+            rec = default_recognizer().recognize(images[0])
+            shown, picture = rec, images[0]
+        else:
+            rec = capture_hand(default_recognizer(), images)
+            shown, picture = rec.recognition, images[rec.reference]
         if args.annotate is not None:
-            write_annotated(args.annotate, image, rec)
+            write_annotated(args.annotate, picture, shown)
     except VisionError as e:
         return None, f"{e.code}: {e.message}"
     return rec, None
 
 
 def _describe(rec) -> str:
-    a = rec.assembly
-    lines = [f"{len(rec.tiles)} tiles found ({rec.seconds * 1000:.0f} ms):",
+    """The text output of a ``vision.Recognition``, or of a ``vision.voting.Capture`` (several
+    frames: each tile whose reading changed between frames with its votes)."""
+    capture = rec if hasattr(rec, "voted") else None
+    if capture is not None:
+        rec = capture.recognition
+    frames = f" in {len(capture.frame_seconds)} frames" if capture else ""
+    lines = [f"{len(rec.tiles)} tiles found{frames} ({rec.seconds * 1000:.0f} ms):",
              "  tile    conf.  layout    box"]
-    lines += [_tile_line(t) for t in rec.tiles]
+    for i, t in enumerate(rec.tiles):
+        v = capture.voted[i] if capture else None
+        votes = f"  changed: {' '.join(f'{k} x{n}' for k, n in v.votes.items())} of {v.frames}" if v and v.changed else ""
+        lines.append(_tile_line(t) + votes)
+    a = rec.assembly
     lines.append(f"Hand     {a.hand if a.hand else '(does not add up)'}")
     if a.melds:
         lines.append(f"Melds    {' '.join(a.melds)}")
@@ -114,13 +139,13 @@ def cmd_score_photo(args: argparse.Namespace, out: IO[str] = sys.stdout, err: IO
     rec, problem = _recognise(args)
     if rec is None:
         return _fail(err, problem)
-    outcome = score_photo(rec.to_dict, options, name=args.image)
+    outcome = score_photo(rec.to_dict, options, name=", ".join(args.image))
     if outcome.problem_code == "no-tiles":
         return _fail(err, outcome.problem)
     if outcome.result is None:
         message = outcome.problem
         if outcome.problem_code == "uncertain":
-            message += (f" (run `mjtable score '{rec.assembly.hand}'` with the corrected hand, or add "
+            message += (f" (run `mjtable score '{outcome.recognition['hand']}'` with the corrected hand, or add "
                         "--accept-uncertain)")
         # what was read goes to stdout (the JSON object with "score": null and the error, or the
         # text description), the reason to stderr

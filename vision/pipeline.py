@@ -303,12 +303,17 @@ class Recognizer:
 _DEFAULT: Recognizer | None = None
 
 
-def recognize(image: np.ndarray) -> Recognition:
-    """``Recognizer().recognize(image)`` with the committed models, loaded once per process."""
+def default_recognizer() -> Recognizer:
+    """``Recognizer()`` with the committed models, loaded once per process. Raises VisionError ``model``."""
     global _DEFAULT
     if _DEFAULT is None:
         _DEFAULT = Recognizer()
-    return _DEFAULT.recognize(image)
+    return _DEFAULT
+
+
+def recognize(image: np.ndarray) -> Recognition:
+    """``Recognizer().recognize(image)`` with the committed models, loaded once per process."""
+    return default_recognizer().recognize(image)
 
 
 def _latin(text: str) -> str:

@@ -281,6 +281,60 @@ def test_capture_without_camera_and_with_one(api, tmp_path, hand_photo) -> None:
     log.close()
 
 
+def _frames(photo, count: int, seed: int = 0) -> list[tuple[str, tuple[str, bytes, str]]]:
+    """``count`` camera frames of ``photo`` (each with its own shake, glare, shadow and noise:
+    ``vision.synth.frame_of``) as the multipart ``frames`` files."""
+    import cv2
+    import numpy as np
+
+    from vision.synth import frame_of
+    img, rng = cv2.imread(str(photo)), np.random.default_rng(seed)
+    return [("frames", (f"f{i}.png", cv2.imencode(".png", frame_of(img, [], rng, glare=0.3, shadow=0.3)[0])[1].tobytes(),
+                        "image/png")) for i in range(count)]
+
+
+def test_capture_of_uploaded_frames_votes_per_tile(api, hand_photo) -> None:
+    c, _, log = api
+    r = c.post("/api/score/capture", files=_frames(hand_photo, 3), data={"options": '{"self_drawn": true}'})
+    assert r.status_code == 401 and log.count("score") == 0
+    r = c.post("/api/score/capture", headers=AUTH, files=_frames(hand_photo, 3),
+               data={"options": '{"self_drawn": true}'})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    rec = body["recognition"]
+    assert rec["frames"] == 3 and rec["hand"] == "123456789mEEEN" + "N"
+    assert all(sum(t["votes"].values()) <= 3 and isinstance(t["changed"], bool) for t in rec["tiles"])
+    assert body["score"]["total"] > 16 and body["annotated"].startswith("/api/score/photo/")
+    assert c.get(body["annotated"]).headers["content-type"] == "image/jpeg"
+
+
+@pytest.mark.parametrize("count", [2, 6])
+def test_capture_refuses_a_wrong_number_of_frames(api, hand_photo, count) -> None:
+    c, _, log = api
+    r = c.post("/api/score/capture", headers=AUTH, files=_frames(hand_photo, count))
+    assert r.status_code == 422 and f"3 to 5 pictures of the same hand, not {count}" in r.json()["error"]["message"]
+    for frames in (2, 6, 0, "5", True):
+        r = c.post("/api/score/capture", headers=AUTH, json={"frames": frames})
+        assert r.status_code == 422 and "frames: 1, or 3 to 5" in r.json()["error"]["message"], r.text
+    r = c.post("/api/score/capture", headers=AUTH, files=_frames(hand_photo, 2)[:1] + [
+        ("frames", ("x.png", b"not a picture", "image/png"))] * 2)
+    assert r.status_code == 415 and "x.png is not an image" in r.json()["error"]["message"], r.text
+    assert log.count("score") == 0
+
+
+def test_capture_from_the_camera_takes_frames(tmp_path, hand_photo) -> None:
+    c, _, log = make_client(tmp_path / "cam", camera_image=hand_photo)
+    with c:
+        r = c.post("/api/score/capture", headers=AUTH, json={"self_drawn": True, "frames": 3})
+        assert r.status_code == 200, r.text
+        rec = r.json()["recognition"]
+        # one picture file read three times: every tile has three votes for one label
+        assert rec["frames"] == 3 and all(t["votes"] == {t["tile"]: 3} and not t["changed"] for t in rec["tiles"])
+        r = c.post("/api/score/capture", headers=AUTH, json={"self_drawn": True, "frames": 3, "nonsense": 1})
+        assert r.status_code == 422 and "nonsense" in r.json()["error"]["message"], r.text
+    log.close()
+
+
 def test_log_and_unknown_kind(api) -> None:
     c, _, _ = api
     assert c.get("/api/log", params={"kind": "nonsense"}).status_code == 422

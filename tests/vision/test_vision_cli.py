@@ -147,3 +147,27 @@ def test_a_hand_that_is_no_win(monkeypatch, scene_file):
     # the words of the use-case POST /api/score/photo answers with too (tests/service/test_score_use_cases.py)
     from controller.table_scoring import score_photo
     assert err == f"mjtable: {score_photo(lambda: doc['recognition'], {}, name=str(scene_file)).problem}\n"
+
+
+def test_score_photo_of_several_frames_votes(tmp_path, scene_file):
+    from vision.synth import frame_of
+    img, rng = cv2.imread(str(scene_file)), np.random.default_rng(5)
+    paths = []
+    for i in range(3):
+        p = tmp_path / f"frame{i}.png"
+        cv2.imwrite(str(p), frame_of(img, [], rng, glare=0, shadow=0)[0])
+        paths.append(str(p))
+    code, out, err = run(["score-photo", *paths, "--json", "--self-drawn", "--annotate", str(tmp_path / "a.png")])
+    assert code == 0, err
+    rec = json.loads(out)["recognition"]
+    assert rec["frames"] == 3 and rec["hand"] == "123m456p789sEEEN" + "N"
+    assert all(sum(t["votes"].values()) <= 3 for t in rec["tiles"]) and (tmp_path / "a.png").is_file()
+    code, out, err = run(["score-photo", *paths, "--self-drawn"])
+    assert code == 0 and "tiles found in 3 frames" in out, err
+
+
+@pytest.mark.parametrize("count", [2, 6])
+def test_score_photo_refuses_two_or_six_frames(scene_file, count):
+    code, out, err = run(["score-photo", *[str(scene_file)] * count])
+    assert code == 1 and out == "" and err.count("\n") == 1
+    assert f"give one photo, or 3 to 5 frames of the same hand, not {count} files" in err

@@ -30,29 +30,13 @@ def as_detected(placed: list[SceneTile], confidence: float = 0.99) -> list[Detec
 
 
 def real_faces(per_label: int = 3, min_height: int = 50) -> dict[str, list[np.ndarray]]:
-    """Upright tile crops from the real photos of the ``test`` split of chinese-mahjong-detection
-    (evaluation photos: never used in training), up to ``per_label`` per tile, in file order.
-
-    Skips the test (pytest.skip) when ../shared/data is not there.
-    """
-    import cv2
+    """Upright tile crops from the real photos of the ``test`` split (``vision.data.tile_faces``:
+    never used in training). Skips the test (pytest.skip) when ../shared/data is not there."""
     import pytest
 
-    from vision.data import DETECTION, load_split
+    from vision.data import tile_faces
 
-    if not (DETECTION / "test").is_dir():
+    try:
+        return tile_faces("test", per_label, min_height)
+    except FileNotFoundError:
         pytest.skip("../shared/data/tiles/chinese-mahjong-detection is not available")
-    faces: dict[str, list[np.ndarray]] = {}
-    for item in load_split("test"):
-        img = None
-        for b in item.boxes:
-            x1, y1, x2, y2 = (int(round(v)) for v in b.box)
-            w, h = x2 - x1, y2 - y1
-            if h < min_height or h < 1.25 * w or x1 < 0 or y1 < 0 or x2 > 640 or y2 > 640:
-                continue
-            if len(faces.get(b.tile, [])) >= per_label:
-                continue
-            if img is None:
-                img = cv2.imread(str(item.path))
-            faces.setdefault(b.tile, []).append(img[y1:y2, x1:x2].copy())
-    return faces
