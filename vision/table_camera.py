@@ -273,18 +273,21 @@ def calibrate(empty: np.ndarray, hand: np.ndarray | None = None, recognizer: Any
     return dataclasses.replace(cal, tile=(min(size), max(size))), seat
 
 
-def seat_view(cal: TableCalibration, image: np.ndarray, detector: Any) -> tuple[np.ndarray, str | None]:
-    """The picture read as the table's camera sees it: rectified (``TableCalibration.rectify``),
-    the seat of the hand found from the boxes of ``detector`` (a ``vision.TileDetector``; class-
-    agnostic, so any turn will do), and turned so that seat is at the bottom.
+def seat_views(cal: TableCalibration, frames: Sequence[np.ndarray], detector: Any) -> tuple[list[np.ndarray], str | None]:
+    """Pictures of one hand as the table's camera reads them: each rectified
+    (``TableCalibration.rectify``), the seat of the hand found from the boxes ``detector`` (a
+    ``vision.TileDetector``; class-agnostic, so any turn will do) finds in the first, and each
+    turned so that seat is at the bottom (``TableCalibration.turned``).
 
+    Args:
+        cal: the calibration; frames: HxWx3 BGR uint8 pictures of the calibrated size.
     Returns:
-        (the view to recognise, side x side x 3; the seat, or None when the tiles lie outside every
-        zone or none is found: the view is then the rectified one unturned).
+        (the views to recognise, each side x side x 3; the seat, or None when no tile is found or
+        they lie outside every zone: the views are then the rectified ones unturned).
     Raises:
         VisionError: ``bad-image`` (see ``rectify``).
     """
-    view = cal.rectify(image)
-    boxes = detector.detect(view)
+    views = [cal.rectify(f) for f in frames]
+    boxes = detector.detect(views[0]) if views else []
     seat = cal.seat_of([((b[0] + b[2]) / 2, (b[1] + b[3]) / 2) for b in boxes])
-    return (cal.turned(view, seat) if seat is not None else view), seat
+    return ([cal.turned(v, seat) for v in views] if seat is not None else views), seat

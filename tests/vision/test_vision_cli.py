@@ -171,3 +171,34 @@ def test_score_photo_refuses_two_or_six_frames(scene_file, count):
     code, out, err = run(["score-photo", *[str(scene_file)] * count])
     assert code == 1 and out == "" and err.count("\n") == 1
     assert f"give one photo, or 3 to 5 frames of the same hand, not {count} files" in err
+
+
+def test_camera_calibrate_stores_the_view_and_score_photo_reads_in_it(tmp_path, monkeypatch):
+    from vision_scenes import camera, laid_hand_strip, top_view
+
+    from controller import settings as ST
+    monkeypatch.setenv("MJTABLE_STATE_DIR", str(tmp_path / "state"))
+    rng, strip = np.random.default_rng(4), laid_hand_strip()
+    files = {}
+    for name, top in (("empty", top_view(rng)), ("hand", top_view(rng, strip, "E")), ("right", top_view(rng, strip, "S"))):
+        files[name] = tmp_path / f"{name}.png"
+        cv2.imwrite(str(files[name]), camera(top))
+    code, out, err = run(["score-photo", str(files["right"]), "--table-camera"])
+    assert code == 1 and "not calibrated: run mjtable camera calibrate" in err and err.count("\n") == 1
+    code, out, err = run(["camera", "calibrate", "--empty", str(files["empty"]), "--hand", str(files["hand"])])
+    assert code == 0, err
+    assert "laid out at seat E" in out and "bottom E, right S, top W, left N" in out
+    assert ST.load().camera is not None and ST.load().camera["bottom_seat"] == "E"
+    code, out, err = run(["score-photo", str(files["right"]), "--table-camera", "--json", "--self-drawn"])
+    assert code == 0, err
+    rec = json.loads(out)["recognition"]
+    assert rec["seat"] == "S" and rec["hand"] == "123m456p789sEEEN" + "N"
+
+
+def test_camera_calibrate_without_a_play_area_is_one_line(tmp_path, monkeypatch):
+    monkeypatch.setenv("MJTABLE_STATE_DIR", str(tmp_path / "state"))
+    p = tmp_path / "noise.png"
+    cv2.imwrite(str(p), np.random.default_rng(0).integers(0, 256, (480, 640, 3), dtype=np.uint8))
+    code, out, err = run(["camera", "calibrate", "--empty", str(p), "--hand", str(p)])
+    assert code == 1 and out == "" and err.startswith("mjtable: calibration: no play area found") and err.count("\n") == 1
+    assert not (tmp_path / "state" / "settings.json").exists()

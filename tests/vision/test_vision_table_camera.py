@@ -8,40 +8,8 @@ import numpy as np
 import pytest
 
 from vision import Recognizer, VisionError
-from vision.synth import compose_scene
-from vision.table_camera import TableCalibration, calibrate, find_play_area, seat_view
-from vision_scenes import parse_row, real_faces
-
-#: the top view: a 900 px felt square at (100, 100)-(1000, 1000) of a 1100 px wooden frame
-TOP, FELT0, FELT1 = 1100, 100, 1000
-#: where the camera sees the felt's corners (top-left, top-right, bottom-right, bottom-left)
-SEEN = np.float32([[400, 60], [880, 70], [1180, 690], [110, 680]])
-TRUTH = cv2.getPerspectiveTransform(np.float32([[FELT0, FELT0], [FELT1, FELT0], [FELT1, FELT1], [FELT0, FELT1]]), SEEN)
-HAND = ["1m 2m 3m 4p 5p 6p 7s 8s 9s E E E N | N"]
-
-
-def top_view(rng: np.random.Generator, hand: np.ndarray | None = None, seat: str = "E") -> np.ndarray:
-    """The table from straight above: a wooden frame, the felt, and ``hand`` (a strip picture of a
-    laid-out hand) in front of the bottom side (seat E) or the right side (seat S, turned)."""
-    img = np.empty((TOP, TOP, 3), np.float32)
-    img[:] = (90, 130, 170)
-    img[FELT0:FELT1, FELT0:FELT1] = (60, 140, 50)
-    img += rng.normal(0, 4, img.shape)
-    img = np.clip(img, 0, 255).astype(np.uint8)
-    if hand is not None:
-        h, w = hand.shape[:2]
-        if seat == "E":
-            img[FELT1 - 20 - h:FELT1 - 20, 150:150 + w] = hand
-        else:  # the right side's player: his row runs up the picture, the tiles' feet to the right
-            turned = np.rot90(hand, 1)
-            img[150:150 + w, FELT1 - 20 - h:FELT1 - 20] = turned
-    return img
-
-
-def camera(top: np.ndarray) -> np.ndarray:
-    """What the table's camera (1280x720, looking from the bottom side at a slant) sees."""
-    return cv2.warpPerspective(top, TRUTH, (1280, 720), flags=cv2.INTER_LINEAR, borderValue=(35, 35, 35))
-
+from vision.table_camera import TableCalibration, calibrate, find_play_area, seat_views
+from vision_scenes import FELT0, FELT1, SEEN, TRUTH, camera, laid_hand_strip, top_view
 
 @pytest.fixture(scope="module")
 def recognizer() -> Recognizer:
@@ -50,12 +18,7 @@ def recognizer() -> Recognizer:
 
 @pytest.fixture(scope="module")
 def hand_strip() -> np.ndarray:
-    rng = np.random.default_rng(2)
-    felt = np.empty((190, 800, 3), np.uint8)
-    felt[:] = (60, 140, 50)
-    img, _ = compose_scene([parse_row(r) for r in HAND], real_faces(), rng, size=(190, 800), tile_height=64,
-                           background=felt)
-    return img
+    return laid_hand_strip()
 
 
 def test_play_area_and_homography_match_the_truth(recognizer, hand_strip):
@@ -83,7 +46,7 @@ def test_a_hand_at_the_right_side_is_read_turned_and_given_to_seat_s(recognizer,
     empty = camera(top_view(rng))
     cal, seat = calibrate(empty, camera(top_view(rng, hand_strip, "E")), recognizer)
     picture = camera(top_view(rng, hand_strip, "S"))
-    view, seat = seat_view(cal, picture, recognizer.detector)
+    (view,), seat = seat_views(cal, [picture], recognizer.detector)
     assert seat == "S"
     r = recognizer.recognize(view)
     assert r.assembly.hand == "123m456p789sEEEN" + "N", r.assembly
