@@ -454,8 +454,12 @@ def create_app(control: Control, log: EventLog, token: str, scorer: Scorer, *,
         too few frames, also shown as gaps of kind ``some-frames``).
 
         Multipart (``frames``: 3-5 files, ``options``: JSON): uploaded frames. JSON (the options and
-        ``frames``: 1, or 3-5, default 5): taken by the table's camera (404 with no camera)."""
+        ``frames``: 1, or 3-5, default 5): taken by the table's camera (404 with no camera). When
+        the camera is calibrated (``mjtable camera calibrate``: settings ``camera``), the frames are
+        read in its view from above, turned to the hand's seat, and ``recognition.seat`` says
+        which seat laid the hand out (null: none)."""
         low, high = CAPTURE_FRAMES
+        calibration = (await asyncio.to_thread(ST.load, None, True)).camera
         if request.headers.get("content-type", "").startswith("multipart/form-data"):
             async with request.form(max_files=high + 1, max_fields=4) as form:
                 opts = _options_form(str(form.get("options", "{}")))
@@ -474,8 +478,9 @@ def create_app(control: Control, log: EventLog, token: str, scorer: Scorer, *,
                                            "PNG frames", 415, "not-an-image")
                     datas.append(data)
                     names.append(f.filename or f"frame {len(names) + 1}")
-            return await asyncio.to_thread(_photo, lambda: scorer.photos.read_frames(datas, [None] * len(datas), names),
-                                           opts, "photo", ", ".join(names))
+            return await asyncio.to_thread(
+                _photo, lambda: scorer.photos.read_frames(datas, [None] * len(datas), names, calibration),
+                opts, "photo", ", ".join(names))
         try:
             raw = await request.json()
         except ValueError:
@@ -490,8 +495,8 @@ def create_app(control: Control, log: EventLog, token: str, scorer: Scorer, *,
             body = ScoreOptions.model_validate(raw)
         except ValidationError as e:
             raise RequestValidationError([{**x, "loc": ("body",) + tuple(x.get("loc", ()))} for x in e.errors()])
-        return await asyncio.to_thread(_photo, lambda: scorer.read_camera(count), _photo_options(body, "body"),
-                                       "camera", "the camera's picture")
+        return await asyncio.to_thread(_photo, lambda: scorer.read_camera(count, calibration),
+                                       _photo_options(body, "body"), "camera", "the camera's picture")
 
     @app.get("/api/score/photo/{key}.jpg")
     async def annotated_photo(key: str) -> Response:

@@ -78,12 +78,15 @@ def _job(data: bytes | None, image: Any, name: str) -> dict[str, Any]:
     return _frames_job([data], [image], [name])
 
 
-def _frames_job(datas: list[bytes | None], images: list[Any], names: list[str]) -> dict[str, Any]:
+def _frames_job(datas: list[bytes | None], images: list[Any], names: list[str],
+                camera: dict | None = None) -> dict[str, Any]:
     """``_job`` for one picture or several frames of one hand (``vision.voting.capture_hand``:
-    3-5, voted per tile; the recognition then has per tile ``votes`` and ``changed``, and
-    ``frames`` and ``dropped``). ``datas[i]`` (an upload) or ``images[i]`` (a camera frame) per
-    frame, ``names[i]`` for the messages. Returns as ``_job``; the boxes are in the pixels of the
-    frame annotated (the reference frame of the vote)."""
+    3-5, voted per tile; the recognition then has per tile ``votes``, ``seen`` and ``changed``,
+    and ``frames`` and ``dropped``). ``datas[i]`` (an upload) or ``images[i]`` (a camera frame) per
+    frame, ``names[i]`` for the messages; ``camera``: the table camera's calibration
+    (``vision.table_camera.TableCalibration.to_dict``): the frames are then read in its view,
+    turned to the hand's seat, and the recognition has ``seat``. Returns as ``_job``; the boxes
+    are in the pixels of the picture annotated (the reference frame of the vote, or its view)."""
     import cv2
 
     from vision import VisionError, annotate, decode_image
@@ -100,6 +103,11 @@ def _frames_job(datas: list[bytes | None], images: list[Any], names: list[str]) 
                 image, factor = decode_image(data, name)
             frames.append(image)
             factors.append(factor)
+        seat = None
+        if camera is not None:
+            from vision.table_camera import TableCalibration, seat_views
+            frames, seat = seat_views(TableCalibration.from_dict(camera), frames, _REC.detector)
+            factors = [1] * len(frames)  # the view's own pixels
         if len(frames) == 1:
             result = _REC.recognize(frames[0])
             rec, picture, factor = result.to_dict(), frames[0], factors[0]
@@ -121,6 +129,8 @@ def _frames_job(datas: list[bytes | None], images: list[Any], names: list[str]) 
     for t in rec["tiles"] + rec["uncertain"] + rec["gaps"] + rec.get("dropped", []):
         t["box"] = [v * factor for v in t["box"]]
     rec["image_size"] = [picture.shape[1] * factor, picture.shape[0] * factor]
+    if camera is not None:
+        rec["seat"] = seat
     out = annotate(picture, result)
     del picture
     h, w = out.shape[:2]
@@ -214,13 +224,15 @@ class PhotoReader:
     def read(self, data: bytes | None = None, image: Any = None, name: str = "the upload") -> dict[str, Any]:
         return self.read_frames([data], [image], [name])
 
-    def read_frames(self, datas: list[bytes | None], images: list[Any], names: list[str]) -> dict[str, Any]:
+    def read_frames(self, datas: list[bytes | None], images: list[Any], names: list[str],
+                    camera: dict | None = None) -> dict[str, Any]:
         """As ``read``, for one picture or 3-5 frames of one hand (``_frames_job``: voted per tile):
-        ``datas[i]`` (upload bytes) or ``images[i]`` (a camera frame) and ``names[i]`` per frame."""
+        ``datas[i]`` (upload bytes) or ``images[i]`` (a camera frame) and ``names[i]`` per frame;
+        ``camera``: the table camera's calibration (read in its view, the seat reported)."""
         if not self._slots.acquire(blocking=False):
             raise Busy()
         try:
-            r = self._submit(_frames_job, datas, images, names)
+            r = self._submit(_frames_job, datas, images, names, camera)
         finally:
             self._slots.release()
         if not r["ok"]:

@@ -3,7 +3,10 @@ bad values (422), wrong state (409), bad uploads (413/415), and what a refusal l
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -332,6 +335,31 @@ def test_capture_from_the_camera_takes_frames(tmp_path, hand_photo) -> None:
         assert rec["frames"] == 3 and all(t["votes"] == {t["tile"]: 3} and not t["changed"] for t in rec["tiles"])
         r = c.post("/api/score/capture", headers=AUTH, json={"self_drawn": True, "frames": 3, "nonsense": 1})
         assert r.status_code == 422 and "nonsense" in r.json()["error"]["message"], r.text
+    log.close()
+
+
+def test_capture_in_the_calibrated_view_reports_the_seat(tmp_path, monkeypatch) -> None:
+    import cv2
+    import numpy as np
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "vision"))
+    from vision_scenes import camera, laid_hand_strip, top_view
+
+    from controller import settings as ST
+    from vision.table_camera import calibrate
+    monkeypatch.setenv("MJTABLE_STATE_DIR", str(tmp_path / "state"))
+    rng = np.random.default_rng(6)
+    cal, _ = calibrate(camera(top_view(rng)))  # no hand: the zones are the whole view, the nearest side decides
+    ST.save(dataclasses.replace(ST.load(), camera=cal.to_dict()))
+    picture = camera(top_view(rng, laid_hand_strip(), "S"))
+    files = [("frames", (f"f{i}.png", cv2.imencode(".png", picture)[1].tobytes(), "image/png")) for i in range(3)]
+    c, _, log = make_client(tmp_path / "svc")
+    with c:
+        r = c.post("/api/score/capture", headers=AUTH, files=files, data={"options": '{"self_drawn": true}'})
+        assert r.status_code == 200, r.text
+        rec = r.json()["recognition"]
+        assert rec["seat"] == "S" and rec["hand"] == "123m456p789sEEEN" + "N"
+        assert rec["image_size"] == [cal.side, cal.side]
     log.close()
 
 
