@@ -6,8 +6,8 @@
   [--json] [--annotate OUT.png] [--accept-uncertain]``: recognise, then score; 3-5 images are
   frames of one hand from a fixed camera, read as one by voting per tile (``vision.voting``);
   ``--table-camera``: read in the calibrated view of the table's camera and report the seat.
-* ``mjtable camera calibrate --empty EMPTY.jpg --hand HAND.jpg [--bottom-seat E] [--json]``: the
-  table camera's view (``vision.table_camera``), stored in the settings.
+* ``mjtable camera calibrate (--empty EMPTY.jpg --hand HAND.jpg | --camera usb|picamera [--device N])
+  [--bottom-seat E] [--json]``: the table camera's view (``vision.table_camera``), stored in the settings.
 
 Wired into ``mjtable`` by ``app/cli.py`` (``add_parsers`` and ``HANDLERS``). The handlers print their own one-line error on standard error
 and return 1 for an unreadable or empty image, a picture with no tiles, a hand that does not add
@@ -64,31 +64,70 @@ def add_camera_parser(subparsers: "argparse._SubParsersAction") -> None:
                        "a square view from above, the tile size and the four seats' layout zones, and store them in "
                        "the table's settings. `mjtable score-photo --table-camera` and POST /api/score/capture then "
                        "read hands in that view and report the seat.")
-    k.add_argument("--empty", required=True, metavar="EMPTY.jpg", help="picture of the empty table")
-    k.add_argument("--hand", required=True, metavar="HAND.jpg", help="picture of a hand laid out in front of a seat")
+    k.add_argument("--empty", metavar="EMPTY.jpg", help="picture of the empty table")
+    k.add_argument("--hand", metavar="HAND.jpg", help="picture of a hand laid out in front of a seat")
+    k.add_argument("--camera", choices=["usb", "picamera"],
+                   help="take both pictures with the table's camera instead (at the service's frame size; Enter "
+                   "on the terminal once the hand is laid out)")
+    k.add_argument("--device", default="0", help="with --camera usb: an index N (/dev/videoN) or a /dev/... path")
     k.add_argument("--bottom-seat", default="E", choices=["E", "S", "W", "N"],
                    help="the seat at the bottom side of the camera's picture (default E)")
     k.add_argument("--json", action="store_true", help="print the stored calibration as JSON")
 
 
-def cmd_camera(args: argparse.Namespace, out: IO[str] = sys.stdout, err: IO[str] = sys.stderr) -> int:
+def _camera_pictures(args: argparse.Namespace, prompts: IO[str], ask: Callable[[str], str]):
+    """(empty, hand) pictures: from ``--empty``/``--hand`` files, or taken with ``--camera`` at the
+    service's frame size (``service.scorer.CAMERA_SIZE``), ``ask`` waiting while the hand is laid
+    out, the prompts on ``prompts`` (standard error: standard output stays the result's). Raises
+    VisionError (an unreadable file, a camera that cannot be opened) or ValueError (one line: what
+    to give)."""
+    from vision import CaptureConfig, open_camera, read_image
+
+    if args.camera is None:
+        if not args.empty or not args.hand:
+            raise ValueError("give --empty EMPTY.jpg and --hand HAND.jpg, or --camera usb|picamera")
+        return read_image(args.empty), read_image(args.hand)
+    if args.empty or args.hand:
+        raise ValueError("give either --camera or the --empty and --hand files, not both")
+    from service.scorer import CAMERA_SIZE
+    device = int(args.device) if args.device.isdigit() else args.device
+    cam = open_camera(CaptureConfig.from_mapping({"source": args.camera, "device": device,
+                                                  "width": CAMERA_SIZE[0], "height": CAMERA_SIZE[1]}))
+    try:
+        prompts.write("Clear the table, then press Enter to take the empty table... ")
+        prompts.flush()
+        ask("")
+        empty = cam.read()
+        prompts.write("Lay a hand out in front of one seat, then press Enter... ")
+        prompts.flush()
+        ask("")
+        return empty, cam.read()
+    finally:
+        cam.close()
+
+
+def cmd_camera(args: argparse.Namespace, out: IO[str] = sys.stdout, err: IO[str] = sys.stderr,
+               ask: Callable[[str], str] = input) -> int:
     """``mjtable camera calibrate``: 0 when the calibration was found and stored, 1 otherwise
-    (one line on ``err``)."""
+    (one line on ``err``). ``ask``: waits for the user between the live camera's two pictures."""
     import dataclasses
 
     from controller import settings as ST
-    from vision import VisionError, read_image
+    from vision import VisionError
     from vision.pipeline import default_recognizer
     from vision.table_camera import calibrate
 
     try:
         stored = ST.load(lenient=True)
-        cal, seat = calibrate(read_image(args.empty), read_image(args.hand), default_recognizer(), args.bottom_seat)
+        empty, hand = _camera_pictures(args, err, ask)
+        cal, seat = calibrate(empty, hand, default_recognizer(), args.bottom_seat)
         path = ST.save(dataclasses.replace(stored, camera=cal.to_dict()))
     except VisionError as e:
         return _fail(err, f"{e.code}: {e.message}")
-    except ST.SettingsError as e:
+    except (ST.SettingsError, ValueError) as e:
         return _fail(err, str(e))
+    except EOFError:
+        return _fail(err, "camera calibrate stopped: no answer on the terminal (run it interactively, or give files)")
     if args.json:
         out.write(json.dumps({"camera": cal.to_dict(), "seat": seat, "zones": cal.zones(), "settings": str(path)}) + "\n")
         return 0

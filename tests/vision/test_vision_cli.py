@@ -202,3 +202,35 @@ def test_camera_calibrate_without_a_play_area_is_one_line(tmp_path, monkeypatch)
     code, out, err = run(["camera", "calibrate", "--empty", str(p), "--hand", str(p)])
     assert code == 1 and out == "" and err.startswith("mjtable: calibration: no play area found") and err.count("\n") == 1
     assert not (tmp_path / "state" / "settings.json").exists()
+
+
+def test_camera_calibrate_with_the_live_camera(tmp_path, monkeypatch):
+    """``--camera usb``: the empty table, then (after Enter) the hand, taken at the service's frame size."""
+    from fake_camera import FakeCapture
+    from vision_scenes import camera, laid_hand_strip, top_view
+
+    from controller import settings as ST
+    from service.scorer import CAMERA_SIZE
+    monkeypatch.setenv("MJTABLE_STATE_DIR", str(tmp_path / "state"))
+    rng = np.random.default_rng(8)
+    shots = [camera(top_view(rng), CAMERA_SIZE), camera(top_view(rng, laid_hand_strip(), "E"), CAMERA_SIZE)]
+
+    class TableCamera(FakeCapture):
+        def read(self):
+            assert (self.props[cv2.CAP_PROP_FRAME_WIDTH], self.props[cv2.CAP_PROP_FRAME_HEIGHT]) == CAMERA_SIZE
+            return True, shots.pop(0)
+    monkeypatch.setattr(cv2, "VideoCapture", TableCamera)
+    p = argparse.ArgumentParser(prog="mjtable")
+    vision_cli.add_parsers(p.add_subparsers(dest="command"))
+    asked, out, err = [], io.StringIO(), io.StringIO()
+    code = vision_cli.cmd_camera(p.parse_args(["camera", "calibrate", "--camera", "usb", "--json"]), out, err,
+                                 ask=lambda prompt: asked.append(len(shots)) or "")
+    assert code == 0, err.getvalue()
+    assert asked == [2, 1] and not shots  # Enter before each picture
+    got = json.loads(out.getvalue())
+    assert "press Enter" in err.getvalue()
+    assert got["seat"] == "E" and got["camera"]["picture"] == list(CAMERA_SIZE) and ST.load().camera == got["camera"]
+    code, out, err = run(["camera", "calibrate", "--camera", "usb", "--empty", "x.png"])
+    assert code == 1 and "not both" in err and err.count("\n") == 1
+    code, out, err = run(["camera", "calibrate", "--hand", "x.png"])
+    assert code == 1 and "give --empty EMPTY.jpg and --hand HAND.jpg, or --camera" in err

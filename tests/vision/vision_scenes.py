@@ -69,9 +69,11 @@ def top_view(rng: np.random.Generator, hand: np.ndarray | None = None, seat: str
     return img
 
 
-def camera(top: np.ndarray) -> np.ndarray:
-    """What the table's camera (1280x720, looking from the bottom side at a slant) sees."""
-    return cv2.warpPerspective(top, TRUTH, (1280, 720), flags=cv2.INTER_LINEAR, borderValue=(35, 35, 35))
+def camera(top: np.ndarray, size: tuple[int, int] = (1280, 720)) -> np.ndarray:
+    """What the table's camera (``size`` px, 1280x720 by default, looking from the bottom side at a
+    slant) sees: ``TRUTH`` scaled to the size."""
+    s = np.diag([size[0] / 1280, size[1] / 720, 1.0])
+    return cv2.warpPerspective(top, s @ TRUTH, size, flags=cv2.INTER_LINEAR, borderValue=(35, 35, 35))
 
 
 def laid_hand_strip(seed: int = 2) -> np.ndarray:
