@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
@@ -102,3 +103,22 @@ def test_capture_of_real_crops_under_changing_light(recognizer):
     assert five[0]["confidence"] <= 0.8 + 1e-9
     changed = [t for t in d["tiles"] if t["changed"]]
     assert all(any(u["box"] == t["box"] for u in d["uncertain"]) for t in changed)  # every changed tile is listed
+
+
+@pytest.mark.parametrize("shown_in, gap", [(1, False), (2, True)])
+def test_a_tile_seen_in_a_minority_of_frames_is_a_gap_from_two_frames(recognizer, shown_in, gap):
+    """A tile put down in front of the hand in 1 or 2 frames of 5 (a hand passing with a tile):
+    not in the hand; from 2 frames it is shown as a gap ``some-frames`` (the player is asked)."""
+    rng = np.random.default_rng(4)
+    faces = real_faces()
+    scene, placed = compose_scene([parse_row(r) for r in HAND], faces, rng, size=(600, 800))
+    frames = [frame_of(scene, placed, rng, glare=0, shadow=0)[0] for _ in range(5)]
+    h, w = placed[0].box[3] - placed[0].box[1], placed[0].box[2] - placed[0].box[0]
+    stray = cv2.resize(faces["9p"][0], (w, h))
+    for f in frames[:shown_in]:
+        f[450:450 + h, 380:380 + w] = stray
+    d = capture_hand(recognizer, frames).to_dict()
+    assert d["hand"] == "123m456p789sEEEN" + "N", d
+    assert len(d["dropped"]) >= 1 and all(x["seen"] <= 2 for x in d["dropped"])
+    some = [g for g in d["gaps"] if g["kind"] == "some-frames"]
+    assert bool(some) == gap and all(abs((g["box"][0] + g["box"][2]) / 2 - (380 + w / 2)) < w for g in some)
