@@ -102,10 +102,16 @@ def mjtable_predict(own_shape: float | None = None, model_dir: Path | None = Non
             r = rec.recognize(img)
         finally:
             M.OWN_SHAPE, P.RESCUE_LABELS = saved, saved_rescue
-        flagged = {id(t) for t in r.assembly.uncertain}
-        return {"tiles": [(t.tile, t.box, t.confidence, id(t) in flagged) for t in r.tiles],
-                "gaps": [g.box for g in getattr(r.assembly, "gaps", ())]}
+        return reading_of(r)
     return run
+
+
+def reading_of(r) -> dict:
+    """A ``vision.Recognition`` as ``judge`` takes it: ``{"tiles": [(name, box, confidence,
+    flagged)], "gaps": [box]}`` (flagged: in ``Assembly.uncertain``)."""
+    flagged = {id(t) for t in r.assembly.uncertain}
+    return {"tiles": [(t.tile, t.box, t.confidence, id(t) in flagged) for t in r.tiles],
+            "gaps": [g.box for g in getattr(r.assembly, "gaps", ())]}
 
 
 def band(items, ratio: float, folder: Path, squeeze: bool = False) -> list:
@@ -175,10 +181,7 @@ def peer_predict():
 
 
 def score_photos(predict, items, warmup: int = 2) -> list[dict]:
-    """Run ``predict`` on every photo: per photo, its label count, the labels read right, the
-    labels detected, flowers labelled and read right, predictions, hits, seconds, the tiles
-    flagged for the player, whether an error went unflagged (``silent``) and, per prediction,
-    its confidence and whether it is right (``conf``)."""
+    """Run ``predict`` on every photo: per photo, ``judge``'s record with the seconds it took."""
     for it in items[:warmup]:
         predict(cv2.imread(str(it.path)))
     out = []
@@ -186,30 +189,38 @@ def score_photos(predict, items, warmup: int = 2) -> list[dict]:
         img = cv2.imread(str(it.path))
         t0 = time.perf_counter()
         reading = predict(img)
-        seconds = time.perf_counter() - t0
-        preds = reading["tiles"]
-        match = match_predictions([p[1] for p in preds], it)  # prediction -> label, IoU > 0.5
-        ok_g = {gi for pi, gi in match.items() if preds[pi][0] == it.boxes[gi].tile}
-        fl = [gi for gi, g in enumerate(it.boxes) if g.tile.endswith("f")]
-        # an error is silent unless the player is asked about it: a wrong or extra tile that is
-        # flagged, a missed one that a flagged tile or a layout gap covers (NEAR of its box); a
-        # tile is matched by the referee's rule here (IoU > 0.5, or the same place boxed otherwise)
-        ref = match_predictions([p[1] for p in preds], it, centres=True)
-        askers = [p[1] for p in preds if p[3]] + list(reading["gaps"])
-        wrong_unflagged = [pi for pi, p in enumerate(preds)
-                           if not p[3] and (pi not in ref or it.boxes[ref[pi]].tile != p[0])]
-        missed = set(range(len(it.boxes))) - set(ref.values())
-        missed_unasked = [gi for gi in missed if not any(_share(it.boxes[gi].box, a) >= NEAR for a in askers)]
-        out.append({"labels": len(it.boxes), "ok": len(ok_g), "detected": len(match), "preds": len(preds),
-                    "hits": len(match), "flowers": len(fl), "flowers_ok": sum(gi in ok_g for gi in fl),
-                    "seconds": seconds, "possible": not impossible_labels(it),
-                    "flagged": sum(p[3] for p in preds), "gaps": len(reading["gaps"]),
-                    "silent": bool(wrong_unflagged or missed_unasked),
-                    "silent_no_gaps": bool(wrong_unflagged or [gi for gi in missed if not any(
-                        _share(it.boxes[gi].box, p[1]) >= NEAR for p in preds if p[3])]),
-                    "conf": [(p[2], pi in ref and it.boxes[ref[pi]].tile == p[0]) for pi, p in enumerate(preds)
-                             if p[2] is not None]})
+        out.append(judge(reading, it, time.perf_counter() - t0))
     return out
+
+
+def judge(reading: dict, it, seconds: float) -> dict:
+    """One photo's record: its label count, the labels read right, the labels detected, flowers
+    labelled and read right, predictions, hits, ``seconds``, the tiles flagged for the player,
+    whether an error went unflagged (``silent``) and, per prediction, its confidence and whether
+    it is right (``conf``). ``reading``: ``{"tiles": [(name, box, confidence, flagged)], "gaps":
+    [box]}`` (``mjtable_predict``); ``it``: the labelled photo (``vision.data.LabelledImage``)."""
+    preds = reading["tiles"]
+    match = match_predictions([p[1] for p in preds], it)  # prediction -> label, IoU > 0.5
+    ok_g = {gi for pi, gi in match.items() if preds[pi][0] == it.boxes[gi].tile}
+    fl = [gi for gi, g in enumerate(it.boxes) if g.tile.endswith("f")]
+    # an error is silent unless the player is asked about it: a wrong or extra tile that is
+    # flagged, a missed one that a flagged tile or a layout gap covers (NEAR of its box); a
+    # tile is matched by the referee's rule here (IoU > 0.5, or the same place boxed otherwise)
+    ref = match_predictions([p[1] for p in preds], it, centres=True)
+    askers = [p[1] for p in preds if p[3]] + list(reading["gaps"])
+    wrong_unflagged = [pi for pi, p in enumerate(preds)
+                       if not p[3] and (pi not in ref or it.boxes[ref[pi]].tile != p[0])]
+    missed = set(range(len(it.boxes))) - set(ref.values())
+    missed_unasked = [gi for gi in missed if not any(_share(it.boxes[gi].box, a) >= NEAR for a in askers)]
+    return {"labels": len(it.boxes), "ok": len(ok_g), "detected": len(match), "preds": len(preds),
+            "hits": len(match), "flowers": len(fl), "flowers_ok": sum(gi in ok_g for gi in fl),
+            "seconds": seconds, "possible": not impossible_labels(it),
+            "flagged": sum(p[3] for p in preds), "gaps": len(reading["gaps"]),
+            "silent": bool(wrong_unflagged or missed_unasked),
+            "silent_no_gaps": bool(wrong_unflagged or [gi for gi in missed if not any(
+                _share(it.boxes[gi].box, p[1]) >= NEAR for p in preds if p[3])]),
+            "conf": [(p[2], pi in ref and it.boxes[ref[pi]].tile == p[0]) for pi, p in enumerate(preds)
+                     if p[2] is not None]}
 
 
 def summarise(photos: list[dict]) -> dict:

@@ -46,6 +46,8 @@ class StoredSettings:
         dice_method: ``two-throw`` (the rules' method) or ``one-throw``.
         dealer: the dealer's side E/S/W/N (for the wall break).
         rules: the rule system's name (``scoring.systems.SYSTEMS``), or ``None``: no rules set.
+        camera: the table camera's calibration (``vision.table_camera.TableCalibration.to_dict``,
+            set by ``mjtable camera calibrate``, checked by ``check_camera``), or ``None``.
     """
 
     tile_count: int = 136
@@ -53,6 +55,7 @@ class StoredSettings:
     dice_method: str = Method.TWO_THROW.value
     dealer: str = "E"
     rules: str | None = None
+    camera: dict | None = None
 
     @property
     def scoring_rules(self) -> str:
@@ -81,6 +84,35 @@ def rules_choices(gears: "tuple[int, ...] | list[int]") -> list[dict]:
     import scoring.systems
     return [{"name": s.name, "name_zh": s.name_zh, "name_en": s.name_en, "tile_count": s.gear,
              "dice_method": s.dice_method} for s in scoring.systems.SYSTEMS.values() if s.gear in gears]
+
+
+def check_camera(data: object) -> dict:
+    """``data`` if it is a table camera calibration as ``mjtable camera calibrate`` stores it:
+    ``{"homography": 3x3 numbers, "side": px, "picture": [w, h] px, "corners": 4x2 px, "tile": [w, h]
+    px, "bottom_seat": E|S|W|N}`` (``vision.table_camera.TableCalibration.to_dict``). Plain Python,
+    so that the service loads the settings without the camera pipeline.
+
+    Raises:
+        SettingsError: naming the first key that is missing or wrong.
+    """
+    def numbers(v: object, n: int) -> bool:
+        return isinstance(v, list) and len(v) == n and all(
+            isinstance(x, (int, float)) and not isinstance(x, bool) and x == x and abs(x) != float("inf") for x in v)
+    if not isinstance(data, dict):
+        raise SettingsError("camera must be an object (from mjtable camera calibrate)")
+    checks = {"homography": lambda v: isinstance(v, list) and len(v) == 3 and all(numbers(r, 3) for r in v),
+              "side": lambda v: isinstance(v, int) and not isinstance(v, bool) and 16 <= v <= 20000,
+              "picture": lambda v: numbers(v, 2) and all(isinstance(x, int) and x >= 16 for x in v),
+              "corners": lambda v: isinstance(v, list) and len(v) == 4 and all(numbers(c, 2) for c in v),
+              "tile": lambda v: numbers(v, 2) and all(x >= 0 for x in v),
+              "bottom_seat": lambda v: v in ("E", "S", "W", "N")}
+    for key, ok in checks.items():
+        if key not in data or not ok(data[key]):
+            raise SettingsError(f"camera.{key} is missing or not valid: run mjtable camera calibrate again")
+    unknown = [k for k in data if k not in checks]
+    if unknown:
+        raise SettingsError(f"camera: unknown key {unknown[0]!r} (keys: {', '.join(checks)})")
+    return dict(data)
 
 
 def state_dir() -> Path:
@@ -204,7 +236,13 @@ def load(path: Path | None = None, lenient: bool = False) -> StoredSettings:
             if not lenient:
                 raise SettingsError(f"settings file {p}: {e}; fix it with mjtable config set {fields[k]} VALUE") \
                     from None
-    unknown = [k for k in data if k not in fields]
+    if data.get("camera") is not None:
+        try:
+            s = dataclasses.replace(s, camera=check_camera(data["camera"]))
+        except SettingsError as e:
+            if not lenient:
+                raise SettingsError(f"settings file {p}: {e}") from None
+    unknown = [k for k in data if k not in fields and k != "camera"]
     if unknown and not lenient:
         raise SettingsError(f"settings file {p}: unknown key {unknown[0]!r}; fix it with mjtable config set, "
                             "or delete it")

@@ -54,6 +54,10 @@ KEEPALIVE_S = 15.0
 HTTP_BEAT_S = 1.0
 #: the photo upload: the one route with a large body (``max_upload_bytes``), which must give its length
 PHOTO_PATH = "/api/score/photo"
+#: the capture route: several frames of one hand (uploaded as multipart, or taken by the table's camera)
+CAPTURE_PATH = "/api/score/capture"
+#: frames a capture votes over (``vision.voting.FRAMES``, which the service process does not import)
+CAPTURE_FRAMES = (3, 5)
 
 
 class _Strict(BaseModel):
@@ -193,8 +197,9 @@ def create_app(control: Control, log: EventLog, token: str, scorer: Scorer, *,
     app = FastAPI(title="mjtable", version="0.1.0", lifespan=lifespan,
                   description="The automatic mahjong table (自动麻将机): control, diagnosis, scoring.")
     app.state.scorer = scorer
-    limits = dataclasses.replace(limits or Limits(), large_bodies=((PHOTO_PATH, max_upload_bytes + 64 * 1024),),
-                                 length_required=frozenset({PHOTO_PATH}))
+    limits = dataclasses.replace(limits or Limits(), large_bodies=(
+        (PHOTO_PATH, max_upload_bytes + 64 * 1024), (CAPTURE_PATH, CAPTURE_FRAMES[1] * (max_upload_bytes + 64 * 1024))),
+        length_required=frozenset({PHOTO_PATH, CAPTURE_PATH}))
     app.add_middleware(Guard, router=app.router, token=token, limits=limits, connections=connections,
                        needs_token=lambda route: any(d.call is require_token for d in
                                                      getattr(getattr(route, "dependant", None), "dependencies", ())))
@@ -444,11 +449,7 @@ def create_app(control: Control, log: EventLog, token: str, scorer: Scorer, *,
                           options: Annotated[str, Form(max_length=2000)] = "{}") -> dict:
         """Recognise the hand in an uploaded photo, score it; ``annotated`` is the URL of the photo with
         the tiles drawn (a JPEG, kept for the last few photos). 503 with Retry-After when busy."""
-        try:
-            o = ScoreOptions.model_validate_json(options)
-        except ValidationError as e:
-            raise RequestValidationError([{**x, "loc": ("options",) + tuple(x.get("loc", ()))} for x in e.errors()])
-        opts = _photo_options(o, "options")
+        opts = _options_form(options)
         data = await photo.read(max_upload_bytes + 1)
         if len(data) > max_upload_bytes:
             raise ServiceError(f"the photo is larger than {max_upload_bytes} bytes", 413, "too-large")
@@ -456,12 +457,74 @@ def create_app(control: Control, log: EventLog, token: str, scorer: Scorer, *,
         return await asyncio.to_thread(_photo, lambda: scorer.read_upload(data, name, opts["rules"]), opts, "photo",
                                        name)
 
-    @app.post("/api/score/capture", dependencies=[Auth])
-    async def score_capture(body: ScoreOptions) -> dict:
-        """Take a picture with the table's camera, then as /api/score/photo (404 with no camera)."""
+    def _options_form(options: str) -> dict[str, Any]:
+        """The ``options`` form field of a photo upload (JSON), checked (422 naming ``options.KEY``)."""
+        try:
+            o = ScoreOptions.model_validate_json(options)
+        except ValidationError as e:
+            raise RequestValidationError([{**x, "loc": ("options",) + tuple(x.get("loc", ()))} for x in e.errors()])
+        return _photo_options(o, "options")
+
+    @app.post(CAPTURE_PATH, dependencies=[Auth], openapi_extra={"requestBody": {"content": {
+        "application/json": {"schema": {"type": "object", "description": "ScoreOptions and frames (1, or 3-5, "
+                                        "default 5): the table's camera takes the frames"}},
+        "multipart/form-data": {"schema": {"type": "object", "properties": {
+            "frames": {"type": "array", "items": {"type": "string", "format": "binary"},
+                       "description": "3-5 JPEG or PNG frames of the same hand from the table's camera"},
+            "options": {"type": "string", "description": "JSON ScoreOptions"}}}}}}})
+    async def score_capture(request: Request) -> dict:
+        """Several frames of the same hand, read as one: each tile voted across the frames
+        (``vision.voting``); a tile whose reading changes between frames, or that some frames miss,
+        is listed in ``uncertain``. Answers as /api/score/photo, the recognition's tiles with
+        ``votes`` ({label: frames}) and ``changed``, and ``frames`` and ``dropped`` (places seen in
+        too few frames, also shown as gaps of kind ``some-frames``).
+
+        Multipart (``frames``: 3-5 files, ``options``: JSON): uploaded frames. JSON (the options and
+        ``frames``: 1, or 3-5, default 5): taken by the table's camera (404 with no camera). When
+        the camera is calibrated (``mjtable camera calibrate``: settings ``camera``), the frames are
+        read in its view from above, turned to the hand's seat, and ``recognition.seat`` says
+        which seat laid the hand out (null: none)."""
+        low, high = CAPTURE_FRAMES
+        calibration = (await asyncio.to_thread(ST.load, None, True)).camera
+        if request.headers.get("content-type", "").startswith("multipart/form-data"):
+            async with request.form(max_files=high + 1, max_fields=4) as form:
+                opts = _options_form(str(form.get("options", "{}")))
+                files = [f for f in form.getlist("frames") if not isinstance(f, str)]
+                if not low <= len(files) <= high:
+                    raise ServiceError(f"frames: send {low} to {high} pictures of the same hand, not {len(files)}",
+                                       422, "bad-value")
+                datas, names = [], []
+                for f in files:
+                    data = await f.read(max_upload_bytes + 1)
+                    if len(data) > max_upload_bytes:
+                        raise ServiceError(f"frame {f.filename or len(datas) + 1} is larger than {max_upload_bytes} "
+                                           "bytes", 413, "too-large")
+                    if not data:
+                        raise ServiceError(f"frame {f.filename or len(datas) + 1} is empty (0 bytes): send JPEG or "
+                                           "PNG frames", 415, "not-an-image")
+                    datas.append(data)
+                    names.append(f.filename or f"frame {len(names) + 1}")
+            return await asyncio.to_thread(
+                _photo, lambda: scorer.photos.read_frames(datas, [None] * len(datas), names, calibration,
+                                                          opts["rules"]),
+                opts, "photo", ", ".join(names))
+        try:
+            raw = await request.json()
+        except ValueError:
+            raise ServiceError("the body must be JSON (the options, and frames: 1 or 3-5) or multipart with 3-5 "
+                               "frames", 422, "bad-value") from None
+        if not isinstance(raw, dict):
+            raise ServiceError("the body must be a JSON object of options", 422, "bad-value")
+        count = raw.pop("frames", high)
+        if isinstance(count, bool) or not isinstance(count, int) or not (count == 1 or low <= count <= high):
+            raise ServiceError(f"frames: 1, or {low} to {high} frames from the camera, not {count!r}", 422, "bad-value")
+        try:
+            body = ScoreOptions.model_validate(raw)
+        except ValidationError as e:
+            raise RequestValidationError([{**x, "loc": ("body",) + tuple(x.get("loc", ()))} for x in e.errors()])
         opts = _photo_options(body, "body")
-        return await asyncio.to_thread(_photo, lambda: scorer.read_camera(opts["rules"]), opts, "camera",
-                                       "the camera's picture")
+        return await asyncio.to_thread(_photo, lambda: scorer.read_camera(count, calibration, opts["rules"]),
+                                       opts, "camera", "the camera's picture")
 
     @app.get("/api/score/photo/{key}.jpg")
     async def annotated_photo(key: str) -> Response:

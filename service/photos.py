@@ -76,29 +76,65 @@ def _job(data: bytes | None, image: Any, name: str, rules: str = "mcr") -> dict[
     "message"}``: plain values only, so that exceptions do not cross the process boundary and the
     service process never imports vision (OpenCV, numpy) to unpickle them.
     """
+    return _frames_job([data], [image], [name], None, rules)
+
+
+def _frames_job(datas: list[bytes | None], images: list[Any], names: list[str],
+                camera: dict | None = None, rules: str = "mcr") -> dict[str, Any]:
+    """``_job`` for one picture or several frames of one hand (``vision.voting.capture_hand``:
+    3-5, voted per tile; the recognition then has per tile ``votes``, ``seen`` and ``changed``,
+    and ``frames`` and ``dropped``). ``datas[i]`` (an upload) or ``images[i]`` (a camera frame) per
+    frame, ``names[i]`` for the messages; ``camera``: the table camera's calibration
+    (``vision.table_camera.TableCalibration.to_dict``): the frames are then read in its view,
+    turned to the hand's seat, and the recognition has ``seat``; ``rules``: the rule system whose
+    hand is assembled. Returns as ``_job``; the boxes
+    are in the pixels of the picture annotated (the reference frame of the vote, or its view)."""
     import cv2
 
     from vision import VisionError, annotate, decode_image
+    from vision.voting import capture_hand
     if _REC is None:
         return {"ok": False, "status": 503, "code": "vision",
                 "message": f"the camera pipeline cannot load its models: {_LOAD_ERROR}"}
-    factor = 1
+    factors = []
     try:
-        if data is not None:
-            image, factor = decode_image(data, name)
-        result = _REC.recognize(image, rules)
+        frames = []
+        for data, image, name in zip(datas, images, names):
+            factor = 1
+            if data is not None:
+                image, factor = decode_image(data, name)
+            frames.append(image)
+            factors.append(factor)
+        seat = None
+        if camera is not None:
+            from vision.table_camera import TableCalibration, seat_views
+            frames, seat = seat_views(TableCalibration.from_dict(camera), frames, _REC.detector)
+            factors = [1] * len(frames)  # the view's own pixels
+        if len(frames) == 1:
+            result = _REC.recognize(frames[0], rules)
+            rec, picture, factor = result.to_dict(), frames[0], factors[0]
+        else:
+            if len(set(factors)) > 1:
+                raise VisionError("bad-image", "the frames of a capture must be pictures of one size "
+                                  f"(decoded at 1/{max(factors)} and 1/{min(factors)})")
+            capture = capture_hand(_REC, frames, rules=rules)
+            result, rec = capture.recognition, capture.to_dict()
+            picture, factor = frames[capture.reference], factors[capture.reference]
     except VisionError as e:
         status, code = {"too-large": (413, "too-large"), "unreadable-image": (415, "not-an-image")}.get(
             e.code, (422, "vision"))
+        bad = names[min(len(factors), len(names) - 1)]  # the frame being decoded
         message = e.message if e.code != "unreadable-image" else (
-            f"{name} is not an image the camera pipeline can read: send a JPEG or PNG photo")
+            f"{bad} is not an image the camera pipeline can read: send a JPEG or PNG photo")
         return {"ok": False, "status": status, "code": code, "message": message}
-    rec = result.to_dict()
-    for t in rec["tiles"] + rec["uncertain"] + rec["gaps"]:
+    del frames
+    for t in rec["tiles"] + rec["uncertain"] + rec["gaps"] + rec.get("dropped", []):
         t["box"] = [v * factor for v in t["box"]]
-    rec["image_size"] = [image.shape[1] * factor, image.shape[0] * factor]
-    out = annotate(image, result)
-    del image
+    rec["image_size"] = [picture.shape[1] * factor, picture.shape[0] * factor]
+    if camera is not None:
+        rec["seat"] = seat
+    out = annotate(picture, result)
+    del picture
     h, w = out.shape[:2]
     s = ANNOTATED_LONG_SIDE / max(h, w)
     if s < 1:
@@ -190,10 +226,18 @@ class PhotoReader:
 
     def read(self, data: bytes | None = None, image: Any = None, name: str = "the upload",
              rules: str = "mcr") -> dict[str, Any]:
+        return self.read_frames([data], [image], [name], None, rules)
+
+    def read_frames(self, datas: list[bytes | None], images: list[Any], names: list[str],
+                    camera: dict | None = None, rules: str = "mcr") -> dict[str, Any]:
+        """As ``read``, for one picture or 3-5 frames of one hand (``_frames_job``: voted per tile):
+        ``datas[i]`` (upload bytes) or ``images[i]`` (a camera frame) and ``names[i]`` per frame;
+        ``camera``: the table camera's calibration (read in its view, the seat reported);
+        ``rules``: the rule system whose hand is assembled (its size, tile set and flowers)."""
         if not self._slots.acquire(blocking=False):
             raise Busy()
         try:
-            r = self._submit(_job, data, image, name, rules)
+            r = self._submit(_frames_job, datas, images, names, camera, rules)
         finally:
             self._slots.release()
         if not r["ok"]:

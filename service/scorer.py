@@ -62,12 +62,19 @@ class Scorer:
             raise ServiceError(f"{filename} is empty (0 bytes): send a JPEG or PNG photo", 415, "not-an-image")
         return self.photos.read(data=data, name=filename, rules=rules)
 
-    def read_camera(self, rules: str = "mcr") -> dict[str, Any]:
-        """As ``read_upload``, from the table's camera. Raises ServiceError 404 with no camera,
-        503 when the camera fails (it is closed then, and opened afresh next time)."""
+    def read_camera(self, frames: int = 1, calibration: dict | None = None, rules: str = "mcr") -> dict[str, Any]:
+        """As ``read_upload``, from the table's camera: one picture, or ``frames`` (3-5) frames in a
+        row read as one (voted per tile, ``PhotoReader.read_frames``); ``calibration``: the
+        camera's stored view (``controller.settings.StoredSettings.camera``): read in it, the seat
+        reported; ``rules``: the rule system whose hand is assembled. Raises ServiceError 404 with no camera, 503 when the camera fails (it is closed
+        then, and opened afresh next time)."""
         if self.camera_image is not None:
-            return self.read_upload(self._file_bytes(self.camera_image), str(self.camera_image), rules)
-        return self.photos.read(image=self.capture(), name="the camera's picture", rules=rules)
+            data = self._file_bytes(self.camera_image)
+            return self.photos.read_frames([data] * frames, [None] * frames, [str(self.camera_image)] * frames,
+                                           calibration, rules)
+        images = [self.capture() for _ in range(frames)]
+        return self.photos.read_frames([None] * frames, images, [f"the camera's frame {i + 1}" for i in range(frames)],
+                                       calibration, rules)
 
     @staticmethod
     def _file_bytes(path: Path) -> bytes:

@@ -68,7 +68,8 @@ class Gap:
         box: (x1, y1, x2, y2) in pixels of the picture: the place of the missing tile, or for a
             meld of two the places on both sides of it (the tile can be missing at either end).
         kind: ``"meld-of-two"`` (two tiles set apart with one sideways: a declared set short of
-            a tile) or ``"row-gap"`` (a space of about one tile between two tiles of a row).
+            a tile), ``"row-gap"`` (a space of about one tile between two tiles of a row) or
+            ``"some-frames"`` (a tile found in a minority of a capture's frames, ``vision.voting``).
     """
 
     box: tuple[float, float, float, float]

@@ -189,3 +189,27 @@ def match_predictions(pred_boxes: list[tuple[float, float, float, float]],
                 out[pi] = gi
                 used_g.add(gi)
     return out
+
+
+def tile_faces(split: str = "test", per_label: int = 3, min_height: int = 50) -> dict[str, list[np.ndarray]]:
+    """Upright tile crops (HxWx3 BGR uint8) from the labelled photos of ``split`` of
+    chinese-mahjong-detection, up to ``per_label`` per tile, in file order: boxes at least
+    ``min_height`` px tall and 1.25 times taller than wide, wholly inside the 640 px photo. The
+    tests and the capture benchmark lay synthetic scenes out of them (``split="test"``: photos no
+    model was trained on). Raises FileNotFoundError when the split's folder is missing."""
+    if not (DETECTION / split).is_dir():
+        raise FileNotFoundError(f"{DETECTION / split} is not there (../shared/data must sit beside the project)")
+    faces: dict[str, list[np.ndarray]] = {}
+    for item in load_split(split):
+        img = None
+        for b in item.boxes:
+            x1, y1, x2, y2 = (int(round(v)) for v in b.box)
+            w, h = x2 - x1, y2 - y1
+            if h < min_height or h < 1.25 * w or x1 < 0 or y1 < 0 or x2 > 640 or y2 > 640:
+                continue
+            if len(faces.get(b.tile, [])) >= per_label:
+                continue
+            if img is None:
+                img = cv2.imread(str(item.path))
+            faces.setdefault(b.tile, []).append(img[y1:y2, x1:x2].copy())
+    return faces

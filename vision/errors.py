@@ -21,6 +21,7 @@ class VisionError(Exception):
         "model",             # a model file that is missing or cannot be loaded
         "layout",            # tiles found but they do not add up to a hand
         "unwritable-output",  # a picture to write (the --annotate one) whose place or format cannot be written
+        "calibration",       # the table camera's calibration failed (no play area, no hand, an unknown seat)
     )
 
     def __init__(self, code: str, message: str) -> None:

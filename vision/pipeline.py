@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import os
 import re
@@ -182,6 +183,19 @@ class Recognizer:
         self.min_confidence = float(min_confidence) if min_confidence is not None else \
             self.confidence.flag_below if self.confidence is not None else MIN_CONFIDENCE
 
+    def member(self, k: int) -> "Recognizer":
+        """This recognizer running one member of each ensemble (the networks shared, not loaded
+        again): detector member ``k`` mod 4 and classifier member ``k`` mod 2 (``models.members``).
+        A capture reads its frame ``k`` so (``vision.voting.SPREAD``): the vote across the frames
+        stands in for the ensemble's average, at a quarter of the detector's and half the
+        classifier's cost per frame."""
+        out = copy.copy(self)
+        out.detector = copy.copy(self.detector)
+        out.detector.nets = [self.detector.nets[k % len(self.detector.nets)]]
+        out.classifier = copy.copy(self.classifier)
+        out.classifier.nets = [self.classifier.nets[k % len(self.classifier.nets)]]
+        return out
+
     def find_tiles(self, image: np.ndarray) -> list[DetectedTile]:
         """Every tile in ``image`` (HxWx3 BGR uint8), reading order, each with its confidence: the
         calibrated probability that it is right (``self.confidence``), or the classifier's
@@ -293,6 +307,12 @@ class Recognizer:
         """
         t0 = time.perf_counter()
         tiles = self.find_tiles(image)
+        return self.recognition_of(tiles, t0, rules)
+
+    def recognition_of(self, tiles: list[DetectedTile], t0: float, rules: str = "mcr") -> Recognition:
+        """The Recognition of ``tiles`` found in one picture (``find_tiles``): assembled for the rule
+        system ``rules`` (``assemble``), with the tiles kept from weak boxes listed for the player;
+        ``t0``: ``time.perf_counter()`` when the picture's reading began (``seconds`` counts from it)."""
         a = assemble(tiles, self.min_confidence, rules)
         # a tile kept from a box below the detector's threshold (``RESCUE_LABELS``) is always listed
         # for the player to confirm, however sure its reading: the calibration saw few such boxes
@@ -306,12 +326,17 @@ class Recognizer:
 _DEFAULT: Recognizer | None = None
 
 
-def recognize(image: np.ndarray, rules: str = "mcr") -> Recognition:
-    """``Recognizer().recognize(image, rules)`` with the committed models, loaded once per process."""
+def default_recognizer() -> Recognizer:
+    """``Recognizer()`` with the committed models, loaded once per process. Raises VisionError ``model``."""
     global _DEFAULT
     if _DEFAULT is None:
         _DEFAULT = Recognizer()
-    return _DEFAULT.recognize(image, rules)
+    return _DEFAULT
+
+
+def recognize(image: np.ndarray, rules: str = "mcr") -> Recognition:
+    """``Recognizer().recognize(image, rules)`` with the committed models, loaded once per process."""
+    return default_recognizer().recognize(image, rules)
 
 
 def _latin(text: str) -> str:

@@ -274,3 +274,53 @@ def compose_loose_scene(faces: Mapping[str, Sequence[np.ndarray]], labels: Seque
                     placed.append(SceneTile(lab, tuple(int(round(v)) for v in b), False))
                     break
     return img, placed
+
+
+def frame_of(scene: np.ndarray, placed: Sequence[SceneTile], rng: np.random.Generator, shake: float = 4.0,
+             glare: float = 0.7, shadow: float = 0.7, noise: float = 6.0) -> tuple[np.ndarray, list[SceneTile]]:
+    """One camera frame of a still ``scene``: what changes between frames of a fixed camera (the
+    capture benchmark and tests of ``vision.voting``), each drawn independently from ``rng``:
+
+    * a shake: the picture moved by up to ``shake`` px each way and turned by up to 0.3 degrees
+      (the boxes move with their centres);
+    * with probability ``glare`` a glare: a bright soft ellipse (a lamp's reflection on the
+      tiles' glaze), 0.15-0.35 of the picture's short side across, that washes the faces out
+      towards white (up to 85 %);
+    * with probability ``shadow`` a shadow: a soft-edged band (an arm or a head between the lamp
+      and the table) that darkens 30-60 %;
+    * a change of exposure (0.85-1.15) and Gaussian sensor noise of ``noise`` grey levels.
+
+    Args:
+        scene: HxWx3 BGR uint8 picture (``compose_scene``); placed: its tiles.
+    Returns:
+        The frame (HxWx3 BGR uint8, the scene's size) and the tiles with their boxes in the frame.
+    """
+    H, W = scene.shape[:2]
+    dx, dy = rng.uniform(-shake, shake, 2)
+    m = cv2.getRotationMatrix2D((W / 2, H / 2), float(rng.uniform(-0.3, 0.3)), 1.0)
+    m[:, 2] += (dx, dy)
+    img = cv2.warpAffine(scene, m, (W, H), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+    yy, xx = np.mgrid[0:H, 0:W].astype(np.float32)
+    if rng.random() < glare:
+        cx, cy = rng.uniform(0.1, 0.9) * W, rng.uniform(0.2, 0.8) * H
+        r = rng.uniform(0.15, 0.35) * min(H, W) / 2
+        ax = rng.uniform(0.6, 1.6)
+        g = np.exp(-(((xx - cx) / (r * ax)) ** 2 + ((yy - cy) / (r / ax)) ** 2)) * rng.uniform(0.5, 0.85)
+        img = img * (1 - g[..., None]) + 255 * g[..., None]
+    if rng.random() < shadow:
+        a = rng.uniform(0, np.pi)
+        d = (xx - rng.uniform(0.2, 0.8) * W) * np.cos(a) + (yy - rng.uniform(0.2, 0.8) * H) * np.sin(a)
+        width = rng.uniform(0.1, 0.3) * min(H, W)
+        soft = rng.uniform(0.05, 0.15) * min(H, W)
+        s = 1 / (1 + np.exp((np.abs(d) - width / 2) / soft))
+        img *= (1 - rng.uniform(0.3, 0.6) * s)[..., None]
+    img = img * rng.uniform(0.85, 1.15) + rng.normal(0, noise, img.shape)
+    out = np.clip(img, 0, 255).astype(np.uint8)
+    moved = []
+    for t in placed:
+        x1, y1, x2, y2 = t.box
+        c = m @ np.array([(x1 + x2) / 2, (y1 + y2) / 2, 1.0])
+        w, h = x2 - x1, y2 - y1
+        moved.append(SceneTile(t.tile, (int(round(c[0] - w / 2)), int(round(c[1] - h / 2)),
+                                        int(round(c[0] + w / 2)), int(round(c[1] + h / 2))), t.sideways))
+    return out, moved

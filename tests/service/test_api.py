@@ -3,7 +3,10 @@ bad values (422), wrong state (409), bad uploads (413/415), and what a refusal l
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -278,6 +281,85 @@ def test_capture_without_camera_and_with_one(api, tmp_path, hand_photo) -> None:
     with c2:
         r = c2.post("/api/score/capture", headers=AUTH, json={"self_drawn": True})
         assert r.status_code == 200 and r.json()["score"]["total"] > 16
+    log.close()
+
+
+def _frames(photo, count: int, seed: int = 0) -> list[tuple[str, tuple[str, bytes, str]]]:
+    """``count`` camera frames of ``photo`` (each with its own shake, glare, shadow and noise:
+    ``vision.synth.frame_of``) as the multipart ``frames`` files."""
+    import cv2
+    import numpy as np
+
+    from vision.synth import frame_of
+    img, rng = cv2.imread(str(photo)), np.random.default_rng(seed)
+    return [("frames", (f"f{i}.png", cv2.imencode(".png", frame_of(img, [], rng, glare=0.3, shadow=0.3)[0])[1].tobytes(),
+                        "image/png")) for i in range(count)]
+
+
+def test_capture_of_uploaded_frames_votes_per_tile(api, hand_photo) -> None:
+    c, _, log = api
+    r = c.post("/api/score/capture", files=_frames(hand_photo, 3), data={"options": '{"self_drawn": true}'})
+    assert r.status_code == 401 and log.count("score") == 0
+    r = c.post("/api/score/capture", headers=AUTH, files=_frames(hand_photo, 3),
+               data={"options": '{"self_drawn": true}'})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    rec = body["recognition"]
+    assert rec["frames"] == 3 and rec["hand"] == "123456789mEEEN" + "N"
+    assert all(sum(t["votes"].values()) <= 3 and isinstance(t["changed"], bool) for t in rec["tiles"])
+    assert body["score"]["total"] > 16 and body["annotated"].startswith("/api/score/photo/")
+    assert c.get(body["annotated"]).headers["content-type"] == "image/jpeg"
+
+
+@pytest.mark.parametrize("count", [2, 6])
+def test_capture_refuses_a_wrong_number_of_frames(api, hand_photo, count) -> None:
+    c, _, log = api
+    r = c.post("/api/score/capture", headers=AUTH, files=_frames(hand_photo, count))
+    assert r.status_code == 422 and f"3 to 5 pictures of the same hand, not {count}" in r.json()["error"]["message"]
+    for frames in (2, 6, 0, "5", True):
+        r = c.post("/api/score/capture", headers=AUTH, json={"frames": frames})
+        assert r.status_code == 422 and "frames: 1, or 3 to 5" in r.json()["error"]["message"], r.text
+    r = c.post("/api/score/capture", headers=AUTH, files=_frames(hand_photo, 2)[:1] + [
+        ("frames", ("x.png", b"not a picture", "image/png"))] * 2)
+    assert r.status_code == 415 and "x.png is not an image" in r.json()["error"]["message"], r.text
+    assert log.count("score") == 0
+
+
+def test_capture_from_the_camera_takes_frames(tmp_path, hand_photo) -> None:
+    c, _, log = make_client(tmp_path / "cam", camera_image=hand_photo)
+    with c:
+        r = c.post("/api/score/capture", headers=AUTH, json={"self_drawn": True, "frames": 3})
+        assert r.status_code == 200, r.text
+        rec = r.json()["recognition"]
+        # one picture file read three times: every tile has three votes for one label
+        assert rec["frames"] == 3 and all(t["votes"] == {t["tile"]: 3} and not t["changed"] for t in rec["tiles"])
+        r = c.post("/api/score/capture", headers=AUTH, json={"self_drawn": True, "frames": 3, "nonsense": 1})
+        assert r.status_code == 422 and "nonsense" in r.json()["error"]["message"], r.text
+    log.close()
+
+
+def test_capture_in_the_calibrated_view_reports_the_seat(tmp_path, monkeypatch) -> None:
+    import cv2
+    import numpy as np
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "vision"))
+    from vision_scenes import camera, laid_hand_strip, top_view
+
+    from controller import settings as ST
+    from vision.table_camera import calibrate
+    monkeypatch.setenv("MJTABLE_STATE_DIR", str(tmp_path / "state"))
+    rng = np.random.default_rng(6)
+    cal, _ = calibrate(camera(top_view(rng)))  # no hand: the zones are the whole view, the nearest side decides
+    ST.save(dataclasses.replace(ST.load(), camera=cal.to_dict()))
+    picture = camera(top_view(rng, laid_hand_strip(), "S"))
+    files = [("frames", (f"f{i}.png", cv2.imencode(".png", picture)[1].tobytes(), "image/png")) for i in range(3)]
+    c, _, log = make_client(tmp_path / "svc")
+    with c:
+        r = c.post("/api/score/capture", headers=AUTH, files=files, data={"options": '{"self_drawn": true}'})
+        assert r.status_code == 200, r.text
+        rec = r.json()["recognition"]
+        assert rec["seat"] == "S" and rec["hand"] == "123m456p789sEEEN" + "N"
+        assert rec["image_size"] == [cal.side, cal.side]
     log.close()
 
 

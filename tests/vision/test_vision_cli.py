@@ -265,3 +265,90 @@ def test_score_photo_by_each_system_matches_score_rules(monkeypatch, scene_file,
     doc = json.loads(out)
     assert doc["recognition"]["hand"] == hand
     assert doc["score"] == systems.score(rules, hand, opts).to_dict()
+
+
+def test_score_photo_of_several_frames_votes(tmp_path, scene_file):
+    from vision.synth import frame_of
+    img, rng = cv2.imread(str(scene_file)), np.random.default_rng(5)
+    paths = []
+    for i in range(3):
+        p = tmp_path / f"frame{i}.png"
+        cv2.imwrite(str(p), frame_of(img, [], rng, glare=0, shadow=0)[0])
+        paths.append(str(p))
+    code, out, err = run(["score-photo", *paths, "--json", "--self-drawn", "--annotate", str(tmp_path / "a.png")])
+    assert code == 0, err
+    rec = json.loads(out)["recognition"]
+    assert rec["frames"] == 3 and rec["hand"] == "123m456p789sEEEN" + "N"
+    assert all(sum(t["votes"].values()) <= 3 for t in rec["tiles"]) and (tmp_path / "a.png").is_file()
+    code, out, err = run(["score-photo", *paths, "--self-drawn"])
+    assert code == 0 and "tiles found in 3 frames" in out, err
+
+
+@pytest.mark.parametrize("count", [2, 6])
+def test_score_photo_refuses_two_or_six_frames(scene_file, count):
+    code, out, err = run(["score-photo", *[str(scene_file)] * count])
+    assert code == 1 and out == "" and err.count("\n") == 1
+    assert f"give one photo, or 3 to 5 frames of the same hand, not {count} files" in err
+
+
+def test_camera_calibrate_stores_the_view_and_score_photo_reads_in_it(tmp_path, monkeypatch):
+    from vision_scenes import camera, laid_hand_strip, top_view
+
+    from controller import settings as ST
+    monkeypatch.setenv("MJTABLE_STATE_DIR", str(tmp_path / "state"))
+    rng, strip = np.random.default_rng(4), laid_hand_strip()
+    files = {}
+    for name, top in (("empty", top_view(rng)), ("hand", top_view(rng, strip, "E")), ("right", top_view(rng, strip, "S"))):
+        files[name] = tmp_path / f"{name}.png"
+        cv2.imwrite(str(files[name]), camera(top))
+    code, out, err = run(["score-photo", str(files["right"]), "--table-camera"])
+    assert code == 1 and "not calibrated: run mjtable camera calibrate" in err and err.count("\n") == 1
+    code, out, err = run(["camera", "calibrate", "--empty", str(files["empty"]), "--hand", str(files["hand"])])
+    assert code == 0, err
+    assert "laid out at seat E" in out and "bottom E, right S, top W, left N" in out
+    assert ST.load().camera is not None and ST.load().camera["bottom_seat"] == "E"
+    code, out, err = run(["score-photo", str(files["right"]), "--table-camera", "--json", "--self-drawn"])
+    assert code == 0, err
+    rec = json.loads(out)["recognition"]
+    assert rec["seat"] == "S" and rec["hand"] == "123m456p789sEEEN" + "N"
+
+
+def test_camera_calibrate_without_a_play_area_is_one_line(tmp_path, monkeypatch):
+    monkeypatch.setenv("MJTABLE_STATE_DIR", str(tmp_path / "state"))
+    p = tmp_path / "noise.png"
+    cv2.imwrite(str(p), np.random.default_rng(0).integers(0, 256, (480, 640, 3), dtype=np.uint8))
+    code, out, err = run(["camera", "calibrate", "--empty", str(p), "--hand", str(p)])
+    assert code == 1 and out == "" and err.startswith("mjtable: calibration: no play area found") and err.count("\n") == 1
+    assert not (tmp_path / "state" / "settings.json").exists()
+
+
+def test_camera_calibrate_with_the_live_camera(tmp_path, monkeypatch):
+    """``--camera usb``: the empty table, then (after Enter) the hand, taken at the service's frame size."""
+    from fake_camera import FakeCapture
+    from vision_scenes import camera, laid_hand_strip, top_view
+
+    from controller import settings as ST
+    from service.scorer import CAMERA_SIZE
+    monkeypatch.setenv("MJTABLE_STATE_DIR", str(tmp_path / "state"))
+    rng = np.random.default_rng(8)
+    shots = [camera(top_view(rng), CAMERA_SIZE), camera(top_view(rng, laid_hand_strip(), "E"), CAMERA_SIZE)]
+
+    class TableCamera(FakeCapture):
+        def read(self):
+            assert (self.props[cv2.CAP_PROP_FRAME_WIDTH], self.props[cv2.CAP_PROP_FRAME_HEIGHT]) == CAMERA_SIZE
+            return True, shots.pop(0)
+    monkeypatch.setattr(cv2, "VideoCapture", TableCamera)
+    p = argparse.ArgumentParser(prog="mjtable")
+    vision_cli.add_parsers(p.add_subparsers(dest="command"))
+    asked, out, err = [], io.StringIO(), io.StringIO()
+    code = vision_cli.cmd_camera(p.parse_args(["camera", "calibrate", "--camera", "usb", "--json"]), out, err,
+                                 ask=lambda prompt: asked.append(len(shots)) or "")
+    assert code == 0, err.getvalue()
+    assert asked == [2, 1] and not shots  # Enter before each picture
+    got = json.loads(out.getvalue())
+    assert "press Enter" in err.getvalue()
+    assert got["seat"] == "E" and got["camera"]["picture"] == list(CAMERA_SIZE) and ST.load().camera == got["camera"]
+    code, out, err = run(["camera", "calibrate", "--camera", "usb", "--empty", "x.png"])
+    assert code == 1 and "not both" in err and err.count("\n") == 1
+    code, out, err = run(["camera", "calibrate", "--hand", "x.png"])
+    assert code == 1 and "give --empty EMPTY.jpg and --hand HAND.jpg, or --camera" in err

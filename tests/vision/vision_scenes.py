@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
 from vision.assemble import DetectedTile
@@ -30,29 +31,58 @@ def as_detected(placed: list[SceneTile], confidence: float = 0.99) -> list[Detec
 
 
 def real_faces(per_label: int = 3, min_height: int = 50) -> dict[str, list[np.ndarray]]:
-    """Upright tile crops from the real photos of the ``test`` split of chinese-mahjong-detection
-    (evaluation photos: never used in training), up to ``per_label`` per tile, in file order.
-
-    Skips the test (pytest.skip) when ../shared/data is not there.
-    """
-    import cv2
+    """Upright tile crops from the real photos of the ``test`` split (``vision.data.tile_faces``:
+    never used in training). Skips the test (pytest.skip) when ../shared/data is not there."""
     import pytest
 
-    from vision.data import DETECTION, load_split
+    from vision.data import tile_faces
 
-    if not (DETECTION / "test").is_dir():
+    try:
+        return tile_faces("test", per_label, min_height)
+    except FileNotFoundError:
         pytest.skip("../shared/data/tiles/chinese-mahjong-detection is not available")
-    faces: dict[str, list[np.ndarray]] = {}
-    for item in load_split("test"):
-        img = None
-        for b in item.boxes:
-            x1, y1, x2, y2 = (int(round(v)) for v in b.box)
-            w, h = x2 - x1, y2 - y1
-            if h < min_height or h < 1.25 * w or x1 < 0 or y1 < 0 or x2 > 640 or y2 > 640:
-                continue
-            if len(faces.get(b.tile, [])) >= per_label:
-                continue
-            if img is None:
-                img = cv2.imread(str(item.path))
-            faces.setdefault(b.tile, []).append(img[y1:y2, x1:x2].copy())
-    return faces
+
+
+# ---- the table seen by its own camera (vision.table_camera) ----
+#: the top view: a 900 px felt square at (100, 100)-(1000, 1000) of a 1100 px wooden frame
+TOP, FELT0, FELT1 = 1100, 100, 1000
+#: where the camera sees the felt's corners (top-left, top-right, bottom-right, bottom-left)
+SEEN = np.float32([[400, 60], [880, 70], [1180, 690], [110, 680]])
+TRUTH = cv2.getPerspectiveTransform(np.float32([[FELT0, FELT0], [FELT1, FELT0], [FELT1, FELT1], [FELT0, FELT1]]), SEEN)
+
+
+def top_view(rng: np.random.Generator, hand: np.ndarray | None = None, seat: str = "E") -> np.ndarray:
+    """The table from straight above: a wooden frame, the felt, and ``hand`` (a strip picture of a
+    laid-out hand) in front of the bottom side (seat E) or the right side (seat S, turned)."""
+    img = np.empty((TOP, TOP, 3), np.float32)
+    img[:] = (90, 130, 170)
+    img[FELT0:FELT1, FELT0:FELT1] = (60, 140, 50)
+    img += rng.normal(0, 4, img.shape)
+    img = np.clip(img, 0, 255).astype(np.uint8)
+    if hand is not None:
+        h, w = hand.shape[:2]
+        if seat == "E":
+            img[FELT1 - 20 - h:FELT1 - 20, 150:150 + w] = hand
+        else:  # the right side's player: his row runs up the picture, the tiles' feet to the right
+            turned = np.rot90(hand, 1)
+            img[150:150 + w, FELT1 - 20 - h:FELT1 - 20] = turned
+    return img
+
+
+def camera(top: np.ndarray, size: tuple[int, int] = (1280, 720)) -> np.ndarray:
+    """What the table's camera (``size`` px, 1280x720 by default, looking from the bottom side at a
+    slant) sees: ``TRUTH`` scaled to the size."""
+    s = np.diag([size[0] / 1280, size[1] / 720, 1.0])
+    return cv2.warpPerspective(top, s @ TRUTH, size, flags=cv2.INTER_LINEAR, borderValue=(35, 35, 35))
+
+
+def laid_hand_strip(seed: int = 2) -> np.ndarray:
+    """A 190x800 strip of felt with 123m456p789sEEEN laid out (the winning N apart), tiles 64 px
+    tall, made of real crops (``real_faces``)."""
+    from vision.synth import compose_scene
+
+    felt = np.empty((190, 800, 3), np.uint8)
+    felt[:] = (60, 140, 50)
+    img, _ = compose_scene([parse_row("1m 2m 3m 4p 5p 6p 7s 8s 9s E E E N | N")], real_faces(),
+                           np.random.default_rng(seed), size=(190, 800), tile_height=64, background=felt)
+    return img
