@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from typing import IO
 
 from controller import cycle as CY
@@ -54,6 +55,9 @@ def add_parsers(sub) -> None:
     d = sub.add_parser("diagnose", help="inject a fault into the simulator and show its diagnosis")
     _backend_args(d)
     d.add_argument("--max-cycles", type=int, default=6, help="cycles to run before giving up (trends need several)")
+    d.add_argument("--speed", type=float, default=0.0,
+                   help="mcu: the machine speed-up (default 0: the fastest that the simulated 115200-baud line "
+                        "carries, 4x for the default profile)")
     d.add_argument("--json", action="store_true")
 
     s = sub.add_parser("selftest", help="technician mode: exercise every actuator and sensor in turn")
@@ -100,12 +104,34 @@ def _open(args, *, kind_default: str = "sim"):
     simulated = bool(args.sim or faults)
     if not simulated and kind == "sim":
         raise TableCliError("the sim backend is the simulated machine: add --sim")
+    profile = args.profile or stored.profile
     speed = 1.0
-    if simulated and kind == "mcu":  # the simulated microcontroller's speed-up (--speed 0: the default 8)
-        speed = max(getattr(args, "speed", 0.0), 0.0) or 8.0
-    spec = hardware.TableSpec(simulated=simulated, backend=kind, port=args.port, profile=args.profile or stored.profile,
+    if simulated and kind == "mcu":  # the simulated microcontroller's speed-up (--speed 0: the default)
+        profile = hardware.load_profile(profile)
+        speed = _mcu_speed(getattr(args, "speed", 0.0), profile)
+    spec = hardware.TableSpec(simulated=simulated, backend=kind, port=args.port, profile=profile,
                               seed=args.seed, faults=tuple(faults), speed=speed, device=args.device)
     return hardware.open_table(spec), stored
+
+
+def _mcu_speed(requested: float, profile) -> float:
+    """The machine speed-up of a simulated microcontroller for ``--speed`` ``requested`` (0: the
+    default). Its serial line runs at 115200 baud and carries the machine's sensor events up to
+    ``hardware.sim.mcu_device.link_speed_limit(profile)`` (4.3x for the default profile): the
+    default is that limit rounded down to a whole speed-up (4x), and a faster ``requested`` is
+    refused, since the device would drop sensor events (E63). Returns the speed; raises
+    TableCliError naming the limit."""
+    from hardware.sim.mcu_device import LINE_BAUD, link_speed_limit
+    limit = math.floor(link_speed_limit(profile) * 10) / 10
+    default = float(max(1, math.floor(limit)))
+    if not requested:
+        return default
+    if requested > limit:
+        raise TableCliError(f"--speed {requested:g} is too fast for a simulated mcu table: its {LINE_BAUD}-baud line "
+                            f"carries the machine's sensor events up to {limit:g}x for profile {profile.name!r} "
+                            f"(faster, the microcontroller drops them: E63); give --speed {limit:g} or less, or "
+                            f"leave it out ({default:g}x)")
+    return requested
 
 
 def _settings(backend, stored: ST.StoredSettings, tile_count: int | None) -> CY.Settings:
@@ -212,6 +238,7 @@ def cmd_diagnose(args, out: IO[str]) -> int:
         raise TableCliError("give the fault to inject: --fault KIND[:SIDE] (see mjtable faults --list)")
     if args.max_cycles < 1:
         raise TableCliError("--max-cycles must be at least 1")
+    _check_speed(args.speed)
     args.sim = True
     backend, stored = _open(args)
     try:
