@@ -85,6 +85,40 @@ def find_micropython():
     return str(beside) if beside.exists() else shutil.which("micropython")
 
 
+def built_firmware(profile):
+    """The firmware for ``profile`` with the UART link, as ``make firmware`` builds it
+    (``firmware.build``: .mpy by mpy-cross and the pin map), in a folder this process and
+    others share and only read: built once per content (the pin map, the sources, mpy-cross),
+    under ``$TMPDIR/mjtable-fw-<uid>/<sha256>``. mpy-cross takes about 0.8 s of CPU for the
+    nine modules: once, not at every board. Returns the folder (Path); raises what
+    ``firmware.build.build`` raises (ProfileError, a failed mpy-cross)."""
+    import hashlib
+
+    from firmware import build as B
+    h = hashlib.sha256(B.pinmap_source(profile, "uart").encode())
+    sources = [B.SRC / "main.py"] + [B.SRC / f"{m}.py" for m in B.APP_MODULES] + \
+              [B.REPO / "firmware_bridge" / f"{m}.py" for m in B.BRIDGE_MODULES]
+    for src in sources + [Path(B.__file__)]:
+        h.update(src.name.encode() + b"\0" + src.read_bytes())
+    h.update(f"{B.MPY_ARCH} {shutil.which('mpy-cross', path=str(Path(sys.executable).parent))}".encode())
+    root = Path(tempfile.gettempdir()) / f"mjtable-fw-{os.getuid()}"
+    done = root / h.hexdigest()[:32]
+    if done.is_dir():
+        return done
+    root.mkdir(mode=0o700, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix="build-", dir=root))
+    try:
+        B.build(profile.source, work / "fw", link="uart", compile=True)
+        try:
+            os.rename(work / "fw", done)      # atomic: another process may have built it meanwhile
+        except OSError:
+            if not done.is_dir():
+                raise
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return done
+
+
 def _polled_pulse_inputs(profile):
     """The profile's [mcu] pulse inputs on the input chain: [(timing field s, bounce ms)]."""
     from hardware.profile import PULSE_TIMING
@@ -187,8 +221,7 @@ class MicroPythonMcu:
         self.on_execute = on_execute
         self._tmp = tempfile.TemporaryDirectory(prefix="mjtable-fw-")
         tmp = self._dir = Path(self._tmp.name)
-        from firmware.build import build   # the firmware this board runs, as `make firmware` builds it
-        build(model.profile.source, tmp / "fw", link="uart", compile=True)
+        self._fw = built_firmware(model.profile)
         (tmp / "flash").mkdir()
         if boot > 1:
             (tmp / "flash" / "bootcount").write_bytes(struct.pack("<I", (boot - 1) & _U32))
@@ -265,7 +298,7 @@ class MicroPythonMcu:
         self._uart, fw_uart = socket.socketpair()
         self._uart.setblocking(False)
         fw_uart.setblocking(False)
-        env = dict(os.environ, MICROPYPATH=f"{self._dir / 'fw'}:{MP_DIR}",
+        env = dict(os.environ, MICROPYPATH=f"{self._fw}:{MP_DIR}",
                    FW_T0_NS=str(self._t0_ns), FW_START_VUS=str(self._vus),
                    FW_MAX_STEP_US=str(self._max_step_us),
                    FW_CHAIN_HOLD_US=str(self._chain_hold_us), FW_UART_FD=str(fw_uart.fileno()),
