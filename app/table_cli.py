@@ -251,7 +251,8 @@ def cmd_diagnose(args, out: IO[str]) -> int:
             if found:
                 break
         if args.json:
-            out.write(json.dumps({"fault": args.fault, "cycles": n, "diagnosis": found.to_dict() if found else None},
+            out.write(json.dumps({"fault": args.fault, "cycles": n, "state": t.phase.value,
+                                  "diagnosis": found.to_dict() if found else None},
                                  ensure_ascii=False, indent=2) + "\n")
         elif found:
             out.write(f"Injected {', '.join(args.fault)} on the {backend.kind} backend; diagnosed after {n} cycle(s):\n")
