@@ -165,3 +165,31 @@ def test_a_simulated_mcu_faster_than_its_line_is_refused_naming_the_limit(capsys
     assert "115200-baud" in err and "up to 4.2x" in err and "--speed 4.2 or less" in err and "E63" in err
     code, _, _ = run([*command, "--sim", "--backend", "mcu", "--speed", "4.2"], capsys)
     assert code == 130 and specs[-1].speed == 4.2      # at the limit: allowed
+
+
+def test_diagnose_reports_the_injected_faults_diagnosis_not_one_met_on_the_way(capsys, monkeypatch) -> None:
+    """A warning of another kind in the first cycle (here an E63: the simulated line could not keep
+    up, as a loaded PC makes it on the mcu backend) is listed apart; diagnose runs on until the
+    injected lift-slow shows its trend (E23)."""
+    import dataclasses
+
+    from app import table_cli
+    from controller.diagnosis import events_dropped
+    real = table_cli.TableRuntime.run_cycle
+    calls = []
+
+    def with_a_late_line(self):
+        t = real(self)
+        calls.append(t)
+        if len(calls) == 1:
+            t = dataclasses.replace(t, warnings=t.warnings + (events_dropped(3),))
+        return t
+    monkeypatch.setattr(table_cli.TableRuntime, "run_cycle", with_a_late_line)
+    code, out, _ = run(["diagnose", "--sim", "--seed", "2", "--fault", "lift-slow:E", "--json"], capsys)
+    data = json.loads(out)
+    assert code == 0 and data["diagnosis"]["code"] == "E23" and data["cycles"] >= 2
+    assert [d["code"] for d in data["others"]] == ["E63"] and data["others"][0]["observed"].startswith(
+        "The microcontroller could not send 3 sensor events")
+    calls.clear()
+    code, out, _ = run(["diagnose", "--sim", "--seed", "2", "--fault", "lift-slow:E"], capsys)
+    assert "WARNING E23" in out and "Also seen on the way:" in out and "WARNING E63" in out
