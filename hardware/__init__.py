@@ -46,10 +46,13 @@ def open_backend(kind: str, profile: Profile | str = "default", seed: int = 0,
         profile: a Profile, a profile name in hardware/profiles, or a .toml path.
         seed: seed of the machine model (deterministic for a seed).
         faults: ``KIND[:SIDE][:NAME=VALUE,...]`` strings or FaultSpec (see hardware.sim.faults.INJECTABLE).
-        speed: mcu only: machine time runs ``speed`` x real time (1..50).
+        speed: mcu only: machine time runs ``speed`` x real time (1..50); the simulated 115200-baud
+            line carries the machine's sensor events up to ``hardware.sim.mcu_device.link_speed_limit``
+            (4.3 for the default profile): faster, the device drops some (E63).
         boot: mcu only: the simulated microcontroller's first boot counter.
         device: mcu only: "python" (the device engine in this process) or "micropython"
-            (the firmware, firmware/rp2040, under the MicroPython unix port: hardware/sim/micropython_mcu.py).
+            (the firmware, firmware/rp2040, under the MicroPython unix port:
+            hardware/sim/micropython_mcu.py).
     Returns: the backend; ``backend.model`` is the simulated machine.
     Raises: BackendError (unknown kind, pins, pty), ProfileError, FaultSpecError (unknown
     fault, or a fault that does not apply to ``kind``).

@@ -14,6 +14,13 @@ for one cycle. The cases run in JOBS worker processes (``cli_worker.py``, severa
 imports paid once), all started by the first test of this module that needs one: each test
 then waits for its own case. ``MJTABLE_FW_JOBS`` sets JOBS (default 3): the cases spend most of
 their wall time waiting for the virtual clock, not on the CPU.
+
+A loaded PC: the host process of a case may read or acknowledge the simulated line late, and the
+firmware then drops sensor events its full queue cannot send (E63 "could not send") or the host
+hears nothing for a heartbeat window (E62); the diagnosis may then differ (a dropped edge). Such
+a run is a true report of that run, not of the firmware: a case that fails with one of those signs
+runs once more alone, and the retry shows in pytest's warnings summary. A case that fails without
+them, or fails twice, fails.
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ import subprocess
 import sys
 import threading
 import time
+import warnings
 from pathlib import Path
 
 import pytest
@@ -86,6 +94,7 @@ class Pool:
     for the case's result (dict of cli_worker)."""
 
     def __init__(self, cases: list[list[str]], env: dict) -> None:
+        self.env = env
         self.todo: queue.Queue = queue.Queue()
         for argv in cases:
             self.todo.put(argv)
@@ -183,33 +192,100 @@ def test_the_matrix_is_every_injectable_fault_on_every_side() -> None:
     assert len(FAULTS) == sum(4 if F.INJECTABLE[k].sides else 1 for k in kinds)
 
 
+def _late_host(diagnoses: list[dict], kind: str | None) -> str | None:
+    """What in a run's diagnoses says that the host process ran late on a loaded PC (not what the
+    firmware did): an E63 whose microcontroller dropped sensor events its full queue could not
+    send (the host read or acknowledged late), or an E62 (no frame heard for a heartbeat window)
+    without a link-broken fault. None when there is no such sign."""
+    for d in diagnoses:
+        if d["code"] == "E63" and "could not send" in d["observed"] and kind != "link-noise":
+            return d["observed"]
+        if d["code"] == "E62" and kind != "link-broken":
+            return d["observed"]
+    return None
+
+
+def _once_more_if_late(pool, argv: list[str], problem, late) -> dict:
+    """The case's result, or, when it failed (``problem(result)`` says why) in a run whose host ran
+    late (``late(result)``), the result of a second run of it alone; the retry is printed."""
+    r = pool.result(argv)
+    why, sign = problem(r), late(r)
+    if why is None or sign is None:
+        return r
+    again = Pool([argv], pool.env)
+    try:
+        r2 = again.result(argv)
+    finally:
+        again.close()
+    warnings.warn(f"{' '.join(argv)}: ran again alone: the first run failed ({why}) with the host late "
+                  f"({sign})", stacklevel=2)
+    return r2
+
+
+def _diagnose_problem(spec: str):
+    kind, _, side = spec.partition(":")
+
+    def problem(r: dict) -> str | None:
+        if r["code"] != 0:
+            return f"exit {r['code']} after {r.get('seconds')} s: {r['out'][-1500:]}{r['err'][-1500:]}"
+        data = json.loads(r["out"])
+        d = data["diagnosis"]
+        if d["code"] != BY_KIND[kind].code or (side and d["side"] != side):
+            return f"{d['code']} side {d['side']}: {d['observed']}"
+        state = "walls-up" if d["code"] in WARNINGS else "safe-stop" if kind == "link-broken" else "fault"
+        if data["state"] != state:       # a warning lets the cycle finish; a fault stops it
+            return f"ended in {data['state']}, not {state}"
+        return None
+    return problem
+
+
+def _diagnose_late(spec: str):
+    kind = spec.partition(":")[0]
+
+    def late(r: dict) -> str | None:
+        if r["code"] not in (0, 1):
+            return None
+        data = json.loads(r["out"])
+        return _late_host([d for d in [data["diagnosis"], *data["others"]] if d], kind)
+    return late
+
+
 @pytest.mark.parametrize("spec", ORDER)
 def test_fault_through_the_firmware(pool, spec: str, monkeypatch, tmp_path) -> None:
-    kind, _, rest = spec.partition(":")
-    side = rest or None
-    r = pool.result(diagnose_argv(spec))
-    assert r["code"] == 0, f"{spec}: exit {r['code']} after {r.get('seconds')} s\n{r['out'][-2000:]}{r['err'][-2000:]}"
-    data = json.loads(r["out"])
-    d = data["diagnosis"]
-    assert d["code"] == BY_KIND[kind].code, f"{spec}: {d['code']} {d['observed']}"
-    if side:
-        assert d["side"] == side, f"{spec}: {d['side']} {d['observed']}"
-    if d["code"] in WARNINGS:
-        assert data["state"] == "walls-up", data["state"]       # the cycle went on and finished
-    else:
-        assert data["state"] == ("safe-stop" if kind == "link-broken" else "fault"), data["state"]
+    kind, _, side = spec.partition(":")
+    argv = diagnose_argv(spec)
+    r = _once_more_if_late(pool, argv, _diagnose_problem(spec), _diagnose_late(spec))
+    why = _diagnose_problem(spec)(r)
+    assert why is None, f"{spec}: {why}"
+    d = json.loads(r["out"])["diagnosis"]
     if "sim" in hardware.INJECTABLE[kind].backends:
         monkeypatch.setenv("MJTABLE_STATE_DIR", str(tmp_path))
         assert _sim_diagnosis(spec) == (d["code"], d["side"]), f"{spec}: the sim backend diagnoses otherwise"
 
 
+def _cycle_problem(gear: int):
+    def problem(r: dict) -> str | None:
+        if r["code"] not in (0, 1):
+            return f"exit {r['code']}: {r['out'][-1500:]}{r['err'][-1500:]}"
+        data = json.loads(r["out"])
+        if not data["ok"] or data["state"] != "walls-up" or data["fault"] or data["warnings"]:
+            return f"{data['state']}, fault {data['fault']}, warnings {data['warnings']}"
+        return None
+    return problem
+
+
+def _cycle_late(r: dict) -> str | None:
+    if r["code"] not in (0, 1):
+        return None
+    data = json.loads(r["out"])
+    return _late_host([d for d in [data["fault"], *data["warnings"]] if d], None)
+
+
 @pytest.mark.parametrize("gear", GEARS)
 def test_a_clean_cycle_of_each_gear_through_the_firmware(pool, gear: int) -> None:
-    r = pool.result(cycle_argv(gear))
-    assert r["code"] == 0, f"{gear}: exit {r['code']}\n{r['out'][-2000:]}{r['err'][-2000:]}"
+    r = _once_more_if_late(pool, cycle_argv(gear), _cycle_problem(gear), _cycle_late)
+    why = _cycle_problem(gear)(r)
+    assert why is None, f"{gear} tiles: {why}"       # no warning either: the line carried every event
     data = json.loads(r["out"])
-    stacks = hardware.load_profile("default").stacks(gear)
-    assert data["ok"] and data["state"] == "walls-up" and data["fault"] is None, data
-    assert data["warnings"] == [], data["warnings"]           # no E63: the line carried every event
-    assert list(data["stacks"].values()) == list(stacks) and data["tile_count"] == gear
-    assert data["dice"] is not None
+    assert list(data["stacks"].values()) == list(hardware.load_profile("default").stacks(gear))
+    assert data["tile_count"] == gear and data["dice"] is not None
