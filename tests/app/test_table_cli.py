@@ -130,3 +130,66 @@ def test_sides_accept_the_wind_spellings(capsys) -> None:
 def test_warnings_are_labelled_as_warnings(capsys) -> None:
     code, out, _ = run(["cycle", "--sim", "--seed", "3", "--fault", "lift-late:S"], capsys)
     assert code == 0 and "WARNING E22" in out and "警告 E22（南边）" in out and "FAULT" not in out
+
+
+def _captured_spec(monkeypatch) -> list:
+    """Make ``hardware.open_table`` record the spec it is given and open nothing."""
+    import hardware
+    specs = []
+
+    def record(spec):
+        specs.append(spec)
+        raise KeyboardInterrupt  # stops the command before any table exists
+    monkeypatch.setattr(hardware, "open_table", record)
+    return specs
+
+
+@pytest.mark.parametrize("argv", [["cycle", "--sim", "--backend", "mcu"],
+                                  ["diagnose", "--sim", "--backend", "mcu", "--fault", "lift-short:W"]])
+def test_a_simulated_mcu_runs_by_default_at_the_speed_its_line_carries(capsys, monkeypatch, argv) -> None:
+    """The default speed-up of a simulated microcontroller is the whole speed-up below what its
+    115200-baud line carries (4x for the default profile, not the 8x that dropped sensor events)."""
+    from hardware.sim.mcu_device import link_speed_limit
+    import hardware
+    specs = _captured_spec(monkeypatch)
+    code, _, _ = run(argv, capsys)
+    assert code == 130 and len(specs) == 1
+    assert specs[0].speed == 4.0 <= link_speed_limit(hardware.load_profile("default"))
+
+
+@pytest.mark.parametrize("command", [["cycle"], ["diagnose", "--fault", "lift-short:W"]])
+def test_a_simulated_mcu_faster_than_its_line_is_refused_naming_the_limit(capsys, monkeypatch, command) -> None:
+    specs = _captured_spec(monkeypatch)
+    code, _, err = run([*command, "--sim", "--backend", "mcu", "--speed", "8"], capsys)
+    assert code == 1 and err.count("\n") == 1 and "Traceback" not in err and not specs
+    assert "115200-baud" in err and "up to 4.2x" in err and "--speed 4.2 or less" in err and "E63" in err
+    code, _, _ = run([*command, "--sim", "--backend", "mcu", "--speed", "4.2"], capsys)
+    assert code == 130 and specs[-1].speed == 4.2      # at the limit: allowed
+
+
+def test_diagnose_reports_the_injected_faults_diagnosis_not_one_met_on_the_way(capsys, monkeypatch) -> None:
+    """A warning of another kind in the first cycle (here an E63: the simulated line could not keep
+    up, as a loaded PC makes it on the mcu backend) is listed apart; diagnose runs on until the
+    injected lift-slow shows its trend (E23)."""
+    import dataclasses
+
+    from app import table_cli
+    from controller.diagnosis import events_dropped
+    real = table_cli.TableRuntime.run_cycle
+    calls = []
+
+    def with_a_late_line(self):
+        t = real(self)
+        calls.append(t)
+        if len(calls) == 1:
+            t = dataclasses.replace(t, warnings=t.warnings + (events_dropped(3),))
+        return t
+    monkeypatch.setattr(table_cli.TableRuntime, "run_cycle", with_a_late_line)
+    code, out, _ = run(["diagnose", "--sim", "--seed", "2", "--fault", "lift-slow:E", "--json"], capsys)
+    data = json.loads(out)
+    assert code == 0 and data["diagnosis"]["code"] == "E23" and data["cycles"] >= 2
+    assert [d["code"] for d in data["others"]] == ["E63"] and data["others"][0]["observed"].startswith(
+        "The microcontroller could not send 3 sensor events")
+    calls.clear()
+    code, out, _ = run(["diagnose", "--sim", "--seed", "2", "--fault", "lift-slow:E"], capsys)
+    assert "WARNING E23" in out and "Also seen on the way:" in out and "WARNING E63" in out

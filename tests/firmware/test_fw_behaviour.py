@@ -11,16 +11,18 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "hardware"))
 
 import hardware  # noqa: E402
+from hardware.sim.mcu_device import link_speed_limit  # noqa: E402
 from hw_driver import Table  # noqa: E402
 
 import test_hw_backends as suite  # noqa: E402
 
 # 6 in tests/hardware. The firmware reads its slow inputs (74HC165 chain) once per pass of its
 # main loop; the stand-in's virtual clock runs the machine in lock-step with those passes, so
-# no pulse is missed whatever the load, but at 3x a tile-present pulse of 40 ms machine time
-# is 13 ms of the board's time, and the machine's sensor events already fill a good part of
-# the 115200-baud line (at 8x they overflow it, as on SimulatedMcu).
-MCU_SPEED = 3.0
+# no pulse is missed whatever the load (a tile-present pulse of 40 ms machine time is 10 ms of
+# the board's time at 4x). The speed is what the 115200-baud line carries for the profile
+# (hardware.sim.mcu_device.link_speed_limit, 4.3): at 8x the machine's sensor events overflow
+# it, as on SimulatedMcu.
+MCU_SPEED = float(int(link_speed_limit(hardware.load_profile("default"))))
 
 for _name in dir(suite):
     if _name.startswith("test_"):

@@ -1,13 +1,9 @@
 """The firmware (firmware/rp2040) under the MicroPython unix port at an RP2040's heap, on the
-simulated machine: `mjtable cycle --sim --backend mcu --device micropython`, and a build
-across the 2^30 wrap of the tick counters."""
+simulated machine: a build across the 2^30 wrap of the tick counters (`mjtable cycle --sim
+--backend mcu --device micropython` for each gear is in test_fw_matrix.py)."""
 
-import os
-import subprocess
 import sys
 from pathlib import Path
-
-import pytest
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
@@ -18,19 +14,6 @@ from hw_driver import Table  # noqa: E402
 from hardware.vocabulary import Fault, Lift, Outcome, RollDice, Side  # noqa: E402
 
 WRAP = 1 << 30
-
-
-def test_cli_cycle_through_the_firmware(micropython, tmp_path):
-    env = dict(os.environ, HOME=str(tmp_path), XDG_CONFIG_HOME=str(tmp_path),
-               PATH=str(Path(micropython).parent) + os.pathsep + os.environ.get("PATH", ""))
-    # --speed 4: at the default 8x the machine's sensor events need more than the 115200-baud
-    # line that the stand-in's UART keeps carries (EVENTS_DROPPED, E63), as on SimulatedMcu
-    r = subprocess.run([sys.executable, "-m", "app", "cycle", "--sim", "--backend", "mcu",
-                        "--device", "micropython", "--speed", "4", "--seed", "3"], capture_output=True, text=True,
-                       timeout=240, cwd=str(REPO), env=env)
-    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
-    assert "Walls up: 136 tiles, stacks E 17, S 17, W 17, N 17" in r.stdout
-    assert "E6" not in r.stdout, r.stdout[-3000:]     # no link fault or warning (E61-E63)
 
 
 def test_build_lift_dice_across_the_tick_wrap(micropython, monkeypatch, capsys):

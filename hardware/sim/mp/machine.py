@@ -1,9 +1,10 @@
-"""A stand-in for MicroPython's ``machine`` module, for the unix port (tests only).
+"""A stand-in for MicroPython's ``machine`` module, for the unix port: the simulated board
+(``--device micropython``; never copied to a Pico: ``make firmware`` builds from firmware/rp2040).
 
 The firmware (firmware/rp2040) runs unchanged on top of it. The board around the RP2040 is
 emulated here: the 74HC595 output chain and the 74HC165 input chain (pin numbers from
 ``pinmap``), driven through ``Pin.value`` exactly as the real chips are; the table beyond
-them is the CPython test process (``firmware/sim.py``: the simulator's machine model),
+them is the CPython test process (``hardware/sim/micropython_mcu.py``: the simulator's machine model),
 reached through two pipes of text lines.
 
 Time is virtual and in lock-step with the machine model: :class:`Clock` keeps the board's
@@ -68,7 +69,7 @@ _START_US = int(os.getenv("FW_TICKS_START_US") or 0)
 _MAX_STEP_US = int(os.getenv("FW_MAX_STEP_US") or 1000)
 _WAIT_MS = 30000     # no answer to a step for this long (real): the table is gone
 #: us that a changed level of the input chain stays after the firmware first read it (the
-#: longest glitch filter of a pulse input of the chain, from firmware/sim.py)
+#: longest glitch filter of a pulse input of the chain, from hardware/sim/micropython_mcu.py)
 _CHAIN_HOLD_US = int(os.getenv("FW_CHAIN_HOLD_US") or 1000)
 #: us the board's clock may run past the host's last sign of life (``W``)
 _HOST_SLACK_US = int(os.getenv("FW_HOST_SLACK_US") or 120000)

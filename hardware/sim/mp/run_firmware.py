@@ -1,7 +1,7 @@
 """Runs the firmware (firmware/rp2040, built with pinmap.py) on the stand-in machine.
 
 ``micropython -X heapsize=160K run_firmware.py`` with the firmware folder and this folder on
-the path (firmware/sim.py sets that up): the real ``app.App`` and its main loop, on the
+the path (hardware/sim/micropython_mcu.py sets that up): the real ``app.App`` and its main loop, on the
 stand-in's virtual clock (each ``sleep_ms`` is a lock-step with the machine model). To the
 table: once a second (board time) the heap figures, the peak of ``gc.mem_alloc()`` (garbage
 included, before the automatic collections) and the live heap after ``gc.collect()``
