@@ -147,6 +147,7 @@ def result_json(t: CY.Table, backend) -> dict:
             "stacks": dict(zip(SIDES, t.obs.stacks)), "expected": dict(zip(SIDES, t.settings.stacks)),
             "lift_up_s": trend,
             "fault": t.fault.to_dict() if t.fault else None,
+            "diagnoses": [d.to_dict() for d in t.diagnoses],
             "warnings": [w.to_dict() for w in t.warnings],
             "dice": t.wall.to_dict() if t.wall else None, "cycles": t.cycles}
 
@@ -162,9 +163,17 @@ def _summary(t: CY.Table) -> str:
             lines.append("骰子：" + t.wall.describe_zh())
     for w in t.warnings:
         lines.append(w.render(warning=True))
-    if t.fault:
-        lines.append(t.fault.render())
+    lines += _render_all(t.diagnoses)
     return "\n".join(lines)
+
+
+def _render_all(diags) -> list[str]:
+    """Each fault's block; with several, a header says how many and that the first stopped the motion."""
+    if len(diags) > 1:
+        codes = ", ".join(f"{d.code}{' ' + d.side if d.side else ''}" for d in diags)
+        return [f"{len(diags)} faults in this cycle ({codes}); the first stopped the motion. / "
+                f"本次循环共 {len(diags)} 个故障（{codes}）；第一个使机器停止。"] + [d.render() for d in diags]
+    return [d.render() for d in diags]
 
 
 def _side_letter(value: str) -> str:
@@ -216,19 +225,21 @@ def cmd_diagnose(args, out: IO[str]) -> int:
     backend, stored = _open(args)
     try:
         rt = TableRuntime(backend, _settings(backend, stored, None))
-        found = None
+        found, every = None, ()
         t = rt.table
         for n in range(1, args.max_cycles + 1):
             t = rt.run_cycle()
-            found = t.fault or (t.warnings[0] if t.warnings else None)
+            every = t.diagnoses or t.warnings  # every fault of the cycle, the first one first
+            found = every[0] if every else None
             if found:
                 break
         if args.json:
-            out.write(json.dumps({"fault": args.fault, "cycles": n, "diagnosis": found.to_dict() if found else None},
+            out.write(json.dumps({"fault": args.fault, "cycles": n, "diagnosis": found.to_dict() if found else None,
+                                  "diagnoses": [d.to_dict() for d in every]},
                                  ensure_ascii=False, indent=2) + "\n")
         elif found:
             out.write(f"Injected {', '.join(args.fault)} on the {backend.kind} backend; diagnosed after {n} cycle(s):\n")
-            out.write(found.render() + "\n")
+            out.write("\n".join(_render_all(every)) + "\n")
         else:
             out.write(f"Injected {', '.join(args.fault)}: no fault observed in {args.max_cycles} cycles.\n")
         return 0 if found else 1

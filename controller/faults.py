@@ -495,8 +495,8 @@ class Diagnosis:
                       "  Likely causes:"] + [f"    {i}. {c}" for i, c in enumerate(f.causes_en, 1)] + \
                      ["  Next checks:"] + [f"    {i}. {c}" for i, c in enumerate(f.checks_en, 1)]
         if lang in ("zh", "both"):
-            side_zh = f"（{side_zh(self.side)}边）" if self.side else ""
-            lines += [f"{'警告' if warning else '故障'} {f.code}{side_zh}：{f.meaning_zh}",
+            where_zh = f"（{side_zh(self.side)}边）" if self.side else ""
+            lines += [f"{'警告' if warning else '故障'} {f.code}{where_zh}：{f.meaning_zh}",
                       f"  部件：{f.part_zh}",
                       f"  现象：{self.observed_zh}",
                       "  可能原因："] + [f"    {i}. {c}" for i, c in enumerate(f.causes_zh, 1)] + \
