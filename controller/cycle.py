@@ -600,6 +600,29 @@ def step(table: Table, event, now: float) -> tuple[Table, list[Command]]:
         t = _enter(table, Phase.SHUFFLING, now, obs=obs.start_shuffle().centre_commanded(True))
         return t, [StartShuffle(s.shuffle_deadline_ms), _centre(True, s)]
 
+    if ph is Phase.SHUFFLING and event.command == "StartShuffle" and event.outcome is Outcome.DEADLINE:
+        # the device stopped the disc motor long before the shuffle's deadline: no rotation pulse for
+        # its stall window (firmware_bridge/motion.py): judge it now, not at the end of the shuffle time
+        diag = D.after_shuffle(obs)
+        if diag:
+            return _fault(table, diag, now)
+
+    if ph is Phase.BUILDING and event.command == "FeedStacks" and event.outcome is Outcome.DEADLINE \
+            and event.side is not None and not obs.events_dropped:
+        # a feeder stopped by the device as stalled (no motion pulse, no tile) is judged at once: the
+        # others are stopped with it, not left to finish their build first (issue #16 section 3)
+        diag = D.feeder_fault(obs, table.sensors, s, int(event.side))
+        if diag:
+            return _fault(table, diag, now)
+
+    if ph is Phase.FAULT and event.command == "FeedStacks" and event.outcome is Outcome.DEADLINE \
+            and event.side is not None and table.fault is not None and not obs.events_dropped:
+        # another feeder that stalled by itself in the same moment: listed with the first fault
+        diag = D.feeder_fault(obs, table.sensors, s, int(event.side))
+        if diag and all(d.side != diag.side for d in table.diagnoses):
+            return dataclasses.replace(table, also=table.also + (diag,)), []
+        return table, []
+
     if ph is Phase.SHUFFLING and event.command == "Lift" and event.side is None:
         diag = D.centre_stroke(obs, table.sensors, s)
         return (_fault(table, diag, now) if diag else (table, []))
