@@ -425,12 +425,6 @@ def refusal(table: Table, event) -> str | None:
     return None
 
 
-def _operator_stop(source: str) -> Diagnosis:
-    from .faults import BY_CODE
-    return Diagnosis(BY_CODE["E73"], None, f"Stop-all from the {source}: every motor was stopped; clear to re-home.",
-                     f"操作员（{source}）全部停止：已停止所有电机；清除后重新归位。", {"source": source})
-
-
 def step(table: Table, event, now: float) -> tuple[Table, list[Command]]:
     """Advance the state machine by one event at machine time ``now`` (s).
 
@@ -474,7 +468,7 @@ def step(table: Table, event, now: float) -> tuple[Table, list[Command]]:
 
     if isinstance(event, StopAllRequest):
         if table.busy:
-            return _fault(table, _operator_stop(event.source), now, safe_stop=True)
+            return _fault(table, D.operator_stop(event.source), now, safe_stop=True)
         return table, [StopAll()]  # nothing moves: stop anyway, latch nothing
 
     ph = table.phase
@@ -608,9 +602,11 @@ def step(table: Table, event, now: float) -> tuple[Table, list[Command]]:
             return _fault(table, diag, now)
 
     if ph is Phase.BUILDING and event.command == "FeedStacks" and event.outcome is Outcome.DEADLINE \
-            and event.side is not None and not obs.events_dropped:
-        # a feeder stopped by the device as stalled (no motion pulse, no tile) is judged at once: the
-        # others are stopped with it, not left to finish their build first (issue #16 section 3)
+            and event.side is not None and not obs.events_dropped and obs.stacks[int(event.side)] == 0:
+        # a feeder stopped by the device as stalled before it built a stack (no motion pulse: its wire or
+        # its push head stuck out; no tile: its wheel) is judged at once: the others are stopped with it,
+        # not left to finish their build first (issue #16 section 3). One that stopped part-way through
+        # its wall is judged with the others' counts when the build ends (its motor is already off).
         diag = D.feeder_fault(obs, table.sensors, s, int(event.side))
         if diag:
             return _fault(table, diag, now)

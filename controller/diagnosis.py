@@ -1,8 +1,17 @@
 """Diagnosis: what was observed during a cycle, and which catalogue fault it points to.
 
-Pure functions over ``Observations`` (an immutable record the state machine updates from the
-hardware events). Each returns a ``controller.faults.Diagnosis`` with the observed facts (which
-sensor or motor, which side, expected vs seen, timings) or None.
+The one diagnosis engine (issue #16 section 3). Three layers:
+
+* the judges (``travelled``, ``turned``, ``rest_limits_code``, ``no_travel_code``, ``missed_top_code``,
+  ``late``, ``feeder_code``, ``push_head_code``, ``slow_trend``): measured values in, a catalogue code
+  out, with the one set of thresholds below (shares of the profile's nominal timings). The cycle and
+  the self-test (controller.selftest) both decide their codes here;
+* the cycle's judgings, pure functions over ``Observations`` (an immutable record the state machine
+  updates from the hardware events): ``homing_faults``, ``lift_faults``, ``probe_faults``,
+  ``build_faults``, ``feeder_fault`` ... each return every fault seen (``after_*`` the first), as
+  ``controller.faults.Diagnosis`` with the measured evidence;
+* the texts: each diagnosis names its code and a variant, and its observed texts (English and
+  Chinese) come from the templates of controller.fault_texts, next to the catalogue.
 
 How faults are told apart (the technician's answers, ../shared/seeds/002_4c2a73aa42bc09ab.txt,
 and the machine's sensors):
@@ -41,6 +50,7 @@ import statistics
 
 from hardware.vocabulary import MotionDone, Outcome, Sensor, Side
 
+from .fault_texts import observed
 from .faults import BY_CODE, Diagnosis
 from .names import SIDES, SIDES_ZH, phase_zh
 
@@ -258,8 +268,12 @@ class Observations:
         return all(o is not None for o, f in zip(self.feed_outcome, self.feeding) if f)
 
 
-def _diag(code: str, side: str | None, en: str, zh: str, **evidence) -> Diagnosis:
-    return Diagnosis(BY_CODE[code], side, en, zh, evidence)
+def _diag(code: str, side: str | None, variant: str, evidence: dict, **values) -> Diagnosis:
+    """The diagnosis ``code`` on ``side``: its observed texts from the templates of
+    :data:`controller.fault_texts.OBSERVED` (``variant``, filled from ``values`` and the side), and the
+    measured ``evidence``."""
+    en, zh = observed(code, variant, side=side, **values)
+    return Diagnosis(BY_CODE[code], side, en, zh, dict(evidence))
 
 
 def _level(sensors, sensor: Sensor, i: int) -> int | None:
@@ -357,44 +371,23 @@ def _no_travel(obs: Observations, i: int, nominal_s: float) -> bool:
 def _did_not_move(side: str, up: bool, ms: int, top, bottom, s) -> Diagnosis:
     """A lift told to go ``up`` (or down) from the other end 'arrived' at once: the limit it was
     going to already read active (code: :func:`no_travel_code`)."""
-    target, other = ("top", "bottom") if up else ("bottom", "top")
-    target_zh, other_zh = ("上限位", "下限位") if up else ("下限位", "上限位")
-    where, where_zh = ("down", "下位") if up else ("up", "上位")
-    verb, verb_zh = ("rise", "上升") if up else ("go down", "下降")
-    nominal = s.lift_up_s if up else s.lift_down_s
-    evidence = {"top": top, "bottom": bottom, ("up_ms" if up else "down_ms"): ms}
-    head = (f"Lift {side} was {where} and its {target} limit read active at once when it was told to {verb} "
-            f"({ms} ms, nominal {nominal:.1f} s), ")
-    head_zh = (f"{SIDES_ZH[side]}边升牌在{where_zh}，{verb_zh}指令一发{target_zh}立即显示到位（{ms} 毫秒，"
-               f"正常 {nominal:.1f} 秒），")
     code = no_travel_code(up, (bottom if up else top) == 1)
-    if code != "E15":
-        return _diag(code, side,
-                     head + f"while the {other} limit still reads active: the lift did not move, the {target} sensor "
-                     "is stuck active.",
-                     head_zh + f"{other_zh}仍到位：升牌没动，{target_zh}传感器卡在到位状态。", **evidence)
-    return _diag(code, side, head + f"while the {other} limit reads inactive: both limits read the reverse of the "
-                 "lift's position.", head_zh + f"{other_zh}却无信号：上下限位信号都与实际位置相反。", **evidence)
+    variant = "did-not-move" if code != "E15" else ("no-travel-up" if up else "no-travel-down")
+    return _diag(code, side, variant, {"top": top, "bottom": bottom, ("up_ms" if up else "down_ms"): ms},
+                 ms=ms, nominal_s=s.lift_up_s if up else s.lift_down_s)
 
 
 def _rest_limits(side: str, top, bottom, out, ms: int, s) -> Diagnosis | None:
     """Lift ``side`` lowered (outcome ``out`` after ``ms``) and read at rest: :func:`rest_limits_code`."""
     code = rest_limits_code(top, bottom)
     if code == "E11":
-        return _diag("E11", side, f"Lift {side} at rest (down): top limit reads active, bottom limit active too; "
-                     f"expected top inactive.",
-                     f"{SIDES_ZH[side]}边升牌在下位：上限位显示到位，下限位也到位；上限位应无信号。", top=top, bottom=bottom)
+        return _diag("E11", side, "at-rest", {"top": top, "bottom": bottom})
     if code == "E15":
-        return _diag("E15", side, f"Lift {side} at rest (down): top limit reads active and bottom limit inactive, "
-                     f"the reverse of what it should be; lowering it ran {ms / 1000:.1f} s "
-                     f"({out.name.lower() if out is not None else 'no answer'}) without the bottom limit.",
-                     f"{SIDES_ZH[side]}边升牌在下位：上限位有信号、下限位无信号，与正常相反；下降 {ms / 1000:.1f} 秒未见下限位。",
-                     top=top, bottom=bottom, down_ms=ms)
+        return _diag("E15", side, "at-rest", {"top": top, "bottom": bottom, "down_ms": ms}, down_s=ms / 1000,
+                     outcome=out.name.lower() if out is not None else "no answer")
     if code == "E14" and out is Outcome.DEADLINE:
-        return _diag("E14", side, f"Lift {side} lowered for {ms / 1000:.1f} s (deadline {s.lift_deadline_ms / 1000:.1f} s, "
-                     f"nominal travel {s.lift_down_s:.1f} s) and the bottom limit never read active.",
-                     f"{SIDES_ZH[side]}边升牌下降 {ms / 1000:.1f} 秒（时限 {s.lift_deadline_ms / 1000:.1f} 秒，"
-                     f"正常 {s.lift_down_s:.1f} 秒），下限位始终无信号。", top=top, bottom=bottom, down_ms=ms)
+        return _diag("E14", side, "down-deadline", {"top": top, "bottom": bottom, "down_ms": ms}, down_s=ms / 1000,
+                     deadline_s=s.lift_deadline_ms / 1000, nominal_s=s.lift_down_s)
     return None
 
 
@@ -431,47 +424,30 @@ def centre_stroke(obs: Observations, sensors, s) -> Diagnosis | None:
         return None
     up = obs.centre_dir
     ms = obs.centre_ms or 0
-    nominal = s.centre_up_s if up else s.centre_down_s
     top, bottom = sensors.get((Sensor.CENTRE_TOP, None)), sensors.get((Sensor.CENTRE_BOTTOM, None))
     left = top == 0 if not up else bottom == 0
-    moved, moved_zh = (("it left its limit but did not arrive", "已离开原限位但未到位") if left else
-                       ("it never left its starting limit", "始终未离开原限位"))
-    what, what_zh = (("raised (to close the hole)", "上升（关闭中间口）") if up else
-                     ("lowered (to drop the played tiles into the machine)", "下降（让推入的牌落入机器）"))
-    return _diag("E24", None, f"The centre lift was {what} for {ms / 1000:.1f} s (deadline {s.centre_deadline_ms / 1000:.1f} s, "
-                 f"nominal {nominal:.1f} s) and its {'top' if up else 'bottom'} limit never read active: {moved} "
-                 f"(top {top}, bottom {bottom}).",
-                 f"中间升降台{what_zh} {ms / 1000:.1f} 秒（时限 {s.centre_deadline_ms / 1000:.1f} 秒，正常 {nominal:.1f} 秒），"
-                 f"{'上' if up else '下'}限位始终无信号：{moved_zh}（上限位 {top}，下限位 {bottom}）。",
-                 ms=ms, up=up, top=top, bottom=bottom)
+    return _diag("E24", None, f"{'up' if up else 'down'}-{'left' if left else 'stuck'}",
+                 {"ms": ms, "up": up, "top": top, "bottom": bottom}, ms_s=ms / 1000,
+                 deadline_s=s.centre_deadline_ms / 1000, nominal_s=s.centre_up_s if up else s.centre_down_s,
+                 top=top, bottom=bottom)
 
 
 def after_parking(obs: Observations, sensors, s) -> Diagnosis | None:
     """Push heads left out (a stop mid-stroke) were driven home before the lifts rise. One that did
     not arrive by its deadline: the drive turned (motion pulses) but the home sensor never changed
-    is the sensor (E35); otherwise the head is stuck out (E34)."""
+    is the sensor (E35); otherwise the head is stuck out (E34) (:func:`push_head_code`)."""
     for i, side in enumerate(SIDES):
         if not obs.feeding[i] or obs.feed_outcome[i] is not Outcome.DEADLINE:
             continue
         home = _level(sensors, Sensor.PUSH_HOME, i)
-        wait = s.park_deadline_ms / 1000
-        if obs.feeder_edges[i] > 0 and obs.push_edges[i] == 0:
-            return _diag("E35", side, f"Push head {side} was driven home before the lifts rise: its drive turned "
-                         f"({obs.feeder_edges[i]} motion pulses) for {wait:.1f} s and its home sensor never changed "
-                         f"(it reads {home}).",
-                         f"升牌前让{SIDES_ZH[side]}边推牌头回原位：电机在转（{obs.feeder_edges[i]} 个转动信号）{wait:.1f} 秒，"
-                         f"原位信号一次也没有变化（一直为 {home}）。", push_home=home, feeder_pulses=obs.feeder_edges[i])
-        return _diag("E34", side, f"Push head {side} was out and did not come home within {wait:.1f} s before the lifts "
-                     f"rise ({obs.feeder_edges[i]} motion pulses, home sensor {home}); the walls were not raised into it.",
-                     f"{SIDES_ZH[side]}边推牌头在外，升牌前 {wait:.1f} 秒内未能回到原位（{obs.feeder_edges[i]} 个转动信号，"
-                     f"原位信号 {home}）；未升牌以免撞到推牌头。", push_home=home, feeder_pulses=obs.feeder_edges[i])
+        code = push_head_code(turned(obs.feeder_edges[i]), obs.push_edges[i], False)
+        return _diag(code, side, "parking", {"push_home": home, "feeder_pulses": obs.feeder_edges[i]},
+                     wait_s=s.park_deadline_ms / 1000, pulses=obs.feeder_edges[i], home=home)
     return None
 
 
 def tile_jam(phase: str) -> Diagnosis:
-    return _diag("E53", None, f"The jam sensor went active during {phase}: a tile is jammed at the disc outlet; every "
-                 "motor was stopped.",
-                 f"{phase_zh(phase)}阶段卡牌检测触发：大盘出牌口卡牌；已停止所有电机。", phase=phase)
+    return _diag("E53", None, "jam", {"phase": phase}, phase=phase)
 
 
 def lift_faults(obs: Observations, sensors, s) -> tuple[Diagnosis, ...]:
@@ -483,9 +459,7 @@ def lift_faults(obs: Observations, sensors, s) -> tuple[Diagnosis, ...]:
         if _no_travel(obs, i, s.lift_up_s):
             out.append(_did_not_move(side, True, obs.lift_ms[i] or 0, top, bottom, s))
         elif bottom == 1 and top == 1:
-            out.append(_diag("E13", side, f"Lift {side} at the top (top limit active after {(obs.lift_ms[i] or 0) / 1000:.1f} s): "
-                             "the bottom limit still reads active; expected inactive.",
-                             f"{SIDES_ZH[side]}边升牌已到顶：下限位仍显示到位，应无信号。", up_ms=obs.lift_ms[i]))
+            out.append(_diag("E13", side, "at-top", {"up_ms": obs.lift_ms[i]}, up_s=(obs.lift_ms[i] or 0) / 1000))
     return tuple(out)
 
 
@@ -519,36 +493,22 @@ def _probe(obs: Observations, side: str, trend: tuple, s) -> Diagnosis:
     down_ms, down_out = obs.probe_ms[i], obs.probe_outcome[i]
     code = missed_top_code(obs.bottom_left[i], down_out is Outcome.COMPLETED, down_ms or 0, s.lift_down_s)
     if code == "E71":
-        return _diag("E71", side, f"Lift {side} was driven up for {up_ms / 1000:.1f} s and its bottom limit never "
-                     "released: the lift did not move.",
-                     f"{SIDES_ZH[side]}边升牌上升指令 {up_ms / 1000:.1f} 秒，下限位始终未离开：升牌没有动。", up_ms=up_ms)
-    down = (down_ms or 0) / 1000
+        return _diag("E71", side, "did-not-move", {"up_ms": up_ms}, up_s=up_ms / 1000)
     # a capacitor failing shows in the completed travels of earlier cycles growing; the travel
     # cut short by the deadline says nothing about it (the probe below decides then)
     if len(hist) >= 2 and _growing(hist[:-1], hist[-1]):
-        times = ", ".join(f"{t:.2f}" for t in hist[-5:])
-        return _diag("E23", side, f"Lift {side} missed the top within {deadline:.1f} s; its travel time has been growing "
-                     f"over the last cycles ({times} s, nominal {s.lift_up_s:.1f} s).",
-                     f"{SIDES_ZH[side]}边升牌 {deadline:.1f} 秒内未到顶；近几次升牌时间逐次变长（{times} 秒，正常 {s.lift_up_s:.1f} 秒）。",
-                     up_ms=up_ms, trend_s=list(hist))
-    if code == "E14":
-        return _diag("E14", side, f"Lift {side}: up for {up_ms / 1000:.1f} s (deadline {deadline:.1f} s), the top limit never "
-                     f"read active; lowered again for {down:.1f} s the bottom limit never read active either.",
-                     f"{SIDES_ZH[side]}边升牌上升 {up_ms / 1000:.1f} 秒（时限 {deadline:.1f} 秒）上限位无信号；再下降 {down:.1f} 秒"
-                     "下限位也无信号。", up_ms=up_ms, down_ms=down_ms)
-    if code == "E12":
-        return _diag("E12", side, f"Lift {side}: up for {up_ms / 1000:.1f} s (deadline {deadline:.1f} s), the top limit never "
-                     f"read active; lowered again it took {down:.2f} s, a full travel (nominal {s.lift_down_s:.2f} s): "
-                     "the lift reached the top, its sensor did not signal.",
-                     f"{SIDES_ZH[side]}边升牌上升 {up_ms / 1000:.1f} 秒（时限 {deadline:.1f} 秒）上限位无信号；回落用时 {down:.2f} 秒，"
-                     f"为完整行程（正常 {s.lift_down_s:.2f} 秒）：已到顶，是传感器没有信号。", up_ms=up_ms, down_ms=down_ms)
-    pct = min(100, round(100 * down / s.lift_down_s))
-    return _diag("E21", side, f"Lift {side}: up for {up_ms / 1000:.1f} s (deadline {deadline:.1f} s), the top limit never read "
-                 f"active; lowered again it took only {down:.2f} s (full travel {s.lift_down_s:.2f} s): it stopped "
-                 f"part-way, at about {pct} % of its travel.",
-                 f"{SIDES_ZH[side]}边升牌上升 {up_ms / 1000:.1f} 秒（时限 {deadline:.1f} 秒）上限位无信号；回落仅用 {down:.2f} 秒"
-                 f"（完整行程 {s.lift_down_s:.2f} 秒）：升牌杆不到位，约停在行程的 {pct}%。",
-                 up_ms=up_ms, down_ms=down_ms)
+        return _diag("E23", side, "growing-missed", {"up_ms": up_ms, "trend_s": list(hist)}, deadline_s=deadline,
+                     history=_times(hist[-5:]), nominal_s=s.lift_up_s)
+    down = (down_ms or 0) / 1000
+    values = dict(up_s=up_ms / 1000, deadline_s=deadline, down_s=down, nominal_s=s.lift_down_s)
+    variant = {"E14": "missed-both", "E12": "full-way-down", "E21": "short-way-down"}[code]
+    return _diag(code, side, variant, {"up_ms": up_ms, "down_ms": down_ms},
+                 pct=min(100, round(100 * down / s.lift_down_s)), **values)
+
+
+def _times(times) -> str:
+    """Travel times (s) as the texts list them: ``"2.00, 2.10"``."""
+    return ", ".join(f"{t:.2f}" for t in times)
 
 
 def lift_warnings(obs: Observations, trend: tuple, s) -> tuple[Diagnosis, ...]:
@@ -561,27 +521,18 @@ def lift_warnings(obs: Observations, trend: tuple, s) -> tuple[Diagnosis, ...]:
     for i, side in enumerate(SIDES):
         t = times[i]
         others = statistics.median(times[:i] + times[i + 1:])
-        hist = ", ".join(f"{x:.2f}" for x in trend[i][-5:])
         if _growing(trend[i], t):
-            out.append(_diag("E23", side, f"Lift {side} took {t:.2f} s to rise, up from {hist} s in earlier cycles "
-                             f"(nominal {s.lift_up_s:.2f} s, deadline {s.lift_deadline_ms / 1000:.1f} s).",
-                             f"{SIDES_ZH[side]}边升牌用时 {t:.2f} 秒，之前几次为 {hist} 秒（正常 {s.lift_up_s:.2f} 秒），逐次变长。",
-                             up_s=t, trend_s=list(trend[i])))
+            out.append(_diag("E23", side, "growing", {"up_s": t, "trend_s": list(trend[i])}, up_s=t,
+                             history=_times(trend[i][-5:]), nominal_s=s.lift_up_s,
+                             deadline_s=s.lift_deadline_ms / 1000))
         elif late(obs.lift_ms[i] or 0, s.lift_up_s):
-            out.append(_diag("E22", side, f"Lift {side} took {t:.2f} s to rise (nominal {s.lift_up_s:.2f} s, the other sides "
-                             f"{others:.2f} s): its wall came up late.",
-                             f"{SIDES_ZH[side]}边升牌用时 {t:.2f} 秒（正常 {s.lift_up_s:.2f} 秒，其他边 {others:.2f} 秒），升起偏慢。",
-                             up_s=t, others_s=others))
+            out.append(_diag("E22", side, "late", {"up_s": t, "others_s": others}, up_s=t, nominal_s=s.lift_up_s,
+                             others_s=others))
         elif slow_trend(trend[i] + (t,), s.lift_up_s):
             last = trend[i][-(SLOW_CYCLES - 1):] + (t,)
             pct = round(100 * (min(last) / s.lift_up_s - 1))
-            seen = ", ".join(f"{x:.2f}" for x in last)
-            out.append(_diag("E23", side, f"Lift {side} rose at least {pct} % slower than its nominal {s.lift_up_s:.2f} s in "
-                             f"each of the last {SLOW_CYCLES} cycles ({seen} s; the other sides {others:.2f} s this cycle): "
-                             "still within its deadline, but its motor or capacitor is weakening.",
-                             f"{SIDES_ZH[side]}边升牌最近 {SLOW_CYCLES} 次都比正常 {s.lift_up_s:.2f} 秒慢至少 {pct}%（{seen} 秒；"
-                             f"其他边本次 {others:.2f} 秒）：尚在时限内，但电机或电容正在变弱。",
-                             up_s=t, trend_s=list(last), slower_pct=pct))
+            out.append(_diag("E23", side, "slow", {"up_s": t, "trend_s": list(last), "slower_pct": pct}, pct=pct,
+                             nominal_s=s.lift_up_s, cycles=SLOW_CYCLES, history=_times(last), others_s=others))
     return tuple(out)
 
 
@@ -595,8 +546,7 @@ def update_trend(trend: tuple, obs: Observations) -> tuple:
 def after_shuffle(obs: Observations) -> Diagnosis | None:
     """No disc rotation pulse while shuffling (:func:`turned`): the disc stalls (E51)."""
     if not turned(obs.disc_edges):
-        return _diag("E51", None, "The shuffle motor was switched on and no disc rotation pulse came during the shuffle.",
-                     "洗牌电机通电后，洗牌期间没有收到大盘转动信号。", disc_pulses=obs.disc_edges)
+        return _diag("E51", None, "no-pulse", {"disc_pulses": obs.disc_edges})
     return None
 
 
@@ -620,22 +570,10 @@ def _head_not_home(obs: Observations, sensors, s, i: int, side: str) -> Diagnosi
     q = obs.quiet[i]
     stopped_changing = obs.push_edges[i] > 0 and q is not None and q[1] and not q[0]
     code = push_head_code(True, 0 if stopped_changing else obs.push_edges[i], False)
-    if code == "E35" and stopped_changing:
-        # the drive kept turning but the home sensor had stopped changing: the sensor failed part-way
-        return _diag("E35", side, f"Side {side} built all {got} stacks but its push head was never seen home at the end: "
-                     f"the drive kept turning while the home sensor stopped changing (no change in the last "
-                     f"{QUIET_MS / 1000:.0f} s; it reads {home}).",
-                     f"{SIDES_ZH[side]}边已码满 {got} 墩，但最后看不到推牌头回原位：电机仍在转，原位信号却不再变化"
-                     f"（最后 {QUIET_MS / 1000:.0f} 秒无变化，读数 {home}）。", push_home=home, stacks=got)
-    if code == "E35":
-        return _diag("E35", side, f"Side {side} built all {got} stacks but its push head was never seen at home: "
-                     f"the home sensor did not change once while building (it reads {home}).",
-                     f"{SIDES_ZH[side]}边已码满 {got} 墩，但推牌头原位信号在码牌过程中一次也没有变化（一直为 {home}）。",
-                     push_home=home, stacks=got)
-    return _diag("E34", side, f"Side {side} built all {got} stacks but its push head did not come back home "
-                 f"within {_ran_s(obs, s, i)} s (home sensor {home}).",
-                 f"{SIDES_ZH[side]}边已码满 {got} 墩，但推牌头在 {_ran_s(obs, s, i)} 秒内没有回到原位"
-                 f"（原位信号 {home}）。", push_home=home, stacks=got)
+    variant = ("not-home-after-build" if code == "E34" else "stopped-changing" if stopped_changing
+               else "never-changed")
+    return _diag(code, side, variant, {"push_home": home, "stacks": got}, got=got, home=home,
+                 ran_s=_ran_s(obs, s, i), quiet_s=QUIET_MS / 1000)
 
 
 #: the order in which the feeders' findings come first (a head stuck out before a loose wire ...)
@@ -654,39 +592,16 @@ def feeder_fault(obs: Observations, sensors, s, i: int) -> Diagnosis | None:
     home = _level(sensors, Sensor.PUSH_HOME, i)
     head_out = home == 0 and obs.push_edges[i] > 0
     code = feeder_code(not _drive_quiet(obs, i), head_out, obs.tile_edges[i] > 0 or got > 0)
-    if code == "E34":
-        if obs.feeder_edges[i] == 0:
-            en = "left home and stayed out, and the drive gave no motion pulse"
-            zh = "离开原位后没有回来，电机无转动信号"
-        else:
-            en = (f"left home and stayed out, and the drive stopped turning after {got} stacks "
-                  f"(no motion pulse in its last {QUIET_MS / 1000:.0f} s): the head jammed, or the motor lost "
-                  "power with the head out (its wire, as for E31)")
-            zh = (f"离开原位后没有回来，码到 {got} 墩后电机停转（最后 {QUIET_MS / 1000:.0f} 秒无转动信号）："
-                  "推牌头卡住，或推牌头在外时电机断电（连接线，同 E31）")
-        return _diag("E34", side, f"Feeder {side} was switched on for {_ran_s(obs, s, i)} s: its push head "
-                     f"{en}: {got} of {exp} stacks.",
-                     f"{SIDES_ZH[side]}边输送带通电 {_ran_s(obs, s, i)} 秒：推牌头{zh}：码了 "
-                     f"{got}/{exp} 墩。", push_home=home, feeder_pulses=obs.feeder_edges[i],
-                     stacks=got, expected=exp)
-    if got >= exp:
-        return _head_not_home(obs, sensors, s, i, side)
-    if code == "E31":
-        if obs.feeder_edges[i] == 0:
-            en, zh = "no motion pulse at all", "没有任何转动信号"
-        else:
-            en = f"it turned at first, then stopped: no motion pulse in its last {QUIET_MS / 1000:.0f} s"
-            zh = f"开始时在转，之后停转：最后 {QUIET_MS / 1000:.0f} 秒无转动信号"
-        return _diag("E31", side, f"Feeder {side} was switched on for {_ran_s(obs, s, i)} s: {en}, "
-                     f"{got} of {exp} stacks.",
-                     f"{SIDES_ZH[side]}边输送带电机通电 {_ran_s(obs, s, i)} 秒：{zh}，码了 "
-                     f"{got}/{exp} 墩。", feeder_pulses=obs.feeder_edges[i], stacks=got, expected=exp)
-    if code == "E32":
-        return _diag("E32", side, f"Feeder {side} turned ({obs.feeder_edges[i]} motion pulses) for "
-                     f"{_ran_s(obs, s, i)} s but no tile passed its tile sensor: 0 of {exp} stacks.",
-                     f"{SIDES_ZH[side]}边输送带在转（{obs.feeder_edges[i]} 个转动信号）{_ran_s(obs, s, i)} 秒，"
-                     f"但没有牌经过有牌传感器：0/{exp} 墩。", feeder_pulses=obs.feeder_edges[i], stacks=0)
-    return None
+    if code is None or (code != "E34" and got >= exp):
+        return _head_not_home(obs, sensors, s, i, side) if got >= exp else None
+    pulses = obs.feeder_edges[i]
+    variant = {"E34": "head-out-no-motion" if pulses == 0 else "head-out-stopped",
+               "E31": "no-motion" if pulses == 0 else "stopped-turning", "E32": "no-tile"}[code]
+    evidence = {"E34": {"push_home": home, "feeder_pulses": pulses, "stacks": got, "expected": exp},
+                "E31": {"feeder_pulses": pulses, "stacks": got, "expected": exp},
+                "E32": {"feeder_pulses": pulses, "stacks": 0}}[code]
+    return _diag(code, side, variant, evidence, ran_s=_ran_s(obs, s, i), got=got, expected=exp, pulses=pulses,
+                 quiet_s=QUIET_MS / 1000)
 
 
 def build_faults(obs: Observations, sensors, s) -> tuple[Diagnosis, ...]:
@@ -707,10 +622,8 @@ def build_faults(obs: Observations, sensors, s) -> tuple[Diagnosis, ...]:
     for i, side in enumerate(SIDES):
         d = feeder_fault(obs, sensors, s, i)
         if d is None and got[i] > 0 and obs.tile_edges[i] == 0:
-            d = _diag("E33", side, f"Side {side} stacked {got[i]} stacks while its tile-present sensor never changed "
-                      f"(it reads {_level(sensors, Sensor.TILE_PRESENT, i)} all the time).",
-                      f"{SIDES_ZH[side]}边码了 {got[i]} 墩，而有牌传感器始终没有变化（一直为 "
-                      f"{_level(sensors, Sensor.TILE_PRESENT, i)}）。", stacks=got[i], tile_edges=0)
+            d = _diag("E33", side, "no-edge", {"stacks": got[i], "tile_edges": 0}, got=got[i],
+                      level=_level(sensors, Sensor.TILE_PRESENT, i))
         if d is not None:
             out.append(d)
     if out:
@@ -731,101 +644,77 @@ def _stack_counts(obs: Observations, sensors, s) -> Diagnosis | None:
     """The stacks built against the gear: wrong gear, a missing tile, or an unexplained count."""
     exp, got = s.stacks, obs.stacks
     short = [exp[i] - got[i] for i in range(4)]
-    counts = ", ".join(f"{SIDES[i]} {got[i]}/{exp[i]}" for i in range(4))
-    counts_zh = "，".join(f"{SIDES_ZH[SIDES[i]]} {got[i]}/{exp[i]}" for i in range(4))
+    counts = dict(counts=", ".join(f"{SIDES[i]} {got[i]}/{exp[i]}" for i in range(4)),
+                  counts_zh="，".join(f"{SIDES_ZH[SIDES[i]]} {got[i]}/{exp[i]}" for i in range(4)))
     left = [_level(sensors, Sensor.TILE_PRESENT, i) for i in range(4)]
+    evidence = {"stacks": list(got), "expected": list(exp)}
     if all(d == 0 for d in short):
         if all(v == 1 for v in left):
-            return _diag("E41", None, f"Every side built all its stacks ({counts}) and every side still has a tile "
-                         f"waiting at its push head: there are more tiles in the machine than gear {s.gear} takes.",
-                         f"四边都已码满（{counts_zh}），每边推牌头处仍有牌：机器内的牌比 {s.gear} 档多。",
-                         stacks=list(got), expected=list(exp), tiles_left=left)
+            return _diag("E41", None, "tiles-left", {**evidence, "tiles_left": left}, gear=s.gear, **counts)
         return None
     if all(d == short[0] and d > 0 for d in short):
-        return _diag("E41", None, f"Every side is {short[0]} stack(s) short of gear {s.gear} ({counts}): the gear does "
-                     "not match the tiles in the machine.",
-                     f"四边都比 {s.gear} 档少 {short[0]} 墩（{counts_zh}）：档位与机器内牌数不符。",
-                     stacks=list(got), expected=list(exp))
+        return _diag("E41", None, "all-short", evidence, gear=s.gear, short=short[0], **counts)
     if sorted(short) == [0, 0, 0, 1]:
-        i = short.index(1)
-        return _diag("E42", SIDES[i], f"Side {SIDES[i]} stopped one stack short with a single tile on top "
-                     f"({counts}); the other sides are complete: one tile is missing.",
-                     f"{SIDES_ZH[SIDES[i]]}边少一墩（只有半墩）（{counts_zh}），其他边都满：缺一张牌。",
-                     stacks=list(got), expected=list(exp))
+        return _diag("E42", SIDES[short.index(1)], "half-stack", evidence, **counts)
     for i, side in enumerate(SIDES):
         if (short[i] > 0 and obs.feed_outcome[i] is Outcome.DEADLINE and not _drive_quiet(obs, i)
                 and obs.tiles_since_stack[i] == 0 and not obs.events_dropped):
-            return _diag("E32", side, f"Feeder {side} kept turning but no tile reached its push head after stack "
-                         f"{got[i]} ({counts}): the tiles stopped coming part-way through the build.",
-                         f"{SIDES_ZH[side]}边输送带一直在转，但码到第 {got[i]} 墩后再没有牌送到推牌头（{counts_zh}）："
-                         "码牌中途断牌。", stacks=list(got), expected=list(exp))
+            return _diag("E32", side, "tiles-stopped", evidence, got=got[i], **counts)
     worst = max(range(4), key=lambda i: abs(short[i]))
-    return _diag("E43", SIDES[worst], f"Stacks built {counts}: neither the gear nor a single missing tile explains it.",
-                 f"码牌墩数 {counts_zh}：既不是档位问题，也不是缺一张牌。", stacks=list(got), expected=list(exp))
+    return _diag("E43", SIDES[worst], "counts", evidence, **counts)
 
 
 def after_dice(obs: Observations, ev: MotionDone) -> Diagnosis | None:
+    """No dice rotation pulse while the dice motor ran (:func:`turned`): E52, a warning."""
     if not turned(obs.dice_edges):
-        return _diag("E52", None, f"The dice motor ran {ev.elapsed_ms / 1000:.1f} s and no dice rotation pulse came; "
-                     "the break below uses electronic dice.",
-                     f"骰子电机运行 {ev.elapsed_ms / 1000:.1f} 秒，没有骰子转动信号；下面的开牌位置用电子骰子。", dice_pulses=obs.dice_edges)
+        return _diag("E52", None, "no-pulse", {"dice_pulses": obs.dice_edges}, ran_s=ev.elapsed_ms / 1000)
     return None
 
 
 # --- link, safety, refusals ---------------------------------------------------------------------
 
 def estop_held() -> Diagnosis:
-    return _diag("E73", None, "The machine could not leave its safe stop: the emergency stop is still pressed "
-                 "(or the lid open). Release it, then clear the fault.",
-                 "无法解除安全停机：急停按钮仍被按下（或盖板打开）。请先松开急停，再清除故障。")
+    return _diag("E73", None, "estop-held", {})
 
 
 def safety_stop(ev) -> Diagnosis:
     if ev.code.name == "ESTOP":
-        return _diag("E73", None, "The emergency stop input went active; the microcontroller stopped every motor.",
-                     "急停输入有效，主控板已停止所有电机。")
-    return _diag("E72", None, f"The microcontroller heard nothing from the Pi for {ev.detail} ms and stopped every motor.",
-                 f"主控板 {ev.detail} 毫秒未收到树莓派信号，已停止所有电机。", silent_ms=ev.detail)
+        return _diag("E73", None, "estop", {})
+    return _diag("E72", None, "host-timeout", {"silent_ms": ev.detail}, silent_ms=ev.detail)
+
+
+def operator_stop(source: str) -> Diagnosis:
+    """The operator's stop-all (from ``source``: "page", "button" ...) during a cycle: E73."""
+    return _diag("E73", None, "operator", {"source": source}, source=source)
 
 
 def link_lost(ev) -> Diagnosis:
-    return _diag("E62", None, f"The serial link stopped answering ({ev.reason}); the microcontroller stops its motors "
-                 "by itself within its heartbeat window.",
-                 "串口无应答；主控板会在心跳时限内自行停止电机。", reason=ev.reason)
+    return _diag("E62", None, "lost", {"reason": ev.reason}, reason=ev.reason)
 
 
 def mcu_reset(ev, phase: str) -> Diagnosis:
-    return _diag("E61", None, f"The microcontroller restarted during {phase} (boot counter {ev.previous_boot} -> "
-                 f"{ev.boot}); the machine was re-homed and the cycle started again.",
-                 f"主控板在{phase_zh(phase)}阶段重启（启动计数 {ev.previous_boot} -> {ev.boot}）；机器已重新归位并重新开始。",
+    return _diag("E61", None, "reset", {"previous_boot": ev.previous_boot, "boot": ev.boot}, phase=phase,
                  previous_boot=ev.previous_boot, boot=ev.boot)
 
 
 def events_dropped(n: int) -> Diagnosis:
-    return _diag("E63", None, f"The microcontroller could not send {n} sensor events (its queue was full): the serial "
-                 "line did not keep up. Stack counts were taken from the microcontroller's own count.",
-                 f"主控板有 {n} 个传感器事件未能发出（发送队列已满）：串口跟不上。墩数以主控板自身计数为准。", dropped=n)
+    return _diag("E63", None, "dropped", {"dropped": n}, dropped=n)
 
 
 def link_noise(ev) -> Diagnosis | None:
     if ev.frames_rejected == 0:
         return None
-    return _diag("E63", None, f"{ev.frames_rejected} corrupt frames were dropped and {ev.retransmitted} resent on the "
-                 "serial line during the cycle; every command still arrived exactly once.",
-                 f"本次循环串口丢弃了 {ev.frames_rejected} 个错误帧、重发 {ev.retransmitted} 次；指令仍全部准确送达。",
-                 frames_rejected=ev.frames_rejected, retransmitted=ev.retransmitted)
+    values = {"frames_rejected": ev.frames_rejected, "retransmitted": ev.retransmitted}
+    return _diag("E63", None, "noise", values, **values)
 
 
 def rejected(ev, phase: str) -> Diagnosis:
     what = getattr(ev, "command", None) or "a command"
     reason = getattr(ev, "reason", None) or str(getattr(ev, "error", ""))
     side = getattr(ev, "side", None)
-    return _diag("E71", side, f"The table refused or never answered {what} during {phase}: {reason}.",
-                 f"{phase_zh(phase)}阶段机器拒绝或未应答指令 {what}。", reason=reason)
+    return _diag("E71", side, "rejected", {"reason": reason}, what=what, phase=phase,
+                 reason=reason)
 
 
 def no_answer(phase: str, waited_s: float) -> Diagnosis:
-    return _diag("E71", None, f"No motion finished during {phase} for {waited_s:.1f} s, past every motion deadline; "
-                 "all motors were stopped.",
-                 f"{phase_zh(phase)}阶段 {waited_s:.1f} 秒无动作完成，已超过所有动作时限；已停止全部电机。",
-                 waited_s=round(waited_s, 2))
+    return _diag("E71", None, "no-answer", {"waited_s": round(waited_s, 2)}, phase=phase, waited_s=waited_s)
