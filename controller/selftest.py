@@ -449,6 +449,16 @@ def _jog_ran(step: _Step) -> bool:
             and step.done.outcome in (Outcome.COMPLETED, Outcome.DEADLINE))
 
 
+#: why a feeder's tile flow was not judged (English, Chinese)
+_FLOW_NOT_JUDGED = {
+    "jam": ("a tile is jammed at the disc outlet (see the jam sensor)", "大盘出牌口卡牌（见卡牌检测）"),
+    "disc": ("the disc does not turn (see the shuffle disc)", "大盘不转（见洗牌大盘）"),
+    "empty": ("no tile reached any of the four feeders: the machine is empty (the set on the table?); run the "
+              "self-test with the tiles in the machine to check the tile flow",
+              "四边都没有牌送到：机器内无牌（牌在桌面上？）；把牌放入机器后再自检可检查送牌"),
+}
+
+
 def _feeder(side: Side, step: _Step, jog_s: float, disc_ok: bool, jam_blocked: bool,
             push_after: int, machine_fed: bool = True) -> PartResult:
     """Judge one feeder jog with the cycle's judge (:func:`controller.diagnosis.feeder_code`):
@@ -488,15 +498,7 @@ def _feeder(side: Side, step: _Step, jog_s: float, disc_ok: bool, jam_blocked: b
         return PartResult(*PART_FEEDER, s, True,
                           f"{seen_en}: the wheel turns and tiles come through",
                           f"{seen_zh}：输送轮转动，有牌送出")
-    if jam_blocked:
-        why_en, why_zh = ("a tile is jammed at the disc outlet (see the jam sensor)",
-                          "大盘出牌口卡牌（见卡牌检测）")
-    elif not disc_ok:
-        why_en, why_zh = "the disc does not turn (see the shuffle disc)", "大盘不转（见洗牌大盘）"
-    else:
-        why_en = ("no tile reached any of the four feeders: the machine is empty (the set on the "
-                  "table?); run the self-test with the tiles in the machine to check the tile flow")
-        why_zh = "四边都没有牌送到：机器内无牌（牌在桌面上？）；把牌放入机器后再自检可检查送牌"
+    why_en, why_zh = _FLOW_NOT_JUDGED["jam" if jam_blocked else "disc" if not disc_ok else "empty"]
     return PartResult(*PART_FEEDER, s, True,
                       f"{seen_en}: the wheel turns; tile flow not judged, {why_en}",
                       f"{seen_zh}：输送轮转动；未判定送牌，{why_zh}")
