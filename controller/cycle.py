@@ -612,8 +612,10 @@ def step(table: Table, event, now: float) -> tuple[Table, list[Command]]:
             return _fault(table, diag, now)
 
     if ph is Phase.FAULT and event.command == "FeedStacks" and event.outcome is Outcome.DEADLINE \
-            and event.side is not None and table.fault is not None and not obs.events_dropped:
-        # another feeder that stalled by itself in the same moment: listed with the first fault
+            and event.side is not None and table.fault is not None and not obs.events_dropped \
+            and obs.stacks[int(event.side)] == 0:
+        # another feeder that stalled by itself in the same moment, before it built a stack: listed with
+        # the first fault
         diag = D.feeder_fault(obs, table.sensors, s, int(event.side))
         if diag and all(d.side != diag.side for d in table.diagnoses):
             return dataclasses.replace(table, also=table.also + (diag,)), []
