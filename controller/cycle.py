@@ -596,7 +596,7 @@ def step(table: Table, event, now: float) -> tuple[Table, list[Command]]:
 
     if ph is Phase.SHUFFLING and event.command == "StartShuffle" and event.outcome is Outcome.DEADLINE:
         # the device stopped the disc motor long before the shuffle's deadline: no rotation pulse for
-        # its stall window (firmware_bridge/motion.py): judge it now, not at the end of the shuffle time
+        # its stall window (the device's stall-to-stop rule): judge it now, not at the end of the shuffle time
         diag = D.after_shuffle(obs)
         if diag:
             return _fault(table, diag, now)
