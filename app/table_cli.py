@@ -182,6 +182,7 @@ def result_json(t: CY.Table, backend) -> dict:
             "stacks": dict(zip(SIDES, t.obs.stacks)), "expected": dict(zip(SIDES, t.settings.stacks)),
             "lift_up_s": trend,
             "fault": t.fault.to_dict() if t.fault else None,
+            "diagnoses": [d.to_dict() for d in t.diagnoses],
             "warnings": [w.to_dict() for w in t.warnings],
             "dice": t.wall.to_dict() if t.wall else None, "cycles": t.cycles}
 
@@ -230,9 +231,17 @@ def _summary(t: CY.Table) -> str:
             lines.append("骰子：" + t.wall.describe_zh())
     for w in t.warnings:
         lines.append(w.render(warning=True))
-    if t.fault:
-        lines.append(t.fault.render())
+    lines += _render_all(t.diagnoses)
     return "\n".join(lines)
+
+
+def _render_all(diags) -> list[str]:
+    """Each fault's block; with several, a header says how many and that the first stopped the motion."""
+    if len(diags) > 1:
+        codes = ", ".join(f"{d.code}{' ' + d.side if d.side else ''}" for d in diags)
+        return [f"{len(diags)} faults in this cycle ({codes}); the first stopped the motion. / "
+                f"本次循环共 {len(diags)} 个故障（{codes}）；第一个使机器停止。"] + [d.render() for d in diags]
+    return [d.render() for d in diags]
 
 
 def _side_letter(value: str) -> str:
@@ -315,10 +324,15 @@ def cmd_diagnose(args, out: IO[str]) -> int:
                                  indent=2) + "\n")
         elif found:
             out.write(f"Injected {', '.join(args.fault)} on the {backend.kind} backend; diagnosed after {n} cycle(s):\n")
-            out.write(found.render(warning=found is not t.fault) + "\n")
-            if others:
-                out.write("Also seen on the way:\n" + "\n".join(d.render(warning=d is not t.fault) for d in others)
-                          + "\n")
+            faults = list(t.diagnoses)
+            if any(found is d for d in faults):  # every fault of the cycle, the first (which stopped it) first
+                out.write("\n".join(_render_all(faults)) + "\n")
+            else:
+                out.write(found.render(warning=True) + "\n")
+            rest = [d for d in others if not any(d is f for f in faults)]
+            if rest:
+                out.write("Also seen on the way:\n" + "\n".join(d.render(warning=not any(d is f for f in faults))
+                                                                for d in rest) + "\n")
         else:
             out.write(f"Injected {', '.join(args.fault)}: no fault observed in {args.max_cycles} cycles.\n")
         return 0 if found else 1
@@ -327,7 +341,8 @@ def cmd_diagnose(args, out: IO[str]) -> int:
 
 
 def _findings_text(t: CY.Table) -> str:
-    return "\n".join(d.render(warning=d is not t.fault) for d in findings(t))
+    """Every fault of the last cycle (``_render_all``), then its warnings."""
+    return "\n".join(_render_all(t.diagnoses) + [w.render(warning=True) for w in t.warnings])
 
 
 def _diagnose_trace(args, out: IO[str]) -> int:

@@ -14,6 +14,10 @@
    from the FeedStacks command to the moment its motor is switched off, next to the feed deadline
    it would otherwise run to (the device engine's stall rule, firmware_bridge/motion.py); virtual
    time on sim and gpio, machine time through the MCU backend at speed 1.
+4. Stall-to-diagnosis: the machine time from a motion's command to the controller's diagnosis
+   when its motor runs without motion (a feeder's loose wire, a push head stuck out, a jammed
+   wheel, the disc, the dice): the controller judges a motion the device stopped as stalled at
+   once, not when the other feeders finish (issue #16 section 3).
 
 Usage: python benchmarks/controller_bench.py [--cycles N]   (last line: one JSON object)
 """
@@ -121,6 +125,23 @@ def stall_to_stop(kind: str, fault: str) -> dict:
         b.close()
 
 
+def stall_to_diagnosis(fault: str, phase: str) -> float:
+    """Machine seconds from entering ``phase`` (its motion commanded) to the controller's diagnosis of
+    ``fault`` (a fault latched, or the dice warning), one cycle on the simulator."""
+    from controller import cycle as CY
+    from controller.runtime import TableRuntime
+    b = hardware.open_backend("sim", seed=1, faults=[fault])
+    try:
+        entered: dict[str, float] = {}
+        rt = TableRuntime(b, CY.Settings.from_profile(b.profile, 136), dice=lambda: (3, 4, 2, 5),
+                          progress=lambda t: entered.setdefault(t.phase.value, b.now()))
+        t = rt.run_cycle()
+        assert t.diagnoses or t.warnings, f"{fault}: nothing diagnosed"
+        return round(b.now() - entered[phase], 2)
+    finally:
+        b.close()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cycles", type=int, default=200, help="cycles per backend for the rate (default 200)")
@@ -144,9 +165,15 @@ def main() -> None:
         print(f"stall-to-stop ({f} W): feeder motor off {by['sim']['stop_s']} s after FeedStacks on sim, "
               f"{by['gpio']['stop_s']} s on gpio, {by['mcu']['stop_s']} s on mcu (machine time); "
               f"its feed deadline: {by['sim']['deadline_s']} s")
+    reported = {f: stall_to_diagnosis(f, ph) for f, ph in (
+        ("feeder-wire-loose:W", "building"), ("push-head-jammed:W", "building"), ("feeder-jammed:W", "building"),
+        ("disc-stall", "shuffling"), ("dice-stuck", "dice"))}
+    print("stall-to-diagnosis (sim, machine time from the motion's command to the controller's diagnosis): "
+          + ", ".join(f"{f} {v} s" for f, v in reported.items()))
     print(json.dumps({"cycles_per_s": {"sim": round(sim_rate, 1), "gpio": round(gpio_rate, 1),
                                        "real_machine": round(real_rate, 4)},
-                      "machine_s_per_cycle": round(machine_s, 2), "latency_ms": lat, "stall_to_stop_s": stall}))
+                      "machine_s_per_cycle": round(machine_s, 2), "latency_ms": lat, "stall_to_stop_s": stall,
+                      "stall_to_diagnosis_s": reported}))
 
 
 if __name__ == "__main__":

@@ -213,7 +213,9 @@ class Table:
         sensors: the latest reading of every sensor ``{(Sensor, Side | None): 0 | 1}``.
         obs: what was observed in the current cycle (counts, edges, timings).
         trend: per side, the lift-up travel times (s) of recent cycles, oldest first.
-        fault: the latched fault, if any.
+        fault: the latched fault, if any: the first one observed, which stopped the motion.
+        also: every other fault observed in the same cycle (at the same judging), each with its own
+            diagnosis; ``diagnoses`` lists them all, ``fault`` first.
         warnings: diagnoses that did not stop the cycle (late lift, slowing lift, noisy link, dice).
         wall: the wall break of the last dice throw.
         dice: the dice values of this cycle.
@@ -242,6 +244,7 @@ class Table:
     obs: D.Observations = dataclasses.field(default_factory=D.Observations)
     trend: tuple[tuple[float, ...], ...] = ((), (), (), ())
     fault: Diagnosis | None = None
+    also: tuple[Diagnosis, ...] = ()
     warnings: tuple[Diagnosis, ...] = ()
     wall: WallBreak | None = None
     dice: tuple[int, ...] = ()
@@ -258,6 +261,11 @@ class Table:
     @property
     def stacks(self) -> tuple[int, int, int, int]:
         return self.obs.stacks
+
+    @property
+    def diagnoses(self) -> tuple[Diagnosis, ...]:
+        """Every fault latched in this cycle: ``fault`` first, then ``also`` (empty when none)."""
+        return () if self.fault is None else (self.fault,) + self.also
 
     @property
     def busy(self) -> bool:
@@ -302,7 +310,16 @@ def _dealer_light(s: Settings) -> Light:
 def _fault(table: Table, diag: Diagnosis, now: float, safe_stop: bool = False) -> tuple[Table, list[Command]]:
     phase = Phase.SAFE_STOP if safe_stop else Phase.FAULT
     alarm = SetIndicators(Light.FAULT | _dealer_light(table.settings), ALARM_MS)
-    return _enter(table, phase, now, fault=diag, reroll=False), [StopAll(), alarm]
+    return _enter(table, phase, now, fault=diag, also=(), reroll=False), [StopAll(), alarm]
+
+
+def _faults(table: Table, diags: tuple[Diagnosis, ...], now: float) -> tuple[Table, list[Command]]:
+    """Latch every fault of ``diags`` (at least one): the first stops the motion, the others are listed
+    with it (``Table.also``). ``diags`` empty: the state is unchanged."""
+    if not diags:
+        return table, []
+    t, cmds = _fault(table, diags[0], now)
+    return dataclasses.replace(t, also=tuple(diags[1:])), cmds
 
 
 def _lift_all(up: bool, s: Settings) -> list[Command]:
@@ -344,10 +361,10 @@ def _start_homing(table: Table, now: float, settings: Settings | None = None,
         return _fault(dataclasses.replace(table, settings=s), D.tile_jam(Phase.IDLE.value), now)
     lights = SetIndicators(_dealer_light(s))
     if table.raise_first:
-        t = dataclasses.replace(table, settings=s, obs=D.Observations(), fault=None, wall=None, settle_until=None,
+        t = dataclasses.replace(table, settings=s, obs=D.Observations(), fault=None, also=(), wall=None, settle_until=None,
                                 rehome_only=rehome_only)
         return _raise(t, now, "clearing", [ClearSafeStop(), lights, SetGear(s.gear)])
-    t = _enter(table, Phase.HOMING, now, settings=s, fault=None, wall=None, settle_until=None, rehome_only=rehome_only)
+    t = _enter(table, Phase.HOMING, now, settings=s, fault=None, also=(), wall=None, settle_until=None, rehome_only=rehome_only)
     return _homing(t, table.lifts_up, [ClearSafeStop(), lights, SetGear(s.gear)])
 
 
@@ -408,12 +425,6 @@ def refusal(table: Table, event) -> str | None:
     return None
 
 
-def _operator_stop(source: str) -> Diagnosis:
-    from .faults import BY_CODE
-    return Diagnosis(BY_CODE["E73"], None, f"Stop-all from the {source}: every motor was stopped; clear to re-home.",
-                     f"操作员（{source}）全部停止：已停止所有电机；清除后重新归位。", {"source": source})
-
-
 def step(table: Table, event, now: float) -> tuple[Table, list[Command]]:
     """Advance the state machine by one event at machine time ``now`` (s).
 
@@ -457,7 +468,7 @@ def step(table: Table, event, now: float) -> tuple[Table, list[Command]]:
 
     if isinstance(event, StopAllRequest):
         if table.busy:
-            return _fault(table, _operator_stop(event.source), now, safe_stop=True)
+            return _fault(table, D.operator_stop(event.source), now, safe_stop=True)
         return table, [StopAll()]  # nothing moves: stop anyway, latch nothing
 
     ph = table.phase
@@ -541,7 +552,7 @@ def step(table: Table, event, now: float) -> tuple[Table, list[Command]]:
     if event.command == "Lift" and event.side is not None and event.outcome is Outcome.COMPLETED:
         i = int(event.side)
         up = table.obs.lift_dir[i]
-        if up is not None and event.elapsed_ms >= 200 * (s.lift_up_s if up else s.lift_down_s):
+        if up is not None and D.travelled(event.elapsed_ms, s.lift_up_s if up else s.lift_down_s):
             lifts_up = lifts_up[:i] + (bool(up),) + lifts_up[i + 1:]  # it travelled: now known at that end
     obs = table.obs.motion_done(event)
     if event.command == "FeedStacks" and event.outcome is Outcome.DEADLINE and event.side is not None:
@@ -575,13 +586,40 @@ def step(table: Table, event, now: float) -> tuple[Table, list[Command]]:
     if ph is Phase.HOMING and event.command == "Lift":
         if not obs.all_lifts_done():
             return table, []
-        diag = D.after_homing(obs, table.sensors, s)
-        if diag:
-            return _fault(dataclasses.replace(table, rehome_only=False), diag, now)
+        diags = D.homing_faults(obs, table.sensors, s)
+        if diags:
+            return _faults(dataclasses.replace(table, rehome_only=False), diags, now)
         if table.rehome_only:
             return _enter(table, Phase.IDLE, now, rehome_only=False), []
         t = _enter(table, Phase.SHUFFLING, now, obs=obs.start_shuffle().centre_commanded(True))
         return t, [StartShuffle(s.shuffle_deadline_ms), _centre(True, s)]
+
+    if ph is Phase.SHUFFLING and event.command == "StartShuffle" and event.outcome is Outcome.DEADLINE:
+        # the device stopped the disc motor long before the shuffle's deadline: no rotation pulse for
+        # its stall window (the device's stall-to-stop rule): judge it now, not at the end of the shuffle time
+        diag = D.after_shuffle(obs)
+        if diag:
+            return _fault(table, diag, now)
+
+    if ph is Phase.BUILDING and event.command == "FeedStacks" and event.outcome is Outcome.DEADLINE \
+            and event.side is not None and not obs.events_dropped and obs.stacks[int(event.side)] == 0:
+        # a feeder stopped by the device as stalled before it built a stack (no motion pulse: its wire or
+        # its push head stuck out; no tile: its wheel) is judged at once: the others are stopped with it,
+        # not left to finish their build first (issue #16 section 3). One that stopped part-way through
+        # its wall is judged with the others' counts when the build ends (its motor is already off).
+        diag = D.feeder_fault(obs, table.sensors, s, int(event.side))
+        if diag:
+            return _fault(table, diag, now)
+
+    if ph is Phase.FAULT and event.command == "FeedStacks" and event.outcome is Outcome.DEADLINE \
+            and event.side is not None and table.fault is not None and not obs.events_dropped \
+            and obs.stacks[int(event.side)] == 0:
+        # another feeder that stalled by itself in the same moment, before it built a stack: listed with
+        # the first fault
+        diag = D.feeder_fault(obs, table.sensors, s, int(event.side))
+        if diag and all(d.side != diag.side for d in table.diagnoses):
+            return dataclasses.replace(table, also=table.also + (diag,)), []
+        return table, []
 
     if ph is Phase.SHUFFLING and event.command == "Lift" and event.side is None:
         diag = D.centre_stroke(obs, table.sensors, s)
@@ -601,24 +639,30 @@ def step(table: Table, event, now: float) -> tuple[Table, list[Command]]:
             return _fault(dataclasses.replace(table, manual_from=None, park_then=None), diag, now)
         return _raise(table, now, table.park_then or "lifting", [], park=False)
 
+    if ph in (Phase.LIFTING, Phase.PROBING) and event.command == "Lift" and event.outcome is Outcome.DEADLINE \
+            and event.side is not None and side not in obs.probing:
+        # lower that lift and time the way down: a bar that stopped part-way comes down sooner
+        # (the hardware already stopped its motor at the deadline; the other lifts go on, and every
+        # other lift that misses the top is lowered and judged too: all of them are reported)
+        t = _enter(table, Phase.PROBING, now if ph is Phase.LIFTING else table.phase_t, obs=obs.probe(side))
+        return t, [Lift(event.side, False, s.lift_deadline_ms)]
+
     if ph is Phase.LIFTING and event.command == "Lift":
-        if event.outcome is Outcome.DEADLINE:
-            # lower that lift and time the way down: a bar that stopped part-way comes down sooner
-            # (the hardware already stopped its motor at the deadline; the other lifts go on)
-            t = _enter(table, Phase.PROBING, now, obs=obs.probe(side))
-            return t, [Lift(event.side, False, s.lift_deadline_ms)]
         if not obs.all_lifts_done():
             return table, []
-        diag = D.after_lift(obs, table.sensors, s)
-        if diag:
-            return _fault(table, diag, now)
+        diags = D.lift_faults(obs, table.sensors, s)
+        if diags:
+            return _faults(table, diags, now)
         warns = D.lift_warnings(obs, table.trend, s)
         trend = D.update_trend(table.trend, obs)
         t = _enter(table, Phase.DICE, now, warnings=table.warnings + warns, trend=trend, raise_first=False)
         return t, [RollDice(s.dice_spin_ms, s.dice_deadline_ms)]
 
-    if ph is Phase.PROBING and event.command == "Lift" and side == obs.probing:
-        return _fault(table, D.after_probe(obs, table.trend, s), now)
+    if ph is Phase.PROBING and event.command == "Lift":
+        if not obs.probes_done():
+            return table, []
+        # every lift that missed the top, then any other lift at fault at the top
+        return _faults(table, D.probe_faults(obs, table.trend, s) + D.lift_faults(obs, table.sensors, s), now)
 
     if ph is Phase.DICE and event.command == "RollDice":
         warns = table.warnings
@@ -637,9 +681,9 @@ def _after_build(table: Table, now: float) -> tuple[Table, list[Command]]:
     """The feeders are done and the machine settled: check the build, then raise the walls."""
     s, obs = table.settings, table.obs
     table = dataclasses.replace(table, settle_until=None)
-    diag = D.after_build(obs, table.sensors, s)
-    if diag:
-        return _fault(table, diag, now)
+    diags = D.build_faults(obs, table.sensors, s)
+    if diags:
+        return _faults(table, diags, now)
     warns = table.warnings + ((D.events_dropped(obs.events_dropped),) if obs.events_dropped else ())
     return _raise(dataclasses.replace(table, warnings=warns), now, "lifting", [])
 

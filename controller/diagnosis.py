@@ -1,8 +1,17 @@
 """Diagnosis: what was observed during a cycle, and which catalogue fault it points to.
 
-Pure functions over ``Observations`` (an immutable record the state machine updates from the
-hardware events). Each returns a ``controller.faults.Diagnosis`` with the observed facts (which
-sensor or motor, which side, expected vs seen, timings) or None.
+The one diagnosis engine (issue #16 section 3). Three layers:
+
+* the judges (``travelled``, ``turned``, ``rest_limits_code``, ``no_travel_code``, ``missed_top_code``,
+  ``late``, ``feeder_code``, ``push_head_code``, ``slow_trend``): measured values in, a catalogue code
+  out, with the one set of thresholds below (shares of the profile's nominal timings). The cycle and
+  the self-test (controller.selftest) both decide their codes here;
+* the cycle's judgings, pure functions over ``Observations`` (an immutable record the state machine
+  updates from the hardware events): ``homing_faults``, ``lift_faults``, ``probe_faults``,
+  ``build_faults``, ``feeder_fault`` ... each return every fault seen (``after_*`` the first), as
+  ``controller.faults.Diagnosis`` with the measured evidence;
+* the texts: each diagnosis names its code and a variant, and its observed texts (English and
+  Chinese) come from the templates of controller.fault_texts, next to the catalogue.
 
 How faults are told apart (the technician's answers, ../shared/seeds/002_4c2a73aa42bc09ab.txt,
 and the machine's sensors):
@@ -41,26 +50,35 @@ import statistics
 
 from hardware.vocabulary import MotionDone, Outcome, Sensor, Side
 
+from .fault_texts import observed
 from .faults import BY_CODE, Diagnosis
+from .names import SIDES, SIDES_ZH, phase_zh
 
-SIDES = ("E", "S", "W", "N")
-SIDES_ZH = {"E": "东", "S": "南", "W": "西", "N": "北"}
-#: a way down at least this share of nominal means the lift had reached the top
+# --- the thresholds: one set, for the cycle and the self-test alike ----------------------------
+# Each is a share of (or a count against) the machine profile's own nominal figure (hardware/profiles/
+# *.toml, [timing]: lift_up_s, lift_down_s, the pulse half-periods), so a table with faster lifts is
+# judged against its own travel.
+#: a way down at least this share of nominal means the lift had reached the top (E12), less: the bar
+#: stopped part-way (E21)
 FULL_TRAVEL = 0.95
-#: a lift up slower than this share of nominal is late (uneven walls)
+#: a limit reached in less than this share of the nominal travel did not really travel (the limit
+#: already read active, or fired early)
+MIN_TRAVEL = 0.5
+#: a lift up slower than this share of nominal is late (uneven walls, E22)
 LATE = 1.25
-#: growth over the side's first recorded travel that counts as a trend
+#: growth over the side's first recorded travel that counts as a trend (E23)
 GROWTH = 1.10
+#: a lift up this share of nominal or slower in each of the last SLOW_CYCLES cycles is slowing (an E23
+#: warning from the trend, before it becomes late or misses its deadline)
+SLOW = 1.15
+SLOW_CYCLES = 3
+#: pulse sensors: fewest changes that prove a motor turns (a stuck input gives none)
+MIN_PULSES = 1
 TREND_KEEP = 20
 #: a feeder's drive pulses every feeder_pulse_s (0.25 s) and its push head's home sensor changes
 #: about twice per push_cycle_s (0.4 s) while it turns (default profile): no change for this long
 #: (ms) means it had stopped
 QUIET_MS = 1000
-#: phase names in Chinese, for the diagnosis texts
-PHASE_ZH = {"idle": "待机", "clearing": "清墙", "homing": "归位", "shuffling": "洗牌", "building": "码牌",
-            "parking": "推牌头归位",
-            "refill-pause": "补牌暂停", "lifting": "升牌", "probing": "升牌复查", "dice": "掷骰", "walls-up": "牌墙已升起",
-            "manual-lift": "手动升降", "fault": "故障", "safe-stop": "安全停机"}
 
 
 def _i(side: str | None) -> int:
@@ -97,7 +115,8 @@ class Observations:
         lift_dir: per side, the direction last commanded (True up, False down, None none).
         lift_outcome, lift_ms: per side, outcome and travel time (ms) of the last lift motion.
         bottom_left: per side, whether the bottom limit released during the up motion.
-        probing: the side being lowered after missing the top; probe_ms: its way down (ms).
+        probing: the sides lowered again after missing the top, in the order they missed (E S W N
+            letters); probe_ms, probe_outcome: per side, that way down (ms) and its outcome.
         feed_base: per side, the stacks already counted when the running FeedStacks began (a
             refill pause resumes with the rest); the microcontroller's own count in MotionDone
             is added to it, so a sensor event lost on the link does not lose a stack.
@@ -126,9 +145,9 @@ class Observations:
     lift_outcome: tuple = (None, None, None, None)
     lift_ms: tuple = (None, None, None, None)
     bottom_left: tuple = (False, False, False, False)
-    probing: str | None = None
-    probe_ms: int | None = None
-    probe_outcome: Outcome | None = None
+    probing: tuple = ()
+    probe_ms: tuple = (None, None, None, None)
+    probe_outcome: tuple = (None, None, None, None)
     feed_base: tuple = (0, 0, 0, 0)
     events_dropped: int = 0
     lift_was_up: tuple = (False, False, False, False)
@@ -145,7 +164,7 @@ class Observations:
     def lifts_commanded(self, down: bool, were_up: tuple = (False, False, False, False)) -> "Observations":
         """The four side lifts were sent down (or up)."""
         return dataclasses.replace(self, lift_dir=(not down,) * 4, lift_outcome=(None,) * 4, lift_ms=(None,) * 4,
-                                   bottom_left=(False,) * 4, probing=None, probe_ms=None, probe_outcome=None,
+                                   bottom_left=(False,) * 4, probing=(), probe_ms=(None,) * 4, probe_outcome=(None,) * 4,
                                    lift_was_up=tuple(were_up))
 
     def centre_commanded(self, up: bool) -> "Observations":
@@ -189,7 +208,13 @@ class Observations:
                                                                     quiet(self.last_home_ms[i]))))
 
     def probe(self, side: str) -> "Observations":
-        return dataclasses.replace(self, probing=side)
+        """Side ``side`` missed the top and is lowered again (its way down is timed)."""
+        return dataclasses.replace(self, probing=self.probing + (side,))
+
+    def probes_done(self) -> bool:
+        """Every side lift has ended its up motion and every side lowered again has ended that too."""
+        return (all(o is not None for o in self.lift_outcome)
+                and all(self.probe_outcome[_i(side)] is not None for side in self.probing))
 
     def sensor(self, ev, phase: str) -> "Observations":
         s = ev.sensor
@@ -224,8 +249,9 @@ class Observations:
                                        feed_ms=_set(self.feed_ms, i, ev.elapsed_ms),
                                        stacks=_set(self.stacks, i, counted))
         if ev.command == "Lift" and i >= 0:
-            if self.probing == SIDES[i] and self.lift_outcome[i] is not None:
-                return dataclasses.replace(self, probe_ms=ev.elapsed_ms, probe_outcome=ev.outcome)
+            if SIDES[i] in self.probing and self.lift_outcome[i] is not None:
+                return dataclasses.replace(self, probe_ms=_set(self.probe_ms, i, ev.elapsed_ms),
+                                           probe_outcome=_set(self.probe_outcome, i, ev.outcome))
             return dataclasses.replace(self, lift_outcome=_set(self.lift_outcome, i, ev.outcome),
                                        lift_ms=_set(self.lift_ms, i, ev.elapsed_ms))
         return self
@@ -242,71 +268,152 @@ class Observations:
         return all(o is not None for o, f in zip(self.feed_outcome, self.feeding) if f)
 
 
-def _diag(code: str, side: str | None, en: str, zh: str, **evidence) -> Diagnosis:
-    return Diagnosis(BY_CODE[code], side, en, zh, evidence)
+def _diag(code: str, side: str | None, variant: str, evidence: dict, **values) -> Diagnosis:
+    """The diagnosis ``code`` on ``side``: its observed texts from the templates of
+    :data:`controller.fault_texts.OBSERVED` (``variant``, filled from ``values`` and the side), and the
+    measured ``evidence``."""
+    en, zh = observed(code, variant, side=side, **values)
+    return Diagnosis(BY_CODE[code], side, en, zh, dict(evidence))
 
 
 def _level(sensors, sensor: Sensor, i: int) -> int | None:
     return sensors.get((sensor, Side(i)))
 
 
+# --- the judges: observations -> fault code, shared by the cycle and the self-test ---------------
+# Each takes what was measured (readings, counts, times against the profile's nominal) and returns
+# the catalogue code or None. The cycle's ``after_*`` functions and controller.selftest's part
+# verdicts both decide their code here; tests/controller/test_one_code.py runs every injectable
+# fault through both and compares.
+
+def travelled(elapsed_ms: int, nominal_s: float) -> bool:
+    """A motion that reached its limit after ``elapsed_ms`` (ms) really travelled: at least
+    ``MIN_TRAVEL`` of its nominal time ``nominal_s`` (s, from the profile)."""
+    return elapsed_ms >= 1000 * MIN_TRAVEL * nominal_s
+
+
+def turned(changes: int) -> bool:
+    """A pulse sensor (disc, feeder wheel, dice) that changed ``changes`` times proves its motor turned."""
+    return changes >= MIN_PULSES
+
+
+def rest_limits_code(top: int | None, bottom: int | None) -> str | None:
+    """A side lift down at rest must read top 0, bottom 1. Both active: the top sensor is stuck (E11);
+    top active and bottom not: both read inverted (E15); neither: the bottom gives no signal (E14)."""
+    if top == 1:
+        return "E11" if bottom == 1 else "E15"
+    return "E14" if bottom == 0 else None
+
+
+def no_travel_code(up: bool, left_limit_active: bool) -> str:
+    """A lift told to go ``up`` (or down) 'arrived' at once without travelling. If the limit it left
+    still reads active the target limit is stuck active (E11 top / E13 bottom); else both read the
+    reverse of the position (E15)."""
+    if left_limit_active:
+        return "E11" if up else "E13"
+    return "E15"
+
+
+def missed_top_code(bottom_released: bool, down_completed: bool, down_ms: int, nominal_down_s: float) -> str:
+    """A lift up ran into its deadline without the top limit and was lowered again (its way down
+    timed, ``down_ms``). The bottom limit never released: the lift did not move (E71). The way down
+    never reached the bottom limit: the bottom sensor (E14). A full way down (``FULL_TRAVEL`` of the
+    nominal ``nominal_down_s``): it had reached the top, the top sensor is silent (E12); shorter: the
+    bar stopped part-way, 升牌杆不到位 (E21)."""
+    if not bottom_released:
+        return "E71"
+    if not down_completed:
+        return "E14"
+    return "E12" if down_ms >= 1000 * FULL_TRAVEL * nominal_down_s else "E21"
+
+
+def late(up_ms: int, nominal_up_s: float) -> bool:
+    """A lift that reached the top after more than ``LATE`` x nominal is late (E22, a warning)."""
+    return up_ms > 1000 * LATE * nominal_up_s
+
+
+def feeder_code(wheel_turned: bool, head_out: bool, tiles_came: bool, flow_judged: bool = True) -> str | None:
+    """A feeder that ran: no wheel motion with its push head out and stuck: the head stalled the
+    drive it shares (E34); no motion otherwise: the motor's wire (E31); motion but no tile while tiles
+    could come (``flow_judged``: the disc turned, nothing jammed, tiles in the machine): the wheel is
+    jammed (E32)."""
+    if not wheel_turned:
+        return "E34" if head_out else "E31"
+    if not tiles_came and flow_judged:
+        return "E32"
+    return None
+
+
+def push_head_code(drive_turned: bool, home_changes: int, came_home: bool) -> str | None:
+    """A push head driven by its turning feeder (its cam): the home sensor never changed while the
+    drive turned: the sensor (E35); the head did not come home: jammed out (E34)."""
+    if drive_turned and home_changes == 0:
+        return "E35"
+    if not came_home:
+        return "E34"
+    return None
+
+
+def slow_trend(history: tuple[float, ...], nominal_up_s: float) -> bool:
+    """The last ``SLOW_CYCLES`` up travels (s, oldest first) were each at least ``SLOW`` x nominal:
+    the lift is consistently slow (its motor or capacitor weakening), a warning before it is late."""
+    last = history[-SLOW_CYCLES:]
+    return len(last) == SLOW_CYCLES and all(t >= SLOW * nominal_up_s for t in last)
+
+
 # --- lifts ------------------------------------------------------------------------------------
 
 def _no_travel(obs: Observations, i: int, nominal_s: float) -> bool:
     """The lift 'arrived' at once although it was known to be at the other limit."""
-    return obs.lift_outcome[i] is Outcome.COMPLETED and (obs.lift_ms[i] or 0) < 200 * nominal_s
+    return obs.lift_outcome[i] is Outcome.COMPLETED and not travelled(obs.lift_ms[i] or 0, nominal_s)
 
 
 def _did_not_move(side: str, up: bool, ms: int, top, bottom, s) -> Diagnosis:
     """A lift told to go ``up`` (or down) from the other end 'arrived' at once: the limit it was
-    going to already read active. If the limit it left still reads active too, the target limit
-    is stuck active (E11 top / E13 bottom); if not, both read the reverse of the position (E15)."""
-    target, other = ("top", "bottom") if up else ("bottom", "top")
-    target_zh, other_zh = ("上限位", "下限位") if up else ("下限位", "上限位")
-    where, where_zh = ("down", "下位") if up else ("up", "上位")
-    verb, verb_zh = ("rise", "上升") if up else ("go down", "下降")
-    nominal = s.lift_up_s if up else s.lift_down_s
-    evidence = {"top": top, "bottom": bottom, ("up_ms" if up else "down_ms"): ms}
-    head = (f"Lift {side} was {where} and its {target} limit read active at once when it was told to {verb} "
-            f"({ms} ms, nominal {nominal:.1f} s), ")
-    head_zh = (f"{SIDES_ZH[side]}边升牌在{where_zh}，{verb_zh}指令一发{target_zh}立即显示到位（{ms} 毫秒，"
-               f"正常 {nominal:.1f} 秒），")
-    if (bottom if up else top) == 1:
-        return _diag("E11" if up else "E13", side,
-                     head + f"while the {other} limit still reads active: the lift did not move, the {target} sensor "
-                     "is stuck active.",
-                     head_zh + f"{other_zh}仍到位：升牌没动，{target_zh}传感器卡在到位状态。", **evidence)
-    return _diag("E15", side, head + f"while the {other} limit reads inactive: both limits read the reverse of the "
-                 "lift's position.", head_zh + f"{other_zh}却无信号：上下限位信号都与实际位置相反。", **evidence)
+    going to already read active (code: :func:`no_travel_code`)."""
+    code = no_travel_code(up, (bottom if up else top) == 1)
+    variant = "did-not-move" if code != "E15" else ("no-travel-up" if up else "no-travel-down")
+    return _diag(code, side, variant, {"top": top, "bottom": bottom, ("up_ms" if up else "down_ms"): ms},
+                 ms=ms, nominal_s=s.lift_up_s if up else s.lift_down_s)
 
 
-def after_homing(obs: Observations, sensors, s) -> Diagnosis | None:
-    """Lifts down at rest: both limit sensors of each side must read bottom active, top inactive.
+def _rest_limits(side: str, top, bottom, out, ms: int, s) -> Diagnosis | None:
+    """Lift ``side`` lowered (outcome ``out`` after ``ms``) and read at rest: :func:`rest_limits_code`."""
+    code = rest_limits_code(top, bottom)
+    if code == "E11":
+        return _diag("E11", side, "at-rest", {"top": top, "bottom": bottom})
+    if code == "E15":
+        return _diag("E15", side, "at-rest", {"top": top, "bottom": bottom, "down_ms": ms}, down_s=ms / 1000,
+                     outcome=out.name.lower() if out is not None else "no answer")
+    if code == "E14" and out is Outcome.DEADLINE:
+        return _diag("E14", side, "down-deadline", {"top": top, "bottom": bottom, "down_ms": ms}, down_s=ms / 1000,
+                     deadline_s=s.lift_deadline_ms / 1000, nominal_s=s.lift_down_s)
+    return None
+
+
+def homing_faults(obs: Observations, sensors, s) -> tuple[Diagnosis, ...]:
+    """Lifts down at rest: both limit sensors of each side must read bottom active, top inactive
+    (:func:`rest_limits_code`); then the centre lift's stroke. Every side at fault, in E S W N order.
 
     A lift that was up (walls up) and 'reached' the bottom at once did not move: its bottom
     limit reads active at the top (stuck, E13) or both limits read inverted (E15)."""
+    out = []
     for i, side in enumerate(SIDES):
         top, bottom = _level(sensors, Sensor.LIFT_TOP, i), _level(sensors, Sensor.LIFT_BOTTOM, i)
-        out = obs.lift_outcome[i]
         ms = obs.lift_ms[i] or 0
         if obs.lift_was_up[i] and _no_travel(obs, i, s.lift_down_s):
-            return _did_not_move(side, False, ms, top, bottom, s)
-        if top == 1 and bottom == 1:
-            return _diag("E11", side, f"Lift {side} at rest (down): top limit reads active, bottom limit active too; "
-                         f"expected top inactive.",
-                         f"{SIDES_ZH[side]}边升牌在下位：上限位显示到位，下限位也到位；上限位应无信号。", top=top, bottom=bottom)
-        if top == 1 and bottom == 0:
-            return _diag("E15", side, f"Lift {side} at rest (down): top limit reads active and bottom limit inactive, "
-                         f"the reverse of what it should be; lowering it ran {ms / 1000:.1f} s "
-                         f"({out.name.lower() if out is not None else 'no answer'}) without the bottom limit.",
-                         f"{SIDES_ZH[side]}边升牌在下位：上限位有信号、下限位无信号，与正常相反；下降 {ms / 1000:.1f} 秒未见下限位。",
-                         top=top, bottom=bottom, down_ms=ms)
-        if bottom == 0 and out is Outcome.DEADLINE:
-            return _diag("E14", side, f"Lift {side} lowered for {ms / 1000:.1f} s (deadline {s.lift_deadline_ms / 1000:.1f} s, "
-                         f"nominal travel {s.lift_down_s:.1f} s) and the bottom limit never read active.",
-                         f"{SIDES_ZH[side]}边升牌下降 {ms / 1000:.1f} 秒（时限 {s.lift_deadline_ms / 1000:.1f} 秒，"
-                         f"正常 {s.lift_down_s:.1f} 秒），下限位始终无信号。", top=top, bottom=bottom, down_ms=ms)
-    return centre_stroke(obs, sensors, s)
+            out.append(_did_not_move(side, False, ms, top, bottom, s))
+            continue
+        d = _rest_limits(side, top, bottom, obs.lift_outcome[i], ms, s)
+        if d is not None:
+            out.append(d)
+    centre = centre_stroke(obs, sensors, s)
+    return tuple(out) + ((centre,) if centre else ())
+
+
+def after_homing(obs: Observations, sensors, s) -> Diagnosis | None:
+    """The first of :func:`homing_faults`, or None."""
+    return next(iter(homing_faults(obs, sensors, s)), None)
 
 
 def centre_stroke(obs: Observations, sensors, s) -> Diagnosis | None:
@@ -317,61 +424,48 @@ def centre_stroke(obs: Observations, sensors, s) -> Diagnosis | None:
         return None
     up = obs.centre_dir
     ms = obs.centre_ms or 0
-    nominal = s.centre_up_s if up else s.centre_down_s
     top, bottom = sensors.get((Sensor.CENTRE_TOP, None)), sensors.get((Sensor.CENTRE_BOTTOM, None))
     left = top == 0 if not up else bottom == 0
-    moved, moved_zh = (("it left its limit but did not arrive", "已离开原限位但未到位") if left else
-                       ("it never left its starting limit", "始终未离开原限位"))
-    what, what_zh = (("raised (to close the hole)", "上升（关闭中间口）") if up else
-                     ("lowered (to drop the played tiles into the machine)", "下降（让推入的牌落入机器）"))
-    return _diag("E24", None, f"The centre lift was {what} for {ms / 1000:.1f} s (deadline {s.centre_deadline_ms / 1000:.1f} s, "
-                 f"nominal {nominal:.1f} s) and its {'top' if up else 'bottom'} limit never read active: {moved} "
-                 f"(top {top}, bottom {bottom}).",
-                 f"中间升降台{what_zh} {ms / 1000:.1f} 秒（时限 {s.centre_deadline_ms / 1000:.1f} 秒，正常 {nominal:.1f} 秒），"
-                 f"{'上' if up else '下'}限位始终无信号：{moved_zh}（上限位 {top}，下限位 {bottom}）。",
-                 ms=ms, up=up, top=top, bottom=bottom)
+    return _diag("E24", None, f"{'up' if up else 'down'}-{'left' if left else 'stuck'}",
+                 {"ms": ms, "up": up, "top": top, "bottom": bottom}, ms_s=ms / 1000,
+                 deadline_s=s.centre_deadline_ms / 1000, nominal_s=s.centre_up_s if up else s.centre_down_s,
+                 top=top, bottom=bottom)
 
 
 def after_parking(obs: Observations, sensors, s) -> Diagnosis | None:
     """Push heads left out (a stop mid-stroke) were driven home before the lifts rise. One that did
     not arrive by its deadline: the drive turned (motion pulses) but the home sensor never changed
-    is the sensor (E35); otherwise the head is stuck out (E34)."""
+    is the sensor (E35); otherwise the head is stuck out (E34) (:func:`push_head_code`)."""
     for i, side in enumerate(SIDES):
         if not obs.feeding[i] or obs.feed_outcome[i] is not Outcome.DEADLINE:
             continue
         home = _level(sensors, Sensor.PUSH_HOME, i)
-        wait = s.park_deadline_ms / 1000
-        if obs.feeder_edges[i] > 0 and obs.push_edges[i] == 0:
-            return _diag("E35", side, f"Push head {side} was driven home before the lifts rise: its drive turned "
-                         f"({obs.feeder_edges[i]} motion pulses) for {wait:.1f} s and its home sensor never changed "
-                         f"(it reads {home}).",
-                         f"升牌前让{SIDES_ZH[side]}边推牌头回原位：电机在转（{obs.feeder_edges[i]} 个转动信号）{wait:.1f} 秒，"
-                         f"原位信号一次也没有变化（一直为 {home}）。", push_home=home, feeder_pulses=obs.feeder_edges[i])
-        return _diag("E34", side, f"Push head {side} was out and did not come home within {wait:.1f} s before the lifts "
-                     f"rise ({obs.feeder_edges[i]} motion pulses, home sensor {home}); the walls were not raised into it.",
-                     f"{SIDES_ZH[side]}边推牌头在外，升牌前 {wait:.1f} 秒内未能回到原位（{obs.feeder_edges[i]} 个转动信号，"
-                     f"原位信号 {home}）；未升牌以免撞到推牌头。", push_home=home, feeder_pulses=obs.feeder_edges[i])
+        code = push_head_code(turned(obs.feeder_edges[i]), obs.push_edges[i], False)
+        return _diag(code, side, "parking", {"push_home": home, "feeder_pulses": obs.feeder_edges[i]},
+                     wait_s=s.park_deadline_ms / 1000, pulses=obs.feeder_edges[i], home=home)
     return None
 
 
 def tile_jam(phase: str) -> Diagnosis:
-    return _diag("E53", None, f"The jam sensor went active during {phase}: a tile is jammed at the disc outlet; every "
-                 "motor was stopped.",
-                 f"{PHASE_ZH.get(phase, phase)}阶段卡牌检测触发：大盘出牌口卡牌；已停止所有电机。", phase=phase)
+    return _diag("E53", None, "jam", {"phase": phase}, phase=phase)
+
+
+def lift_faults(obs: Observations, sensors, s) -> tuple[Diagnosis, ...]:
+    """All lifts reached the top: they must have travelled (:func:`travelled`), and the bottom
+    limits released. Every side at fault, in E S W N order."""
+    out = []
+    for i, side in enumerate(SIDES):
+        top, bottom = _level(sensors, Sensor.LIFT_TOP, i), _level(sensors, Sensor.LIFT_BOTTOM, i)
+        if _no_travel(obs, i, s.lift_up_s):
+            out.append(_did_not_move(side, True, obs.lift_ms[i] or 0, top, bottom, s))
+        elif bottom == 1 and top == 1:
+            out.append(_diag("E13", side, "at-top", {"up_ms": obs.lift_ms[i]}, up_s=(obs.lift_ms[i] or 0) / 1000))
+    return tuple(out)
 
 
 def after_lift(obs: Observations, sensors, s) -> Diagnosis | None:
-    """All lifts reached the top: they must have travelled, and the bottom limits released."""
-    for i, side in enumerate(SIDES):
-        if _no_travel(obs, i, s.lift_up_s):
-            top, bottom = _level(sensors, Sensor.LIFT_TOP, i), _level(sensors, Sensor.LIFT_BOTTOM, i)
-            return _did_not_move(side, True, obs.lift_ms[i] or 0, top, bottom, s)
-    for i, side in enumerate(SIDES):
-        if _level(sensors, Sensor.LIFT_BOTTOM, i) == 1 and _level(sensors, Sensor.LIFT_TOP, i) == 1:
-            return _diag("E13", side, f"Lift {side} at the top (top limit active after {obs.lift_ms[i] / 1000:.1f} s): "
-                         "the bottom limit still reads active; expected inactive.",
-                         f"{SIDES_ZH[side]}边升牌已到顶：下限位仍显示到位，应无信号。", up_ms=obs.lift_ms[i])
-    return None
+    """The first of :func:`lift_faults`, or None."""
+    return next(iter(lift_faults(obs, sensors, s)), None)
 
 
 def _growing(history: tuple[float, ...], latest: float) -> bool:
@@ -379,58 +473,66 @@ def _growing(history: tuple[float, ...], latest: float) -> bool:
     return bool(history) and latest > max(history) * 1.02 and latest >= history[0] * GROWTH
 
 
+def probe_faults(obs: Observations, trend: tuple, s) -> tuple[Diagnosis, ...]:
+    """The lifts that missed the top (``obs.probing``), each lowered again: tell sensor, short travel and
+    slow motor apart (:func:`missed_top_code`; a trend of growing travel times first: E23). One
+    diagnosis per side, in the order the sides missed."""
+    return tuple(_probe(obs, side, trend, s) for side in obs.probing)
+
+
 def after_probe(obs: Observations, trend: tuple, s) -> Diagnosis:
-    """A lift missed the top and was lowered again: tell sensor, short travel and slow motor apart."""
-    side = obs.probing
+    """The first of :func:`probe_faults`."""
+    return probe_faults(obs, trend, s)[0]
+
+
+def _probe(obs: Observations, side: str, trend: tuple, s) -> Diagnosis:
     i = _i(side)
     up_ms = obs.lift_ms[i] or 0
     hist = trend[i]
     deadline = s.lift_deadline_ms / 1000
-    if not obs.bottom_left[i]:
-        return _diag("E71", side, f"Lift {side} was driven up for {up_ms / 1000:.1f} s and its bottom limit never "
-                     "released: the lift did not move.",
-                     f"{SIDES_ZH[side]}边升牌上升指令 {up_ms / 1000:.1f} 秒，下限位始终未离开：升牌没有动。", up_ms=up_ms)
-    down = (obs.probe_ms or 0) / 1000
+    down_ms, down_out = obs.probe_ms[i], obs.probe_outcome[i]
+    code = missed_top_code(obs.bottom_left[i], down_out is Outcome.COMPLETED, down_ms or 0, s.lift_down_s)
+    if code == "E71":
+        return _diag("E71", side, "did-not-move", {"up_ms": up_ms}, up_s=up_ms / 1000)
     # a capacitor failing shows in the completed travels of earlier cycles growing; the travel
     # cut short by the deadline says nothing about it (the probe below decides then)
     if len(hist) >= 2 and _growing(hist[:-1], hist[-1]):
-        times = ", ".join(f"{t:.2f}" for t in hist[-5:])
-        return _diag("E23", side, f"Lift {side} missed the top within {deadline:.1f} s; its travel time has been growing "
-                     f"over the last cycles ({times} s, nominal {s.lift_up_s:.1f} s).",
-                     f"{SIDES_ZH[side]}边升牌 {deadline:.1f} 秒内未到顶；近几次升牌时间逐次变长（{times} 秒，正常 {s.lift_up_s:.1f} 秒）。",
-                     up_ms=up_ms, trend_s=list(hist))
-    if obs.probe_outcome is Outcome.COMPLETED and down >= FULL_TRAVEL * s.lift_down_s:
-        return _diag("E12", side, f"Lift {side}: up for {up_ms / 1000:.1f} s (deadline {deadline:.1f} s), the top limit never "
-                     f"read active; lowered again it took {down:.2f} s, a full travel (nominal {s.lift_down_s:.2f} s): "
-                     "the lift reached the top, its sensor did not signal.",
-                     f"{SIDES_ZH[side]}边升牌上升 {up_ms / 1000:.1f} 秒（时限 {deadline:.1f} 秒）上限位无信号；回落用时 {down:.2f} 秒，"
-                     f"为完整行程（正常 {s.lift_down_s:.2f} 秒）：已到顶，是传感器没有信号。", up_ms=up_ms, down_ms=obs.probe_ms)
-    return _diag("E21", side, f"Lift {side}: up for {up_ms / 1000:.1f} s (deadline {deadline:.1f} s), the top limit never read "
-                 f"active; lowered again it took only {down:.2f} s (full travel {s.lift_down_s:.2f} s): it stopped "
-                 f"part-way, at about {min(100, round(100 * down / s.lift_down_s))} % of its travel.",
-                 f"{SIDES_ZH[side]}边升牌上升 {up_ms / 1000:.1f} 秒（时限 {deadline:.1f} 秒）上限位无信号；回落仅用 {down:.2f} 秒"
-                 f"（完整行程 {s.lift_down_s:.2f} 秒）：升牌杆不到位，约停在行程的 {min(100, round(100 * down / s.lift_down_s))}%。",
-                 up_ms=up_ms, down_ms=obs.probe_ms)
+        return _diag("E23", side, "growing-missed", {"up_ms": up_ms, "trend_s": list(hist)}, deadline_s=deadline,
+                     history=_times(hist[-5:]), nominal_s=s.lift_up_s)
+    down = (down_ms or 0) / 1000
+    values = dict(up_s=up_ms / 1000, deadline_s=deadline, down_s=down, nominal_s=s.lift_down_s)
+    variant = {"E14": "missed-both", "E12": "full-way-down", "E21": "short-way-down"}[code]
+    return _diag(code, side, variant, {"up_ms": up_ms, "down_ms": down_ms},
+                 pct=min(100, round(100 * down / s.lift_down_s)), **values)
+
+
+def _times(times) -> str:
+    """Travel times (s) as the texts list them: ``"2.00, 2.10"``."""
+    return ", ".join(f"{t:.2f}" for t in times)
 
 
 def lift_warnings(obs: Observations, trend: tuple, s) -> tuple[Diagnosis, ...]:
-    """Late or slowing lifts (warnings: the walls rose, unevenly)."""
+    """Late or slowing lifts (warnings: the walls rose, unevenly). ``trend``: the earlier cycles' up
+    times per side (s), this cycle not yet in it. Growing over the earlier cycles, or slow
+    (:func:`slow_trend`, at least ``SLOW`` x nominal) in each of the last ``SLOW_CYCLES`` cycles with
+    this one: E23; late this cycle (:func:`late`): E22."""
     out = []
     times = [(obs.lift_ms[i] or 0) / 1000 for i in range(4)]
     for i, side in enumerate(SIDES):
         t = times[i]
         others = statistics.median(times[:i] + times[i + 1:])
         if _growing(trend[i], t):
-            hist = ", ".join(f"{x:.2f}" for x in trend[i][-5:])
-            out.append(_diag("E23", side, f"Lift {side} took {t:.2f} s to rise, up from {hist} s in earlier cycles "
-                             f"(nominal {s.lift_up_s:.2f} s, deadline {s.lift_deadline_ms / 1000:.1f} s).",
-                             f"{SIDES_ZH[side]}边升牌用时 {t:.2f} 秒，之前几次为 {hist} 秒（正常 {s.lift_up_s:.2f} 秒），逐次变长。",
-                             up_s=t, trend_s=list(trend[i])))
-        elif t > LATE * s.lift_up_s:
-            out.append(_diag("E22", side, f"Lift {side} took {t:.2f} s to rise (nominal {s.lift_up_s:.2f} s, the other sides "
-                             f"{others:.2f} s): its wall came up late.",
-                             f"{SIDES_ZH[side]}边升牌用时 {t:.2f} 秒（正常 {s.lift_up_s:.2f} 秒，其他边 {others:.2f} 秒），升起偏慢。",
-                             up_s=t, others_s=others))
+            out.append(_diag("E23", side, "growing", {"up_s": t, "trend_s": list(trend[i])}, up_s=t,
+                             history=_times(trend[i][-5:]), nominal_s=s.lift_up_s,
+                             deadline_s=s.lift_deadline_ms / 1000))
+        elif late(obs.lift_ms[i] or 0, s.lift_up_s):
+            out.append(_diag("E22", side, "late", {"up_s": t, "others_s": others}, up_s=t, nominal_s=s.lift_up_s,
+                             others_s=others))
+        elif slow_trend(trend[i] + (t,), s.lift_up_s):
+            last = trend[i][-(SLOW_CYCLES - 1):] + (t,)
+            pct = round(100 * (min(last) / s.lift_up_s - 1))
+            out.append(_diag("E23", side, "slow", {"up_s": t, "trend_s": list(last), "slower_pct": pct}, pct=pct,
+                             nominal_s=s.lift_up_s, cycles=SLOW_CYCLES, history=_times(last), others_s=others))
     return tuple(out)
 
 
@@ -442,9 +544,9 @@ def update_trend(trend: tuple, obs: Observations) -> tuple:
 # --- shuffle, feeders, counts -----------------------------------------------------------------
 
 def after_shuffle(obs: Observations) -> Diagnosis | None:
-    if obs.disc_edges == 0:
-        return _diag("E51", None, "The shuffle motor was switched on and no disc rotation pulse came during the shuffle.",
-                     "洗牌电机通电后，洗牌期间没有收到大盘转动信号。", disc_pulses=0)
+    """No disc rotation pulse while shuffling (:func:`turned`): the disc stalls (E51)."""
+    if not turned(obs.disc_edges):
+        return _diag("E51", None, "no-pulse", {"disc_pulses": obs.disc_edges})
     return None
 
 
@@ -458,191 +560,161 @@ def _ran_s(obs: Observations, s, i: int) -> str:
 def _drive_quiet(obs: Observations, i: int) -> bool:
     """Side ``i``'s feeder drive gave no motion pulse at all, or none in the last ``QUIET_MS`` of its feed."""
     q = obs.quiet[i]
-    return obs.feeder_edges[i] == 0 if q is None else q[0]
+    return not turned(obs.feeder_edges[i]) if q is None else q[0]
 
 
 def _head_not_home(obs: Observations, sensors, s, i: int, side: str) -> Diagnosis:
-    """Side ``i`` built all its stacks but its feed ended at the deadline: the push head was never seen home."""
+    """Side ``i`` built all its stacks but its feed ended at the deadline: the push head was never seen home
+    (:func:`push_head_code`: a home sensor that stopped changing while the drive turned is the sensor)."""
     got, home = obs.stacks[i], _level(sensors, Sensor.PUSH_HOME, i)
     q = obs.quiet[i]
-    if obs.push_edges[i] > 0 and q is not None and q[1] and not q[0]:
-        # the drive kept turning but the home sensor had stopped changing: the sensor failed part-way
-        return _diag("E35", side, f"Side {side} built all {got} stacks but its push head was never seen home at the end: "
-                     f"the drive kept turning while the home sensor stopped changing (no change in the last "
-                     f"{QUIET_MS / 1000:.0f} s; it reads {home}).",
-                     f"{SIDES_ZH[side]}边已码满 {got} 墩，但最后看不到推牌头回原位：电机仍在转，原位信号却不再变化"
-                     f"（最后 {QUIET_MS / 1000:.0f} 秒无变化，读数 {home}）。", push_home=home, stacks=got)
-    if obs.push_edges[i] == 0:
-        return _diag("E35", side, f"Side {side} built all {got} stacks but its push head was never seen at home: "
-                     f"the home sensor did not change once while building (it reads {home}).",
-                     f"{SIDES_ZH[side]}边已码满 {got} 墩，但推牌头原位信号在码牌过程中一次也没有变化（一直为 {home}）。",
-                     push_home=home, stacks=got)
-    return _diag("E34", side, f"Side {side} built all {got} stacks but its push head did not come back home "
-                 f"within {_ran_s(obs, s, i)} s (home sensor {home}).",
-                 f"{SIDES_ZH[side]}边已码满 {got} 墩，但推牌头在 {_ran_s(obs, s, i)} 秒内没有回到原位"
-                 f"（原位信号 {home}）。", push_home=home, stacks=got)
+    stopped_changing = obs.push_edges[i] > 0 and q is not None and q[1] and not q[0]
+    code = push_head_code(True, 0 if stopped_changing else obs.push_edges[i], False)
+    variant = ("not-home-after-build" if code == "E34" else "stopped-changing" if stopped_changing
+               else "never-changed")
+    return _diag(code, side, variant, {"push_home": home, "stacks": got}, got=got, home=home,
+                 ran_s=_ran_s(obs, s, i), quiet_s=QUIET_MS / 1000)
 
 
-def after_build(obs: Observations, sensors, s) -> Diagnosis | None:
-    """The four feeders are done: feeders, tile sensors, then the stack counts against the gear."""
+#: the order in which the feeders' findings come first (a head stuck out before a loose wire ...)
+_FEED_RANK = {"E34": 0, "E35": 0, "E31": 1, "E32": 2, "E33": 3}
+
+
+def feeder_fault(obs: Observations, sensors, s, i: int) -> Diagnosis | None:
+    """Side ``i``'s feed, ended at its deadline (or stopped by the device as stalled), judged on its
+    own (:func:`feeder_code`): a push head stuck out (E34), every stack built but the head never seen
+    home (E35/E34), no wheel motion (E31), motion but not one tile (E32). None when the feed did not
+    end at its deadline or none of these applies (the stack counts are judged with all sides)."""
+    if obs.feed_outcome[i] is not Outcome.DEADLINE:
+        return None
+    side = SIDES[i]
+    exp, got = s.stacks[i], obs.stacks[i]
+    home = _level(sensors, Sensor.PUSH_HOME, i)
+    head_out = home == 0 and obs.push_edges[i] > 0
+    code = feeder_code(not _drive_quiet(obs, i), head_out, obs.tile_edges[i] > 0 or got > 0)
+    if code is None or (code != "E34" and got >= exp):
+        return _head_not_home(obs, sensors, s, i, side) if got >= exp else None
+    pulses = obs.feeder_edges[i]
+    variant = {"E34": "head-out-no-motion" if pulses == 0 else "head-out-stopped",
+               "E31": "no-motion" if pulses == 0 else "stopped-turning", "E32": "no-tile"}[code]
+    evidence = {"E34": {"push_home": home, "feeder_pulses": pulses, "stacks": got, "expected": exp},
+                "E31": {"feeder_pulses": pulses, "stacks": got, "expected": exp},
+                "E32": {"feeder_pulses": pulses, "stacks": 0}}[code]
+    return _diag(code, side, variant, evidence, ran_s=_ran_s(obs, s, i), got=got, expected=exp, pulses=pulses,
+                 quiet_s=QUIET_MS / 1000)
+
+
+def build_faults(obs: Observations, sensors, s) -> tuple[Diagnosis, ...]:
+    """The four feeders are done: each side's feeder (:func:`feeder_fault`) and tile sensor (stacks
+    counted with no tile-present change: E33); when no side is at fault, the stack counts against the
+    gear (E41, E42, E32, E43). Every side at fault is listed, the most telling first (a head stuck
+    out, a loose wire, a jammed wheel, a dirty sensor)."""
     exp, got = s.stacks, obs.stacks
     if obs.events_dropped:
         # sensor edges were lost on the link: judge only what the microcontroller itself counted
-        short = [exp[i] - got[i] for i in range(4)]
-        if any(short):
-            return _stack_counts(obs, sensors, s)
+        if any(exp[i] - got[i] for i in range(4)):
+            return _found(_stack_counts(obs, sensors, s))
         # every stack counted: a feed that still ended at its deadline never saw its push head home
         # (the microcontroller's own finding, whatever edges were lost)
-        for i, side in enumerate(SIDES):
-            if obs.feed_outcome[i] is Outcome.DEADLINE:
-                return _head_not_home(obs, sensors, s, i, side)
-        return None
+        return tuple(_head_not_home(obs, sensors, s, i, side) for i, side in enumerate(SIDES)
+                     if obs.feed_outcome[i] is Outcome.DEADLINE)
+    out = []
     for i, side in enumerate(SIDES):
-        if obs.feed_outcome[i] is not Outcome.DEADLINE:
-            continue
-        home = _level(sensors, Sensor.PUSH_HOME, i)
-        if _drive_quiet(obs, i) and home == 0 and obs.push_edges[i] > 0:
-            if obs.feeder_edges[i] == 0:
-                en = "left home and stayed out, and the drive gave no motion pulse"
-                zh = "离开原位后没有回来，电机无转动信号"
-            else:
-                en = (f"left home and stayed out, and the drive stopped turning after {got[i]} stacks "
-                      f"(no motion pulse in its last {QUIET_MS / 1000:.0f} s): the head jammed, or the motor lost "
-                      "power with the head out (its wire, as for E31)")
-                zh = (f"离开原位后没有回来，码到 {got[i]} 墩后电机停转（最后 {QUIET_MS / 1000:.0f} 秒无转动信号）："
-                      "推牌头卡住，或推牌头在外时电机断电（连接线，同 E31）")
-            return _diag("E34", side, f"Feeder {side} was switched on for {_ran_s(obs, s, i)} s: its push head "
-                         f"{en}: {got[i]} of {exp[i]} stacks.",
-                         f"{SIDES_ZH[side]}边输送带通电 {_ran_s(obs, s, i)} 秒：推牌头{zh}：码了 "
-                         f"{got[i]}/{exp[i]} 墩。", push_home=home, feeder_pulses=obs.feeder_edges[i],
-                         stacks=got[i], expected=exp[i])
-        if got[i] >= exp[i]:
-            return _head_not_home(obs, sensors, s, i, side)
-    for i, side in enumerate(SIDES):
-        if obs.feed_outcome[i] is Outcome.DEADLINE and _drive_quiet(obs, i):
-            if obs.feeder_edges[i] == 0:
-                en, zh = "no motion pulse at all", "没有任何转动信号"
-            else:
-                en = f"it turned at first, then stopped: no motion pulse in its last {QUIET_MS / 1000:.0f} s"
-                zh = f"开始时在转，之后停转：最后 {QUIET_MS / 1000:.0f} 秒无转动信号"
-            return _diag("E31", side, f"Feeder {side} was switched on for {_ran_s(obs, s, i)} s: {en}, "
-                         f"{got[i]} of {exp[i]} stacks.",
-                         f"{SIDES_ZH[side]}边输送带电机通电 {_ran_s(obs, s, i)} 秒：{zh}，码了 "
-                         f"{got[i]}/{exp[i]} 墩。", feeder_pulses=obs.feeder_edges[i], stacks=got[i], expected=exp[i])
-    for i, side in enumerate(SIDES):
-        if obs.feed_outcome[i] is Outcome.DEADLINE and obs.tile_edges[i] == 0 and got[i] == 0:
-            return _diag("E32", side, f"Feeder {side} turned ({obs.feeder_edges[i]} motion pulses) for "
-                         f"{_ran_s(obs, s, i)} s but no tile passed its tile sensor: 0 of {exp[i]} stacks.",
-                         f"{SIDES_ZH[side]}边输送带在转（{obs.feeder_edges[i]} 个转动信号）{_ran_s(obs, s, i)} 秒，"
-                         f"但没有牌经过有牌传感器：0/{exp[i]} 墩。", feeder_pulses=obs.feeder_edges[i], stacks=0)
-    for i, side in enumerate(SIDES):
-        if got[i] > 0 and obs.tile_edges[i] == 0:
-            return _diag("E33", side, f"Side {side} stacked {got[i]} stacks while its tile-present sensor never changed "
-                         f"(it reads {_level(sensors, Sensor.TILE_PRESENT, i)} all the time).",
-                         f"{SIDES_ZH[side]}边码了 {got[i]} 墩，而有牌传感器始终没有变化（一直为 "
-                         f"{_level(sensors, Sensor.TILE_PRESENT, i)}）。", stacks=got[i], tile_edges=0)
-    return _stack_counts(obs, sensors, s)
+        d = feeder_fault(obs, sensors, s, i)
+        if d is None and got[i] > 0 and obs.tile_edges[i] == 0:
+            d = _diag("E33", side, "no-edge", {"stacks": got[i], "tile_edges": 0}, got=got[i],
+                      level=_level(sensors, Sensor.TILE_PRESENT, i))
+        if d is not None:
+            out.append(d)
+    if out:
+        return tuple(sorted(out, key=lambda d: _FEED_RANK[d.code]))
+    return _found(_stack_counts(obs, sensors, s))
+
+
+def _found(d: Diagnosis | None) -> tuple[Diagnosis, ...]:
+    return () if d is None else (d,)
+
+
+def after_build(obs: Observations, sensors, s) -> Diagnosis | None:
+    """The first of :func:`build_faults`, or None."""
+    return next(iter(build_faults(obs, sensors, s)), None)
 
 
 def _stack_counts(obs: Observations, sensors, s) -> Diagnosis | None:
     """The stacks built against the gear: wrong gear, a missing tile, or an unexplained count."""
     exp, got = s.stacks, obs.stacks
     short = [exp[i] - got[i] for i in range(4)]
-    counts = ", ".join(f"{SIDES[i]} {got[i]}/{exp[i]}" for i in range(4))
-    counts_zh = "，".join(f"{SIDES_ZH[SIDES[i]]} {got[i]}/{exp[i]}" for i in range(4))
+    counts = dict(counts=", ".join(f"{SIDES[i]} {got[i]}/{exp[i]}" for i in range(4)),
+                  counts_zh="，".join(f"{SIDES_ZH[SIDES[i]]} {got[i]}/{exp[i]}" for i in range(4)))
     left = [_level(sensors, Sensor.TILE_PRESENT, i) for i in range(4)]
+    evidence = {"stacks": list(got), "expected": list(exp)}
     if all(d == 0 for d in short):
         if all(v == 1 for v in left):
-            return _diag("E41", None, f"Every side built all its stacks ({counts}) and every side still has a tile "
-                         f"waiting at its push head: there are more tiles in the machine than gear {s.gear} takes.",
-                         f"四边都已码满（{counts_zh}），每边推牌头处仍有牌：机器内的牌比 {s.gear} 档多。",
-                         stacks=list(got), expected=list(exp), tiles_left=left)
+            return _diag("E41", None, "tiles-left", {**evidence, "tiles_left": left}, gear=s.gear, **counts)
         return None
     if all(d == short[0] and d > 0 for d in short):
-        return _diag("E41", None, f"Every side is {short[0]} stack(s) short of gear {s.gear} ({counts}): the gear does "
-                     "not match the tiles in the machine.",
-                     f"四边都比 {s.gear} 档少 {short[0]} 墩（{counts_zh}）：档位与机器内牌数不符。",
-                     stacks=list(got), expected=list(exp))
+        return _diag("E41", None, "all-short", evidence, gear=s.gear, short=short[0], **counts)
     if sorted(short) == [0, 0, 0, 1]:
-        i = short.index(1)
-        return _diag("E42", SIDES[i], f"Side {SIDES[i]} stopped one stack short with a single tile on top "
-                     f"({counts}); the other sides are complete: one tile is missing.",
-                     f"{SIDES_ZH[SIDES[i]]}边少一墩（只有半墩）（{counts_zh}），其他边都满：缺一张牌。",
-                     stacks=list(got), expected=list(exp))
+        return _diag("E42", SIDES[short.index(1)], "half-stack", evidence, **counts)
     for i, side in enumerate(SIDES):
         if (short[i] > 0 and obs.feed_outcome[i] is Outcome.DEADLINE and not _drive_quiet(obs, i)
                 and obs.tiles_since_stack[i] == 0 and not obs.events_dropped):
-            return _diag("E32", side, f"Feeder {side} kept turning but no tile reached its push head after stack "
-                         f"{got[i]} ({counts}): the tiles stopped coming part-way through the build.",
-                         f"{SIDES_ZH[side]}边输送带一直在转，但码到第 {got[i]} 墩后再没有牌送到推牌头（{counts_zh}）："
-                         "码牌中途断牌。", stacks=list(got), expected=list(exp))
+            return _diag("E32", side, "tiles-stopped", evidence, got=got[i], **counts)
     worst = max(range(4), key=lambda i: abs(short[i]))
-    return _diag("E43", SIDES[worst], f"Stacks built {counts}: neither the gear nor a single missing tile explains it.",
-                 f"码牌墩数 {counts_zh}：既不是档位问题，也不是缺一张牌。", stacks=list(got), expected=list(exp))
+    return _diag("E43", SIDES[worst], "counts", evidence, **counts)
 
 
 def after_dice(obs: Observations, ev: MotionDone) -> Diagnosis | None:
-    if obs.dice_edges == 0:
-        return _diag("E52", None, f"The dice motor ran {ev.elapsed_ms / 1000:.1f} s and no dice rotation pulse came; "
-                     "the break below uses electronic dice.",
-                     f"骰子电机运行 {ev.elapsed_ms / 1000:.1f} 秒，没有骰子转动信号；下面的开牌位置用电子骰子。", dice_pulses=0)
+    """No dice rotation pulse while the dice motor ran (:func:`turned`): E52, a warning."""
+    if not turned(obs.dice_edges):
+        return _diag("E52", None, "no-pulse", {"dice_pulses": obs.dice_edges}, ran_s=ev.elapsed_ms / 1000)
     return None
 
 
 # --- link, safety, refusals ---------------------------------------------------------------------
 
 def estop_held() -> Diagnosis:
-    return _diag("E73", None, "The machine could not leave its safe stop: the emergency stop is still pressed "
-                 "(or the lid open). Release it, then clear the fault.",
-                 "无法解除安全停机：急停按钮仍被按下（或盖板打开）。请先松开急停，再清除故障。")
+    return _diag("E73", None, "estop-held", {})
 
 
 def safety_stop(ev) -> Diagnosis:
     if ev.code.name == "ESTOP":
-        return _diag("E73", None, "The emergency stop input went active; the microcontroller stopped every motor.",
-                     "急停输入有效，主控板已停止所有电机。")
-    return _diag("E72", None, f"The microcontroller heard nothing from the Pi for {ev.detail} ms and stopped every motor.",
-                 f"主控板 {ev.detail} 毫秒未收到树莓派信号，已停止所有电机。", silent_ms=ev.detail)
+        return _diag("E73", None, "estop", {})
+    return _diag("E72", None, "host-timeout", {"silent_ms": ev.detail}, silent_ms=ev.detail)
+
+
+def operator_stop(source: str) -> Diagnosis:
+    """The operator's stop-all (from ``source``: "page", "button" ...) during a cycle: E73."""
+    return _diag("E73", None, "operator", {"source": source}, source=source)
 
 
 def link_lost(ev) -> Diagnosis:
-    return _diag("E62", None, f"The serial link stopped answering ({ev.reason}); the microcontroller stops its motors "
-                 "by itself within its heartbeat window.",
-                 "串口无应答；主控板会在心跳时限内自行停止电机。", reason=ev.reason)
+    return _diag("E62", None, "lost", {"reason": ev.reason}, reason=ev.reason)
 
 
 def mcu_reset(ev, phase: str) -> Diagnosis:
-    return _diag("E61", None, f"The microcontroller restarted during {phase} (boot counter {ev.previous_boot} -> "
-                 f"{ev.boot}); the machine was re-homed and the cycle started again.",
-                 f"主控板在{PHASE_ZH.get(phase, phase)}阶段重启（启动计数 {ev.previous_boot} -> {ev.boot}）；机器已重新归位并重新开始。",
+    return _diag("E61", None, "reset", {"previous_boot": ev.previous_boot, "boot": ev.boot}, phase=phase,
                  previous_boot=ev.previous_boot, boot=ev.boot)
 
 
 def events_dropped(n: int) -> Diagnosis:
-    return _diag("E63", None, f"The microcontroller could not send {n} sensor events (its queue was full): the serial "
-                 "line did not keep up. Stack counts were taken from the microcontroller's own count.",
-                 f"主控板有 {n} 个传感器事件未能发出（发送队列已满）：串口跟不上。墩数以主控板自身计数为准。", dropped=n)
+    return _diag("E63", None, "dropped", {"dropped": n}, dropped=n)
 
 
 def link_noise(ev) -> Diagnosis | None:
     if ev.frames_rejected == 0:
         return None
-    return _diag("E63", None, f"{ev.frames_rejected} corrupt frames were dropped and {ev.retransmitted} resent on the "
-                 "serial line during the cycle; every command still arrived exactly once.",
-                 f"本次循环串口丢弃了 {ev.frames_rejected} 个错误帧、重发 {ev.retransmitted} 次；指令仍全部准确送达。",
-                 frames_rejected=ev.frames_rejected, retransmitted=ev.retransmitted)
+    values = {"frames_rejected": ev.frames_rejected, "retransmitted": ev.retransmitted}
+    return _diag("E63", None, "noise", values, **values)
 
 
 def rejected(ev, phase: str) -> Diagnosis:
     what = getattr(ev, "command", None) or "a command"
     reason = getattr(ev, "reason", None) or str(getattr(ev, "error", ""))
     side = getattr(ev, "side", None)
-    return _diag("E71", side, f"The table refused or never answered {what} during {phase}: {reason}.",
-                 f"{PHASE_ZH.get(phase, phase)}阶段机器拒绝或未应答指令 {what}。", reason=reason)
+    return _diag("E71", side, "rejected", {"reason": reason}, what=what, phase=phase,
+                 reason=reason)
 
 
 def no_answer(phase: str, waited_s: float) -> Diagnosis:
-    return _diag("E71", None, f"No motion finished during {phase} for {waited_s:.1f} s, past every motion deadline; "
-                 "all motors were stopped.",
-                 f"{PHASE_ZH.get(phase, phase)}阶段 {waited_s:.1f} 秒无动作完成，已超过所有动作时限；已停止全部电机。",
-                 waited_s=round(waited_s, 2))
+    return _diag("E71", None, "no-answer", {"waited_s": round(waited_s, 2)}, phase=phase, waited_s=waited_s)

@@ -41,8 +41,8 @@ import enum
 import secrets
 from typing import Mapping, Sequence
 
-SIDES = ("E", "S", "W", "N")
-SIDE_NAMES_ZH = {"E": "东", "S": "南", "W": "西", "N": "北"}
+from .names import SIDES, SIDES_ZH as SIDE_NAMES_ZH
+
 RELATIVE_EN = ("the dealer", "the dealer's right (下家)", "across from the dealer (对家)",
                "the dealer's left (上家)")
 RELATIVE_ZH = ("庄家", "庄家下家", "庄家对家", "庄家上家")

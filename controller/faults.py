@@ -19,6 +19,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Iterable
 
+from .names import side_zh
+
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class FaultType:
@@ -493,8 +495,8 @@ class Diagnosis:
                       "  Likely causes:"] + [f"    {i}. {c}" for i, c in enumerate(f.causes_en, 1)] + \
                      ["  Next checks:"] + [f"    {i}. {c}" for i, c in enumerate(f.checks_en, 1)]
         if lang in ("zh", "both"):
-            side_zh = f"（{ {'E': '东', 'S': '南', 'W': '西', 'N': '北'}[self.side]}边）" if self.side else ""
-            lines += [f"{'警告' if warning else '故障'} {f.code}{side_zh}：{f.meaning_zh}",
+            where_zh = f"（{side_zh(self.side)}边）" if self.side else ""
+            lines += [f"{'警告' if warning else '故障'} {f.code}{where_zh}：{f.meaning_zh}",
                       f"  部件：{f.part_zh}",
                       f"  现象：{self.observed_zh}",
                       "  可能原因："] + [f"    {i}. {c}" for i, c in enumerate(f.causes_zh, 1)] + \

@@ -123,9 +123,10 @@ class ReplayResult:
 
 
 def findings(table: CY.Table) -> tuple[Diagnosis, ...]:
-    """Every diagnosis of the controller's last cycle: the latched fault first, then the warnings.
+    """Every diagnosis of the controller's last cycle: its faults (``Table.diagnoses``, the latched
+    fault first), then the warnings.
     ``mjtable diagnose`` reports the first as ``diagnosis`` and all as ``diagnoses``."""
-    return ((table.fault,) if table.fault else ()) + tuple(table.warnings)
+    return tuple(table.diagnoses) + tuple(table.warnings)
 
 
 def _apply_carry(rt: TableRuntime, profile, carry: Any, first: bool, line: int, source: str) -> None:

@@ -75,19 +75,15 @@ from hardware.vocabulary import (BackendLost, BackendReset, ClearSafeStop, Comma
                                  Sensor, SensorChanged, Side, StartShuffle, Status, StopReason,
                                  StopShuffle)
 
-from .diagnosis import LATE
+from .diagnosis import (feeder_code, late, missed_top_code, no_travel_code, push_head_code, rest_limits_code,
+                        travelled, turned)
 from .faults import BY_CODE, FaultType
 
-#: a limit reached in less than this fraction of the nominal travel time did not really travel
-#: (the limit already read active, or fired early)
-MIN_TRAVEL_FRACTION = 0.5
-#: after an up stroke that missed the top, a down travel shorter than this fraction of the
-#: nominal ``lift_down_s`` means the bar stopped part-way (E21); otherwise it went all the way
-#: and the top sensor failed (E12). Between the simulator's short reach (0.85) and the full
-#: travel (1.0), with room for the mcu backend's timing jitter (about 0.12 s at 8x).
-SHORT_DOWN_FRACTION = 0.9
-#: pulse sensors: fewest changes that prove a motor turns (a stuck input gives none)
-MIN_PULSE_CHANGES = 2
+# Every part's code is decided by the judges of controller.diagnosis, with the cycle's thresholds
+# against the profile's nominal timings (travelled, turned, rest_limits_code, no_travel_code,
+# missed_top_code, late, feeder_code, push_head_code): a fault gives the same code in the self-test
+# as in the cycle (tests/controller/test_one_code.py).
+
 #: machine seconds allowed on top of a motion's deadline for its report to arrive
 REPORT_MARGIN_S = 2.0
 
@@ -307,16 +303,13 @@ def _limits_at_rest(side: Side, top: int, bottom: int) -> PartResult:
     s = side.name
     read_en = f"top {top}, bottom {bottom} with the lift down"
     read_zh = f"升牌在下位：上限位 {top}，下限位 {bottom}"
-    if (top, bottom) == (0, 1):
+    code = rest_limits_code(top, bottom)
+    if code is None:
         return PartResult(*PART_LIMITS, s, True, f"{read_en} (expected top 0, bottom 1)",
                           f"{read_zh}（应为上 0、下 1）")
-    if (top, bottom) == (1, 1):
-        code, en, zh = "E11", "top limit active although the lift is down", "升牌在下位时上限位有信号"
-    elif (top, bottom) == (1, 0):
-        code, en, zh = ("E15", "both limits inverted (top active, bottom inactive)",
-                        "上下限位信号反相（上有、下无）")
-    else:
-        code, en, zh = "E14", "neither limit active: the bottom limit does not signal", "上下限位均无信号：下限位无信号"
+    en, zh = {"E11": ("top limit active although the lift is down", "升牌在下位时上限位有信号"),
+              "E15": ("both limits inverted (top active, bottom inactive)", "上下限位信号反相（上有、下无）"),
+              "E14": ("neither limit active: the bottom limit does not signal", "上下限位均无信号：下限位无信号")}[code]
     return PartResult(*PART_LIMITS, s, False, f"{read_en}: {en}", f"{read_zh}：{zh}", code)
 
 
@@ -346,8 +339,8 @@ def _lift_verdict(side: Side, timing: Any, rest_code: str | None, up: _Step,
                 f"下降 {_s(d_s)}（标准 {_s(nom_down)}）", d_s)
 
     if u.outcome == Outcome.COMPLETED:
-        if up_s < MIN_TRAVEL_FRACTION * nom_up:
-            code = rest_code or "E11"
+        if not travelled(u.elapsed_ms, nom_up):
+            code = rest_code or no_travel_code(True, at_top[1] == 1)
             return PartResult(*PART_LIFT, s, False,
                               f"not exercised: Lift up ended at once ({_s(up_s)}) because the top "
                               f"limit already reads active; the lift was not moved",
@@ -355,7 +348,7 @@ def _lift_verdict(side: Side, timing: Any, rest_code: str | None, up: _Step,
                               f"升牌未动作", code)
         if at_top[1] == 1:
             d_en, d_zh, d_s = down_text()
-            left_up = d_s is not None and d_s < MIN_TRAVEL_FRACTION * nom_down
+            left_up = d_s is not None and not travelled(down.done.elapsed_ms, nom_down)
             tail_en = (": Lift down ends at once, the lift is left UP - lower it after fixing "
                        "the sensor" if left_up else f"; {d_en}")
             tail_zh = ("：下降指令立即结束，升牌停在上位，修好传感器后再降下" if left_up
@@ -378,13 +371,14 @@ def _lift_verdict(side: Side, timing: Any, rest_code: str | None, up: _Step,
             return PartResult(*PART_LIFT, s, False,
                               f"{up_en}; {d_en}, but the top limit still reads active at the "
                               f"bottom", f"{up_zh}；{d_zh}，但降到底后上限位仍有信号",
-                              rest_code or "E11")
-        if d_s is not None and d_s < MIN_TRAVEL_FRACTION * nom_down:
+                              rest_code or rest_limits_code(*at_bottom))
+        if not travelled(dd.elapsed_ms, nom_down):
             return PartResult(*PART_LIFT, s, False,
                               f"{up_en}; down ended after only {_s(d_s)}: the bottom limit "
                               f"signalled before the lift got down",
-                              f"{up_zh}；仅 {_s(d_s)} 下降即结束：下限位提前有信号", "E13")
-        if up_s > LATE * nom_up:  # the same limit as the cycle's warning (controller.diagnosis.LATE)
+                              f"{up_zh}；仅 {_s(d_s)} 下降即结束：下限位提前有信号",
+                              no_travel_code(False, at_bottom[0] == 1))
+        if late(u.elapsed_ms, nom_up):  # the same limit as the cycle's warning (controller.diagnosis.LATE)
             return PartResult(*PART_LIFT, s, False,
                               f"{up_en}: {100 * (up_s / nom_up - 1):.0f} % slower than nominal, the wall "
                               f"rises late; {d_en}",
@@ -399,7 +393,10 @@ def _lift_verdict(side: Side, timing: Any, rest_code: str | None, up: _Step,
                           f"{up_zh}，下限位释放、上限位到位；{d_zh}，下限位到位{slow_zh}")
     if u.outcome == Outcome.DEADLINE:
         d_en, d_zh, d_s = down_text()
-        if not released:
+        down_done = down is not None and down.done is not None and not down.refused
+        code = missed_top_code(released, down_done and down.done.outcome == Outcome.COMPLETED,
+                               down.done.elapsed_ms if down_done else 0, nom_down)
+        if code == "E71":
             return PartResult(*PART_LIFT, s, False,
                               f"up: the bottom limit never released within the {_s(dl)} "
                               f"deadline - the lift did not move (motor or its wiring); {d_en}",
@@ -409,13 +406,13 @@ def _lift_verdict(side: Side, timing: Any, rest_code: str | None, up: _Step,
             return _refusal(PART_LIFT, s, down) if down is not None else PartResult(
                 *PART_LIFT, s, False, "up: top not reached; not lowered", "上升未到顶；未下降",
                 "E71")
-        if down.done.outcome != Outcome.COMPLETED or d_s is None:
+        if code == "E14" or d_s is None:
             return PartResult(*PART_LIFT, s, False,
                               f"up: bottom released but no top signal within {_s(dl)}; {d_en}",
                               f"上升：下限位已释放，但 {_s(dl)} 内上限位无信号；{d_zh}",
                               rest_code or "E14")
         frac = d_s / nom_down
-        if frac < SHORT_DOWN_FRACTION:
+        if code == "E21":
             return PartResult(*PART_LIFT, s, False,
                               f"up: bottom released but no top signal within {_s(dl)}; lowered "
                               f"in {_s(d_s)}, only {100 * frac:.0f} % of the nominal "
@@ -452,11 +449,24 @@ def _jog_ran(step: _Step) -> bool:
             and step.done.outcome in (Outcome.COMPLETED, Outcome.DEADLINE))
 
 
+#: why a feeder's tile flow was not judged (English, Chinese)
+_FLOW_NOT_JUDGED = {
+    "jam": ("a tile is jammed at the disc outlet (see the jam sensor)", "大盘出牌口卡牌（见卡牌检测）"),
+    "disc": ("the disc does not turn (see the shuffle disc)", "大盘不转（见洗牌大盘）"),
+    "empty": ("no tile reached any of the four feeders: the machine is empty (the set on the table?); run the "
+              "self-test with the tiles in the machine to check the tile flow",
+              "四边都没有牌送到：机器内无牌（牌在桌面上？）；把牌放入机器后再自检可检查送牌"),
+}
+
+
 def _feeder(side: Side, step: _Step, jog_s: float, disc_ok: bool, jam_blocked: bool,
-            push_after: int) -> PartResult:
-    """Judge one feeder jog: wheel-motion pulses (none: E31; none because the push head stuck
-    out and stalled the shared drive: E34), then tiles at the push head (none while the disc
-    turned: E32; not judged when the disc did not turn or a tile is jammed at its outlet)."""
+            push_after: int, machine_fed: bool = True) -> PartResult:
+    """Judge one feeder jog with the cycle's judge (:func:`controller.diagnosis.feeder_code`):
+    wheel-motion pulses (none: E31; none because the push head stuck out and stalled the shared
+    drive: E34), then tiles at the push head (none while tiles could come: E32). The tile flow is
+    not judged when the disc did not turn, a tile is jammed at its outlet, or no tile reached any
+    of the four feeders (``machine_fed`` False: the machine is empty, a normal state for a
+    self-test, e.g. with the set on the table after a cycle)."""
     s = side.name
     if not _jog_ran(step):
         return _refusal(PART_FEEDER, s, step)
@@ -467,34 +477,31 @@ def _feeder(side: Side, step: _Step, jog_s: float, disc_ok: bool, jam_blocked: b
                f"tile-present changes, {stacks} stacks pushed")
     seen_zh = (f"点动 {_s(jog_s)}：输送轮转动信号变化 {motion} 次，有牌信号变化 {tiles} "
                f"次，推出 {stacks} 墩")
-    if motion < MIN_PULSE_CHANGES:
-        if _head_stuck_out(step, side, push_after):
-            return PartResult(*PART_FEEDER, s, False,
-                              f"{seen_en}: the wheel did not turn - the push head went out and "
-                              f"stuck, stalling the drive it shares with the conveyor (see the "
-                              f"push head)",
-                              f"{seen_zh}：输送轮不转——推牌头推出后卡住，连带输送电机停转（见推牌头）",
-                              "E34")
+    code = feeder_code(turned(motion), _head_stuck_out(step, side, push_after), bool(tiles or stacks),
+                       disc_ok and not jam_blocked and machine_fed)
+    if code == "E34":
+        return PartResult(*PART_FEEDER, s, False,
+                          f"{seen_en}: the wheel did not turn - the push head went out and "
+                          f"stuck, stalling the drive it shares with the conveyor (see the "
+                          f"push head)",
+                          f"{seen_zh}：输送轮不转——推牌头推出后卡住，连带输送电机停转（见推牌头）",
+                          code)
+    if code == "E31":
         return PartResult(*PART_FEEDER, s, False,
                           f"{seen_en}: the motor was switched on but the wheel did not turn",
-                          f"{seen_zh}：电机已通电但输送轮不转", "E31")
+                          f"{seen_zh}：电机已通电但输送轮不转", code)
+    if code == "E32":
+        return PartResult(*PART_FEEDER, s, False,
+                          f"{seen_en}: the wheel turns but no tile came through while the disc "
+                          f"turned", f"{seen_zh}：输送轮在转但大盘转动时没有牌送出", code)
     if tiles or stacks:
         return PartResult(*PART_FEEDER, s, True,
                           f"{seen_en}: the wheel turns and tiles come through",
                           f"{seen_zh}：输送轮转动，有牌送出")
-    if jam_blocked:
-        return PartResult(*PART_FEEDER, s, True,
-                          f"{seen_en}: the wheel turns; tile flow not checked, a tile is jammed "
-                          f"at the disc outlet (see the jam sensor)",
-                          f"{seen_zh}：输送轮转动；大盘出牌口卡牌，未检查送牌（见卡牌检测）")
-    if not disc_ok:
-        return PartResult(*PART_FEEDER, s, True,
-                          f"{seen_en}: the wheel turns; tile flow not checked, the disc does not "
-                          f"turn (see the shuffle disc)",
-                          f"{seen_zh}：输送轮转动；大盘不转，未检查送牌（见洗牌大盘）")
-    return PartResult(*PART_FEEDER, s, False,
-                      f"{seen_en}: the wheel turns but no tile came through while the disc "
-                      f"turned", f"{seen_zh}：输送轮在转但大盘转动时没有牌送出", "E32")
+    why_en, why_zh = _FLOW_NOT_JUDGED["jam" if jam_blocked else "disc" if not disc_ok else "empty"]
+    return PartResult(*PART_FEEDER, s, True,
+                      f"{seen_en}: the wheel turns; tile flow not judged, {why_en}",
+                      f"{seen_zh}：输送轮转动；未判定送牌，{why_zh}")
 
 
 def _push_head(side: Side, timing: Any, at_rest: int, jog: _Step, after: int,
@@ -516,14 +523,14 @@ def _push_head(side: Side, timing: Any, at_rest: int, jog: _Step, after: int,
                f"(expected about {exp:.0f}), {after} at its end")
     seen_zh = (f"原位信号静止时为 {at_rest}，输送带点动 {_s(jog_s)} 内变化 {n} 次（应约 "
                f"{exp:.0f} 次），结束时为 {after}")
-    if motion < MIN_PULSE_CHANGES:
+    if not turned(motion):
         if _head_stuck_out(jog, side, after):
             return PartResult(*PART_PUSH, s, False,
                               f"{seen_en}: the head went out and stuck there, stalling the "
                               f"drive (no wheel-motion pulses)",
                               f"{seen_zh}：推牌头推出后卡住不回，输送电机被卡停（无输送轮转动信号）",
                               "E34")
-        if n >= MIN_PULSE_CHANGES:
+        if turned(n):
             return PartResult(*PART_PUSH, s, True,
                               f"{seen_en}: the head goes out and comes home (the cam turns; "
                               f"see the feeder for its wheel)",
@@ -535,7 +542,9 @@ def _push_head(side: Side, timing: Any, at_rest: int, jog: _Step, after: int,
                           f"{seen_zh}：未判定，输送电机未转（见输送带）；推牌头{where_zh}")
     cam_en = f"the cam turned ({motion} wheel-motion pulse changes, {stacks} stacks pushed)"
     cam_zh = f"凸轮在转（输送轮转动信号变化 {motion} 次，推出 {stacks} 墩）"
-    if n == 0:
+    went_and_came = 1 in vals and 0 in vals
+    code = push_head_code(True, n, went_and_came and jog.done.outcome != Outcome.DEADLINE and after == 1)
+    if code == "E35":
         if after == 0:
             why_en, why_zh = "it never signals home", "始终检测不到原位"
         else:
@@ -545,13 +554,13 @@ def _push_head(side: Side, timing: Any, at_rest: int, jog: _Step, after: int,
         return PartResult(*PART_PUSH, s, False,
                           f"{seen_en}: {cam_en} but the home sensor never changed - {why_en}",
                           f"{seen_zh}：{cam_zh}，但原位信号从未变化——{why_zh}", "E35")
-    if 1 not in vals or 0 not in vals:
+    if code == "E34" and not went_and_came:
         how_en, how_zh = (("went out and never came home", "推出后未回位") if 1 not in vals
                           else ("came home but never went out again", "回位后不再推出"))
         return PartResult(*PART_PUSH, s, False,
                           f"{seen_en}: {cam_en} but the head {how_en}",
                           f"{seen_zh}：{cam_zh}，但推牌头{how_zh}", "E34")
-    if jog.done.outcome == Outcome.DEADLINE or after == 0:
+    if code == "E34":
         return PartResult(*PART_PUSH, s, False,
                           f"{seen_en}: {cam_en}, but after the jog the head did not come home "
                           f"within the deadline",
@@ -662,7 +671,7 @@ def _centre_verdict(timing: Any, rest: tuple[int, int], down: _Step,
                     f"deadline (stuck part-way, or the bottom sensor); {up_en}",
                     f"下降：上限位已释放，但 {_s(dl)} 时限内下限位无信号（中途卡住或下限位传感器）；"
                     f"{up_zh}")
-    if rest[0] == 1 and d_s < MIN_TRAVEL_FRACTION * nom_d:
+    if rest[0] == 1 and not travelled(d.elapsed_ms, nom_d):
         why_en = " (it already reads active at the top)" if rest[1] else ""
         why_zh = "（在上位时已显示到位）" if rest[1] else ""
         return fail(f"down ended after only {_s(d_s)}: the bottom limit signalled before the "
@@ -678,7 +687,7 @@ def _centre_verdict(timing: Any, rest: tuple[int, int], down: _Step,
         return fail(f"{down_en}, bottom reached; {up_en}", f"{down_zh}，下限位到位；{up_zh}")
     if up.done.outcome != Outcome.COMPLETED or u_s is None:
         return _refusal(PART_CENTRE, None, up)
-    if u_s < MIN_TRAVEL_FRACTION * nom_u:
+    if not travelled(up.done.elapsed_ms, nom_u):
         return fail(f"{down_en}, bottom reached; up ended after only {_s(u_s)}: the top limit "
                     f"signalled before the lift got up",
                     f"{down_zh}，下限位到位；仅 {_s(u_s)} 上升即结束：上限位提前有信号")
@@ -779,7 +788,7 @@ def run_selftest(backend: Any, *,
             jam.see(evs, ("in the disc check", "大盘检查中"))
             n = sum(1 for e in evs if isinstance(e, SensorChanged)
                     and e.sensor == Sensor.DISC_PULSE)
-            disc_ok = n >= MIN_PULSE_CHANGES
+            disc_ok = turned(n)
             seen_en = (f"{n} rotation pulse changes in {_s(window_s)} (expected about "
                        f"{window_s / t.disc_pulse_s:.0f})")
             seen_zh = (f"{_s(window_s)} 内转动信号变化 {n} 次（应约 "
@@ -802,6 +811,7 @@ def run_selftest(backend: Any, *,
         # (at rest + the jogs)
         jogs: dict[Side, _Step] = {}
         after: dict[Side, int] = {}  # PUSH_HOME after each jog
+        blocked: dict[Side, bool] = {}  # the tile path blocked (jam) by the end of each jog
         for k, side in enumerate(Side):
             step = drv.motion(SelfTestStep(10 + k, Motor.FEEDER, side, jog_ms, jog_ms + 1000),
                               (jog_ms + 1000) / 1000)
@@ -812,9 +822,14 @@ def run_selftest(backend: Any, *,
             if shuffling and jam.at is not None:
                 drv.call(StopShuffle())  # the tile path is blocked: stop the disc at once
                 shuffling = False
-            add(_feeder(side, step, jog_ms / 1000, disc_ok, jam.blocked, after[side]))
+            blocked[side] = jam.blocked
         if shuffling:
             drv.call(StopShuffle())
+        # no tile at any feeder: the machine is empty (not four jammed wheels)
+        fed = any(j.changes(Sensor.TILE_PRESENT, sd) or j.changes(Sensor.STACK, sd, 1)
+                  for sd, j in jogs.items())
+        for side in Side:
+            add(_feeder(side, jogs[side], jog_ms / 1000, disc_ok, blocked[side], after[side], fed))
         for side in Side:
             add(_push_head(side, t, rest(Sensor.PUSH_HOME, side), jogs[side], after[side],
                            jog_ms / 1000))
@@ -863,7 +878,7 @@ def run_selftest(backend: Any, *,
             add(_refusal(PART_DICE, None, dice))
         else:
             n = dice.changes(Sensor.DICE_PULSE)
-            ok = n >= MIN_PULSE_CHANGES
+            ok = turned(n)
             exp = spin_ms / 1000 / t.dice_pulse_s
             add(PartResult(*PART_DICE, None, ok,
                            f"spin {_s(spin_ms / 1000)}: {n} rotation pulse changes (expected "

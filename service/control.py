@@ -38,6 +38,7 @@ from typing import Any, Callable
 from controller import cycle as CY
 from controller.dice import Method, roll, wall_break
 from controller.runtime import TICK_S, TableRuntime, centre_state, lift_states, push_heads
+from controller.names import phase_zh
 from controller.tracing import CycleRing
 from hardware.trace import TraceWriter, make_header
 from hardware.vocabulary import Sensor
@@ -61,9 +62,6 @@ TILE_SETS = {
     152: ("suits, honours, flowers and eight extra tiles", "万饼条字 + 花 + 八张百搭"),
     108: ("the three suits only", "仅万饼条"),
 }
-PHASE_ZH = {"idle": "待机", "clearing": "清牌", "homing": "归位", "shuffling": "洗牌", "building": "码牌",
-            "refill-pause": "补牌暂停", "lifting": "升牌", "probing": "检测", "dice": "掷骰", "walls-up": "牌墙就绪",
-            "manual-lift": "手动升降", "fault": "故障", "safe-stop": "安全停止"}
 
 
 class Control:
@@ -200,8 +198,8 @@ class Control:
         phase, cycles, fault, nwarn = self._seen
         if t.phase is not phase:
             if t.phase in (CY.Phase.FAULT, CY.Phase.SAFE_STOP) and t.fault is not None and t.fault is not fault:
-                self.log.append_fault({**t.fault.to_dict(), "phase": phase.value, "state": t.phase.value},
-                                      self.ring.text())
+                self.log.append_fault({**t.fault.to_dict(), "phase": phase.value, "state": t.phase.value,
+                                       "diagnoses": [d.to_dict() for d in t.diagnoses]}, self.ring.text())
                 self.hub.publish({"type": "event", "kind": "fault"})
         if t.cycles > cycles and t.phase is CY.Phase.WALLS_UP:
             lift = {s: (t.trend[i][-1] if t.trend[i] else None) for i, s in enumerate(SIDES)}
@@ -239,7 +237,7 @@ class Control:
         gear = t.pending_gear if t.pending_gear is not None else s.gear
         en, zh = TILE_SETS.get(s.gear, ("", ""))
         return {
-            "state": t.phase.value, "state_zh": PHASE_ZH.get(t.phase.value, t.phase.value),
+            "state": t.phase.value, "state_zh": phase_zh(t.phase.value),
             "busy": t.busy or self.selftest_running, "selftest_running": self.selftest_running,
             "backend": self.backend.kind, "sim": self.sim, "machine_t": round(self.backend.now(), 2),
             "walls": [{"side": side, "stacks": t.obs.stacks[i], "expected": s.stacks[i], "lift": lifts[i],
@@ -252,6 +250,8 @@ class Control:
             "dice_method": s.dice_method.value, "dealer": s.dealer,
             "dice": t.wall.to_dict() if t.wall else None,
             "fault": t.fault.to_dict() if t.fault else None,
+            # every fault of the cycle, the first (``fault``) first: several at once are all listed
+            "diagnoses": [d.to_dict() for d in t.diagnoses],
             "warnings": [w.to_dict() for w in t.warnings],
             "cycles": t.cycles, "link_ok": self.link_ok(), "link": self.link_status(), "error": self.error,
             "log_damaged": self.log.damaged,

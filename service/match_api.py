@@ -36,6 +36,7 @@ from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
 
 from controller import cycle as CY
+from controller.names import SIDES as CONTROLLER_SIDES
 from controller import settings as ST
 import scoring.systems
 from scoring import ScoringError, score_hand
@@ -45,12 +46,11 @@ from scoring.systems.base import SystemResult, option_view
 from .errors import ServiceError
 
 Seat = Literal["E", "S", "W", "N"]
-SIDES = ("E", "S", "W", "N")
+SIDES = CONTROLLER_SIDES
 #: the 42 tiles a photo's tile can be corrected to (34 hand tiles, 8 flowers), and a face-down tile
 TILE_CHOICES = tuple([f"{n}{s}" for s in "mps" for n in range(1, 10)] + list("ESWNCFP") +
                      [f"{n}f" for n in range(1, 9)] + ["back"])
 DEFAULT_PLAYERS = ("A", "B", "C", "D")
-SIDE_ZH = {"E": "东", "S": "南", "W": "西", "N": "北"}
 
 
 def error(message: str, message_zh: str, status: int = 422, code: str = "bad-value") -> ServiceError:

@@ -11,7 +11,7 @@ const T = {
     discarder: "放炮者", selfDrawnOpt: "（自摸）", score: "计分", fanName: "番种", sets: "组成", points: "分",
     sheet: "记分表", total: "合计", legal: "和牌成立", notLegal: "不足起和分（8 分）", stacks: "墩", tiles: "张",
     needToken: "请先用令牌配对", totals: "局分", matchPts: "比赛分", standard: "标准分", pass: "通过", fail: "不合格",
-    warning: "警告", running: "运行中…", receives: "和牌者得", pushOut: "推牌头未回原位", jam: "卡牌",
+    warning: "警告", alsoFault: "同一循环的另一故障", running: "运行中…", receives: "和牌者得", pushOut: "推牌头未回原位", jam: "卡牌",
     linkUp: "主控板已连接", linkLost: "与主控板失去连接，正在自动重连", logDamaged: "事件日志已损坏，已移至一旁并新建日志：",
     annotatedAlt: "标出牌的照片", match: "比赛", side: "座位", player: "选手", seatWind: "门风", sessionPts: "局分",
     newMatch: "新比赛", sideE: "东", sideS: "南", sideW: "西", sideN: "北", seatChange: "换位",
@@ -42,7 +42,7 @@ const T = {
     selfDrawnOpt: "(self-drawn)", score: "Score", fanName: "Fan", sets: "Sets", points: "Pts", sheet: "Score sheet",
     total: "Total", legal: "Legal win", notLegal: "Below the 8-point minimum", stacks: "stacks", tiles: "tiles",
     needToken: "Pair with the token first", totals: "Session points", matchPts: "Match points",
-    standard: "Standard points", pass: "PASS", fail: "FAIL", warning: "Warning", running: "running…",
+    standard: "Standard points", pass: "PASS", fail: "FAIL", warning: "Warning", alsoFault: "Also in this cycle", running: "running…",
     receives: "winner receives", pushOut: "push head not home", jam: "tile jammed", linkUp: "board linked",
     linkLost: "link to the table's board lost, reconnecting by itself",
     logDamaged: "The event log was damaged: it was moved aside and a new log started. Kept as",
@@ -200,6 +200,10 @@ function renderStatus(s) {
     $("fault-causes").innerHTML = (zh() ? f.causes_zh : f.causes).map((c) => `<li>${esc(c)}</li>`).join("");
     $("fault-checks").innerHTML = (zh() ? f.checks_zh : f.checks).map((c) => `<li>${esc(c)}</li>`).join("");
   }
+  // every other fault of the same cycle, each with its own diagnosis (the first one stopped the motion)
+  $("fault-also").innerHTML = (f ? (s.diagnoses || []).slice(1) : []).map((d) =>
+    `<div class="fault-also">${t("alsoFault")} ${d.code} ${d.side ? "(" + sideName(d.side) + ") " : ""}` +
+    `${esc(zh() ? d.meaning_zh : d.meaning)}: ${esc(zh() ? d.observed_zh : d.observed)}</div>`).join("");
   $("warnings").innerHTML = (s.warnings || []).map((w) =>
     `<div class="warning">${t("warning")} ${w.code}: ${esc(zh() ? w.observed_zh : w.observed)}</div>`).join("");
   if (s.selftest_running) { $("selftest-summary").textContent = t("running"); $("selftest").querySelector("tbody").innerHTML = ""; }

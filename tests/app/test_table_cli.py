@@ -34,6 +34,25 @@ def test_diagnose_runs_cycles_until_a_trend_shows(capsys) -> None:
     assert code == 0 and data["diagnosis"]["code"] == "E23" and data["cycles"] >= 2
 
 
+def test_several_faults_at_once_are_all_reported(capsys) -> None:
+    # two lifts stopping short: the first stops the motion, both are listed with their own diagnosis
+    code, out, _ = run(["diagnose", "--sim", "--fault", "lift-short:E", "--fault", "lift-short:W", "--json"], capsys)
+    data = json.loads(out)
+    assert code == 0 and (data["diagnosis"]["code"], data["diagnosis"]["side"]) == ("E21", "E")
+    assert [(d["code"], d["side"]) for d in data["diagnoses"]] == [("E21", "E"), ("E21", "W")]
+    assert all("Lift " + d["side"] in d["observed"] for d in data["diagnoses"])
+    code, out, _ = run(["diagnose", "--sim", "--fault", "lift-short:E", "--fault", "lift-short:W"], capsys)
+    assert "2 faults in this cycle (E21 E, E21 W)" in out and "故障 E21（西边）" in out
+    # two feeders that stall in the same moment: the first is stopped and diagnosed at once, the other with it
+    code, out, _ = run(["cycle", "--sim", "--fault", "feeder-wire-loose:S", "--fault", "push-head-jammed:N", "--json"],
+                       capsys)
+    data = json.loads(out)
+    assert sorted((d["code"], d["side"]) for d in data["diagnoses"]) == [("E31", "S"), ("E34", "N")]
+    assert data["fault"] == data["diagnoses"][0]
+    code, out, _ = run(["diagnose", "--sim", "--fault", "lift-short:W", "--json"], capsys)
+    assert [d["code"] for d in json.loads(out)["diagnoses"]] == ["E21"]  # one fault: a list of one
+
+
 @pytest.mark.parametrize("argv, words", [
     (["cycle"], "add --sim"),
     (["cycle", "--sim", "--fault", "lift-short:X"], "lift-short"),

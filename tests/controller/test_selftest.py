@@ -425,3 +425,30 @@ def test_cancel_stops_the_self_test_at_once():
         assert not b.model.running() and 3 <= len(seen) < 8  # aborted at the first motion after the request
     finally:
         b.close()
+
+
+def test_an_empty_machine_is_not_four_jammed_feeders():
+    """After a cycle the set is on the table and the machine is empty: a normal state for a
+    self-test. The feeders turn, no tile comes: the tile flow is not judged (no E32)."""
+    from controller import cycle as CY
+    from controller.runtime import TableRuntime
+    b = hardware.open_backend("sim", seed=7)
+    try:
+        rt = TableRuntime(b, CY.Settings.from_profile(b.profile, 136), dice=lambda: (3, 4, 2, 5))
+        assert rt.run_cycle().phase is CY.Phase.WALLS_UP
+        rt.feed(CY.ManualLift(False))  # the walls down again; the set stays on the table
+        while rt.table.phase is CY.Phase.MANUAL_LIFT:
+            rt.pump()
+        assert rt.table.phase is CY.Phase.WALLS_UP and sum(b.model.quadrant) == 0
+        report = run_selftest(b)
+        feeders = [p for p in report.parts if p.part_en == FEEDER]
+        assert report.passed, report.render()
+        assert all("tile flow not judged" in p.evidence_en and "machine is empty" in p.evidence_en
+                   for p in feeders)
+    finally:
+        b.close()
+
+
+def test_one_feeder_without_tiles_in_a_fed_machine_is_still_e32():
+    report, _, _ = selftest(faults=["feeder-jammed:S"])
+    assert {(p.part_en, p.side, p.code) for p in report.failed} == {(FEEDER, "S", "E32")}

@@ -176,6 +176,19 @@ def test_injected_fault_is_diagnosed_listed_and_cleared(api) -> None:
     assert c.get("/api/trends").json()["faults_by_code"]["E21"] == 2
 
 
+def test_two_faults_at_once_are_both_in_the_status_and_the_fault_event(api) -> None:
+    c, control, log = api
+    for spec in ("lift-short:E", "lift-short:W"):
+        assert c.post("/api/sim/fault", headers=AUTH, json={"fault": spec}).status_code == 200
+    c.post("/api/cycle", headers=AUTH)
+    st = wait_state(c, ["fault"])
+    assert (st["fault"]["code"], st["fault"]["side"]) == ("E21", "E")  # the first stopped the motion
+    assert [(d["code"], d["side"]) for d in st["diagnoses"]] == [("E21", "E"), ("E21", "W")]
+    event = log.events("fault", 1)[0]["data"]
+    assert event["code"] == "E21" and [d["side"] for d in event["diagnoses"]] == ["E", "W"]
+    assert st["state_zh"] == "故障"
+
+
 def test_an_injected_fault_takes_parameters_and_is_repaired_again(api) -> None:
     c, control, log = api
     r = c.post("/api/sim/fault", headers=AUTH, json={"fault": "lift-short:w:reach=0.6"})

@@ -107,15 +107,18 @@ def test_the_page_runs_the_table(server, hand_photo, tmp_path) -> None:
                     assert svg["y"] <= b["y"] and b["y"] + b["height"] <= svg["y"] + svg["height"], (side, b, svg)
             page.select_option("#my-seat", "E")
 
-            # the self-test: the summary first, then the failed parts with their checks
-            page.fill("#fault-spec", "feeder-jammed:S")
+            # the self-test: the summary first, then the failed parts with their checks. The set is in the
+            # walls (the machine is empty): a feeder's tile flow cannot be judged, its motion sensor can
+            # (a jammed wheel here was once blamed on all four feeders, E32)
+            page.fill("#fault-spec", "feeder-wire-loose:S")
             page.click("#btn-inject")
             page.click("#btn-selftest")
             expect(page.locator("#selftest-summary")).to_have_text(re.compile(r"^\d+ of \d+ parts passed"), timeout=90000)
             summary = page.locator("#selftest-summary").inner_text()
             ok, n = map(int, re.findall(r"\d+", summary)[:2])
             expect(page.locator("#selftest tr.fail")).to_have_count(n - ok)
-            expect(page.locator("#selftest tr.fail").first).to_contain_text("E32")
+            expect(page.locator("#selftest tr.fail")).to_have_count(1)
+            expect(page.locator("#selftest tr.fail").first).to_contain_text("E31")
             expect(page.locator("#selftest tr.fail ol li").first).to_be_visible()
 
             # the event log, filtered by kind
