@@ -104,7 +104,7 @@ def test_a_changed_command_is_reported_where_it_diverges() -> None:
 def test_a_trace_cut_off_mid_cycle_is_diagnosed_as_far_as_it_goes() -> None:
     _, _, lines = record("sim", ["feeder-jammed:N"])
     # cut in the build: after the first stacks were counted, the last line broken mid-way
-    k = next(i for i, line in enumerate(lines) if '"StacksCounted"' in line and '"count":5' in line)
+    k = next(i for i, line in enumerate(lines) if '"StacksCounted"' in line and '"count":2' in line)
     cut = lines[:k] + [lines[k][: len(lines[k]) // 2]]
     r = replay(parse_trace(cut, "cut.jsonl"))
     assert r.ends is not None and r.ends["phase"] == "building" and r.ends["cut_line"] == k + 1
