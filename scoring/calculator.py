@@ -783,7 +783,8 @@ def _regular_reading(s: _Situation, packs: tuple[Pack, ...], unique_wait: bool, 
         cp_at = [i for i in cp_at if packs[i][1] != win]
     n_pungs = len(pungs)
     if n_pungs:
-        _count_kongs_and_concealed_pungs(cp_at, mk_at, ck_at, ft, ev, s.rules)
+        if mk_at or ck_at or len(cp_at) > 1:  # else no kong and at most one concealed pung: no fan
+            _count_kongs_and_concealed_pungs(cp_at, mk_at, ck_at, ft, ev, s.rules)
         if n_pungs == 4 and not ft[FOUR_KONGS] and not ft[FOUR_CONCEALED_PUNGS]:
             ft[ALL_PUNGS] = 1
             ev[ALL_PUNGS] = tuple(pung_at)

@@ -32,7 +32,34 @@ MINIMUM_POINTS = 8
 BASE_POINTS = 8
 
 
-class FanResult(tuple):
+class _Record(tuple):
+    """An immutable record that is a tuple underneath, for speed, one of whose fields may be worked
+    out when first read. Equality, hashing, copying and ``repr`` go by the values of ``_FIELDS``
+    (the arguments of the subclass's ``__new__``, in order)."""
+
+    __slots__ = ()
+    _FIELDS: tuple[str, ...] = ()
+
+    def _key(self) -> tuple:
+        return tuple(getattr(self, f) for f in self._FIELDS)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, type(self)) and self._key() == other._key()
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __getnewargs__(self) -> tuple:  # copy and pickle
+        return self._key()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(f'{f}={getattr(self, f)!r}' for f in self._FIELDS)})"
+
+
+class FanResult(_Record):
     """One fan counted in a result (an immutable record; a tuple underneath, for speed).
 
     Attributes:
@@ -48,6 +75,7 @@ class FanResult(tuple):
     """
 
     __slots__ = ()
+    _FIELDS = ("number", "name_zh", "name_en", "points", "count", "tiles")
 
     def __new__(cls, number: int | None, name_zh: str, name_en: str, points: int, count: int,
                 source: "tuple[str, ...] | Callable[[], tuple[str, ...]]" = ()) -> "FanResult":
@@ -70,25 +98,6 @@ class FanResult(tuple):
         if callable(src):
             src = box[0] = src()
         return src
-
-    def _key(self) -> tuple:
-        return (self.number, self.name_zh, self.name_en, self.points, self.count, self.tiles)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, FanResult) and self._key() == other._key()
-
-    def __ne__(self, other: object) -> bool:
-        return not self == other
-
-    def __hash__(self) -> int:
-        return hash(self._key())
-
-    def __getnewargs__(self) -> tuple:  # copy and pickle
-        return self._key()
-
-    def __repr__(self) -> str:
-        return (f"FanResult(number={self.number!r}, name_zh={self.name_zh!r}, name_en={self.name_en!r}, "
-                f"points={self.points!r}, count={self.count!r}, tiles={self.tiles!r})")
 
     def to_dict(self) -> dict:
         return {"number": self.number, "name_zh": self.name_zh, "name_en": self.name_en,
@@ -124,7 +133,7 @@ class Payments:
         return dataclasses.asdict(self)
 
 
-class ScoreResult(tuple):
+class ScoreResult(_Record):
     """The scored hand (an immutable record; a tuple underneath, for speed).
 
     Attributes:
@@ -140,6 +149,7 @@ class ScoreResult(tuple):
     """
 
     __slots__ = ()
+    _FIELDS = ("hand", "rules", "shape", "fans", "total", "fan_points", "legal", "payments")
 
     def __new__(cls, hand: "str | Hand", rules: str, shape: str, fans: tuple[FanResult, ...], total: int,
                 fan_points: int, legal: bool, payments: Payments | None) -> "ScoreResult":
@@ -160,26 +170,6 @@ class ScoreResult(tuple):
     fan_points = property(itemgetter(5))
     legal = property(itemgetter(6))
     payments = property(itemgetter(7))
-
-    def _key(self) -> tuple:
-        return (self.hand,) + self[1:]
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, ScoreResult) and self._key() == other._key()
-
-    def __ne__(self, other: object) -> bool:
-        return not self == other
-
-    def __hash__(self) -> int:
-        return hash(self._key())
-
-    def __getnewargs__(self) -> tuple:  # copy and pickle
-        return self._key()
-
-    def __repr__(self) -> str:
-        return (f"ScoreResult(hand={self.hand!r}, rules={self.rules!r}, shape={self.shape!r}, fans={self.fans!r}, "
-                f"total={self.total!r}, fan_points={self.fan_points!r}, legal={self.legal!r}, "
-                f"payments={self.payments!r})")
 
     def fan_counts(self) -> dict[int | None, int]:
         """``{fan number (None for 明暗杠): count}``."""
