@@ -32,7 +32,7 @@ used internally for 明暗杠, which has no number.
 from __future__ import annotations
 
 import dataclasses
-from functools import lru_cache, partial
+from functools import partial
 from itertools import combinations, compress
 from operator import add, itemgetter, mul
 from typing import Callable
@@ -740,9 +740,9 @@ class _Situation:
 def _regular_reading(s: _Situation, packs: tuple[Pack, ...], unique_wait: bool, record: bool = False) -> Reading:
     """Fans of one reading as four sets and a pair (第八条 基本牌型), with their evidence.
 
-    ``record`` False counts the fans only: the fans of the combinations of sets come from
-    ``_set_fans`` (the same detectors, memoised by the sets' tiles), and the evidence is recorded
-    when first read, by this function run again with ``record`` True.
+    ``record`` False counts the fans only: what the detectors record goes to ``_NO_EVIDENCE``,
+    the evidence that costs more than it records is skipped, and the reading's evidence is
+    recorded when first read, by this function run again with ``record`` True.
     """
     ft = s.fans.copy()  # the fans of the tiles and of the win (_suits, _tile_traits, _rank_range, _win_flags)
     ev = s.evidence.copy() if record else _NO_EVIDENCE
@@ -796,12 +796,7 @@ def _regular_reading(s: _Situation, packs: tuple[Pack, ...], unique_wait: bool, 
         if record and ft[DRAGON_PUNG]:
             ev[DRAGON_PUNG] = tuple(i for i, t in zip(pung_at, pungs) if t in DRAGONS)
     n_chows = len(chows)
-    if record:
-        _count_set_combinations(chows, chow_at, pungs, pung_at, pair, pair_at, ft, ev)
-    else:
-        for n, c in _set_fans(tuple(sorted(chows)), tuple(sorted(pungs)),
-                              pair if n_chows == 4 and pair < 30 and pair % 10 == 5 else 0):
-            ft[n] = c
+    _count_set_combinations(chows, chow_at, pungs, pung_at, pair, pair_at, ft, ev)
     # concealed or melded hand
     melded_sets = s.melded_sets
     if melded_sets == 0:
@@ -855,8 +850,8 @@ def _regular_evidence(s: _Situation, packs: tuple[Pack, ...], unique_wait: bool)
     return _regular_reading(s, packs, unique_wait, True).evidence
 
 
-#: Where a reading counted without recording (``_regular_reading``) writes the evidence its
-#: detectors give as they count: written, never read.
+#: Where a reading counted without recording (``_regular_reading``) lets its detectors write
+#: their evidence: no fan count ever depends on what it holds.
 _NO_EVIDENCE: list = [None] * N_SLOTS
 
 
@@ -891,18 +886,6 @@ def _count_set_combinations(chows: list[int], chow_at: list[int], pungs: list[in
         _count_three_pungs(pungs, pung_at, ft, ev)
     else:
         _count_four_pungs(pungs, pung_at, ft, ev)
-
-
-@lru_cache(maxsize=1 << 16)
-def _set_fans(chows: tuple[int, ...], pungs: tuple[int, ...], pair: int) -> tuple[tuple[int, int], ...]:
-    """``_count_set_combinations`` memoised: the ``(fan, count)`` it counts for sorted chows (middle
-    tiles) and pungs, and the pair when it may matter (a 5 with four chows; else 0). Its counts
-    depend on the sets' tiles only, not on their order; there are a few ten thousand such keys."""
-    ft = [0] * N_SLOTS
-    n_chows, n_pungs = len(chows), len(pungs)
-    _count_set_combinations(list(chows), list(range(n_chows)), list(pungs), list(range(n_chows, n_chows + n_pungs)),
-                            pair, n_chows + n_pungs, ft, [None] * N_SLOTS)
-    return tuple((n, c) for n, c in enumerate(ft) if c)
 
 
 def _pure_terminal_chows(chows: list[int], pair: int) -> bool:
