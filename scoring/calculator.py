@@ -1118,7 +1118,7 @@ def _knitted_straight_reading(s: _Situation) -> Reading | None:
 
 
 def _total(ft: list[int]) -> int:
-    return sum(map(mul, POINTS, ft))
+    return sum(map(mul, compress(POINTS, ft), compress(ft, ft)))  # the fans counted only
 
 
 def best_reading(fixed: tuple[Pack, ...], fixed_table: list[int], standing: list[int], win: int,
