@@ -32,8 +32,10 @@ used internally for 明暗杠, which has no number.
 from __future__ import annotations
 
 import dataclasses
+from functools import partial
 from itertools import combinations, compress
 from operator import add, itemgetter, mul
+from typing import Callable
 
 from .decompose import CHOW, KONG, PAIR, PUNG, Pack, regular_divisions, waiting_tiles
 from .fans import FANS, MELDED_AND_CONCEALED_KONG
@@ -122,7 +124,6 @@ def rule_profile(rules: "str | RuleProfile") -> RuleProfile:
     return found
 
 
-@dataclasses.dataclass(slots=True)
 class Reading:
     """The fans of one reading of the hand.
 
@@ -130,14 +131,27 @@ class Reading:
     sets and pair of the reading (declared melds first) or ``()`` for a shape without sets;
     ``shape`` names the winning shape; ``evidence`` is indexed like ``fans``: for each counted
     fan, what its detector used, as a tuple of indices into ``packs`` (the sets) and texts (a
-    tile, a knitted straight), or ``None`` for the whole hand.
+    tile, a knitted straight), or ``None`` for the whole hand. A regular reading records it when
+    first read (its detectors run again on that reading, recording), so that the readings that
+    are only compared, and the hands whose evidence nobody reads, do not pay for it.
     """
 
-    fans: list[int]
-    packs: tuple[Pack, ...]
-    shape: str
-    evidence: list
-    total: int = 0
+    __slots__ = ("fans", "packs", "shape", "_evidence", "total")
+
+    def __init__(self, fans: list[int], packs: tuple[Pack, ...], shape: str,
+                 evidence: "list | Callable[[], list]", total: int = 0) -> None:
+        self.fans = fans
+        self.packs = packs
+        self.shape = shape
+        self._evidence = evidence
+        self.total = total
+
+    @property
+    def evidence(self) -> list:
+        ev = self._evidence
+        if callable(ev):
+            ev = self._evidence = ev()
+        return ev
 
 
 #: Evidence of a fan whose detector reads the whole hand (``Reading.evidence``).
@@ -723,10 +737,15 @@ class _Situation:
                 self.evidence[TILE_HOG] = self.hogs
 
 
-def _regular_reading(s: _Situation, packs: tuple[Pack, ...], unique_wait: bool) -> Reading:
-    """Fans of one reading as four sets and a pair (第八条 基本牌型), with their evidence."""
+def _regular_reading(s: _Situation, packs: tuple[Pack, ...], unique_wait: bool, record: bool = False) -> Reading:
+    """Fans of one reading as four sets and a pair (第八条 基本牌型), with their evidence.
+
+    ``record`` False counts the fans only: what the detectors record goes to ``_NO_EVIDENCE``,
+    the evidence that costs more than it records is skipped, and the reading's evidence is
+    recorded when first read, by this function run again with ``record`` True.
+    """
     ft = s.fans.copy()  # the fans of the tiles and of the win (_suits, _tile_traits, _rank_range, _win_flags)
-    ev = s.evidence.copy()
+    ev = s.evidence.copy() if record else _NO_EVIDENCE
     ctx = s.ctx
     win = s.win
     chows: list[int] = []
@@ -764,7 +783,8 @@ def _regular_reading(s: _Situation, packs: tuple[Pack, ...], unique_wait: bool) 
         cp_at = [i for i in cp_at if packs[i][1] != win]
     n_pungs = len(pungs)
     if n_pungs:
-        _count_kongs_and_concealed_pungs(cp_at, mk_at, ck_at, ft, ev, s.rules)
+        if mk_at or ck_at or len(cp_at) > 1:  # else no kong and at most one concealed pung: no fan
+            _count_kongs_and_concealed_pungs(cp_at, mk_at, ck_at, ft, ev, s.rules)
         if n_pungs == 4 and not ft[FOUR_KONGS] and not ft[FOUR_CONCEALED_PUNGS]:
             ft[ALL_PUNGS] = 1
             ev[ALL_PUNGS] = tuple(pung_at)
@@ -773,8 +793,74 @@ def _regular_reading(s: _Situation, packs: tuple[Pack, ...], unique_wait: bool) 
                 ft[DRAGON_PUNG] += 1
             elif t in TERMINALS or t in WINDS:
                 ft[PUNG_OF_TERMINALS_OR_HONORS] += 1
-        if ft[DRAGON_PUNG]:
+        if record and ft[DRAGON_PUNG]:
             ev[DRAGON_PUNG] = tuple(i for i, t in zip(pung_at, pungs) if t in DRAGONS)
+    n_chows = len(chows)
+    _count_set_combinations(chows, chow_at, pungs, pung_at, pair, pair_at, ft, ev)
+    # concealed or melded hand
+    melded_sets = s.melded_sets
+    if melded_sets == 0:
+        ft[FULLY_CONCEALED_HAND if ctx.self_drawn else CONCEALED_HAND] = 1
+    elif melded_sets == 4:
+        if ctx.self_drawn:
+            ft[SELF_DRAWN] = 1
+        else:
+            ft[MELDED_HAND] = 1
+            ev[MELDED_HAND] = (*range(pair_at), s.win_ev[0])  # the four sets and the winning tile
+    elif ctx.self_drawn:
+        ft[SELF_DRAWN] = 1
+    # the pair
+    if n_chows == 4:
+        if pair < 30:
+            ft[ALL_CHOWS] = 1
+            ev[ALL_CHOWS] = (*chow_at, pair_at)
+    elif ft[TWO_DRAGON_PUNGS]:
+        if pair in DRAGONS:
+            ft[LITTLE_THREE_DRAGONS] = 1
+            ft[TWO_DRAGON_PUNGS] = 0
+            if record:
+                ev[LITTLE_THREE_DRAGONS] = (*(i for i, t in zip(pung_at, pungs) if t in DRAGONS), pair_at)
+    elif ft[BIG_THREE_WINDS]:
+        if pair in WINDS:
+            ft[LITTLE_FOUR_WINDS] = 1
+            ft[BIG_THREE_WINDS] = 0
+            if record:
+                ev[LITTLE_FOUR_WINDS] = (*(i for i, t in zip(pung_at, pungs) if t in WINDS), pair_at)
+    _pack_traits(packs, ft)
+    if not ft[QUADRUPLE_CHOW] and s.hogs:
+        ft[TILE_HOG] = len(s.hogs)
+    if unique_wait:
+        _wait_fan(packs[len(s.fixed):], win, ft)
+    _exclusions(ft, s.rules)
+    if not ft[BIG_FOUR_WINDS]:
+        for i, t in zip(pung_at, pungs):
+            if t in WINDS:
+                _wind_pung(t, i, ctx, ft, ev)
+    if not any(ft):
+        ft[CHICKEN_HAND] = 1
+    if not record:
+        return Reading(ft, packs, "regular", partial(_regular_evidence, s, packs, unique_wait))
+    if ft[PUNG_OF_TERMINALS_OR_HONORS]:
+        ev[PUNG_OF_TERMINALS_OR_HONORS] = _terminal_pungs(pungs, pung_at, ctx)
+    return Reading(ft, packs, "regular", ev)
+
+
+def _regular_evidence(s: _Situation, packs: tuple[Pack, ...], unique_wait: bool) -> list:
+    """The evidence of a regular reading: its detectors run again on it, recording."""
+    return _regular_reading(s, packs, unique_wait, True).evidence
+
+
+#: Where a reading counted without recording (``_regular_reading``) lets its detectors write
+#: their evidence: no fan count ever depends on what it holds.
+_NO_EVIDENCE: list = [None] * N_SLOTS
+
+
+def _count_set_combinations(chows: list[int], chow_at: list[int], pungs: list[int], pung_at: list[int], pair: int,
+                            pair_at: int, ft: list[int], ev: list) -> None:
+    """The fans of the combinations of a reading's sets: of its chows (with the pair for 13 and
+    29), of its pungs and kongs, by the family detectors (不拆移, 套算一次, 不得相同). The chows'
+    middle tiles and the pungs' tiles are given in reading order, at pack indices ``chow_at`` and
+    ``pung_at``; the pair at ``pair_at``."""
     n_chows = len(chows)
     if n_chows == 4:
         if _three_suited_terminal_chows(chows, pair):
@@ -800,48 +886,6 @@ def _regular_reading(s: _Situation, packs: tuple[Pack, ...], unique_wait: bool) 
         _count_three_pungs(pungs, pung_at, ft, ev)
     else:
         _count_four_pungs(pungs, pung_at, ft, ev)
-    # concealed or melded hand
-    melded_sets = s.melded_sets
-    if melded_sets == 0:
-        ft[FULLY_CONCEALED_HAND if ctx.self_drawn else CONCEALED_HAND] = 1
-    elif melded_sets == 4:
-        if ctx.self_drawn:
-            ft[SELF_DRAWN] = 1
-        else:
-            ft[MELDED_HAND] = 1
-            ev[MELDED_HAND] = (*range(pair_at), s.win_ev[0])  # the four sets and the winning tile
-    elif ctx.self_drawn:
-        ft[SELF_DRAWN] = 1
-    # the pair
-    if n_chows == 4:
-        if pair < 30:
-            ft[ALL_CHOWS] = 1
-            ev[ALL_CHOWS] = (*chow_at, pair_at)
-    elif ft[TWO_DRAGON_PUNGS]:
-        if pair in DRAGONS:
-            ft[LITTLE_THREE_DRAGONS] = 1
-            ft[TWO_DRAGON_PUNGS] = 0
-            ev[LITTLE_THREE_DRAGONS] = (*(i for i, t in zip(pung_at, pungs) if t in DRAGONS), pair_at)
-    elif ft[BIG_THREE_WINDS]:
-        if pair in WINDS:
-            ft[LITTLE_FOUR_WINDS] = 1
-            ft[BIG_THREE_WINDS] = 0
-            ev[LITTLE_FOUR_WINDS] = (*(i for i, t in zip(pung_at, pungs) if t in WINDS), pair_at)
-    _pack_traits(packs, ft)
-    if not ft[QUADRUPLE_CHOW] and s.hogs:
-        ft[TILE_HOG] = len(s.hogs)
-    if unique_wait:
-        _wait_fan(packs[len(s.fixed):], win, ft)
-    _exclusions(ft, s.rules)
-    if not ft[BIG_FOUR_WINDS]:
-        for i, t in zip(pung_at, pungs):
-            if t in WINDS:
-                _wind_pung(t, i, ctx, ft, ev)
-    if ft[PUNG_OF_TERMINALS_OR_HONORS]:
-        ev[PUNG_OF_TERMINALS_OR_HONORS] = _terminal_pungs(pungs, pung_at, ctx)
-    if not any(ft):
-        ft[CHICKEN_HAND] = 1
-    return Reading(ft, packs, "regular", ev)
 
 
 def _pure_terminal_chows(chows: list[int], pair: int) -> bool:
@@ -1074,7 +1118,7 @@ def _knitted_straight_reading(s: _Situation) -> Reading | None:
 
 
 def _total(ft: list[int]) -> int:
-    return sum(map(mul, POINTS, ft))
+    return sum(map(mul, compress(POINTS, ft), compress(ft, ft)))  # the fans counted only
 
 
 def best_reading(fixed: tuple[Pack, ...], fixed_table: list[int], standing: list[int], win: int,
@@ -1116,7 +1160,7 @@ def best_reading(fixed: tuple[Pack, ...], fixed_table: list[int], standing: list
             if _wait_may_be_unique(readings, win):
                 unique_wait = len(waiting_tiles(_without(standing, win), n_standing == 13)) == 1
             for sets, pair in readings:
-                r = _regular_reading(s, tuple(fixed) + sets + ((PAIR, pair, False),), unique_wait)
+                r = _regular_reading(s, fixed + sets + ((PAIR, pair, False),), unique_wait)
                 r.total = total = _total(r.fans)
                 if total > best_total:
                     best, best_total = r, total

@@ -393,7 +393,6 @@ def _parse_meld(text: str, start: int) -> tuple[Meld, int]:
 #: Melds already read by the regular-expression path, by their text (``"[123m,1]"``).
 _MELDS: dict[str, Meld] = {}
 
-_FAST_CONCEALED = re.compile(r"(?:[1-9]+[msp]|[ESWNCFP])+")
 _FAST_TOKEN = re.compile(r"[1-9]+[msp]|[ESWNCFP]")
 _TOKEN_CODES: dict[str, tuple[int, ...]] = {}
 
@@ -414,11 +413,12 @@ def _token_codes(token: str) -> tuple[int, ...]:
 def _fast_concealed(segment: str) -> list[int] | None:
     """Tile codes of a plain concealed-tile segment (digits + m/s/p, honor letters), or None when
     the segment needs the full parser (z notation, spaces, errors)."""
-    if not _FAST_CONCEALED.fullmatch(segment):
+    tokens = _FAST_TOKEN.findall(segment)
+    if not segment or sum(map(len, tokens)) != len(segment):  # tokens that do not cover it: not plain
         return None
     out: list[int] = []
     known = _TOKEN_CODES.get
-    for token in _FAST_TOKEN.findall(segment):
+    for token in tokens:
         out.extend(known(token) or _token_codes(token))
     return out
 

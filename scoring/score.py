@@ -32,7 +32,34 @@ MINIMUM_POINTS = 8
 BASE_POINTS = 8
 
 
-class FanResult(tuple):
+class _Record(tuple):
+    """An immutable record that is a tuple underneath, for speed, one of whose fields may be worked
+    out when first read. Equality, hashing, copying and ``repr`` go by the values of ``_FIELDS``
+    (the arguments of the subclass's ``__new__``, in order)."""
+
+    __slots__ = ()
+    _FIELDS: tuple[str, ...] = ()
+
+    def _key(self) -> tuple:
+        return tuple(getattr(self, f) for f in self._FIELDS)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, type(self)) and self._key() == other._key()
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __getnewargs__(self) -> tuple:  # copy and pickle
+        return self._key()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(f'{f}={getattr(self, f)!r}' for f in self._FIELDS)})"
+
+
+class FanResult(_Record):
     """One fan counted in a result (an immutable record; a tuple underneath, for speed).
 
     Attributes:
@@ -48,6 +75,7 @@ class FanResult(tuple):
     """
 
     __slots__ = ()
+    _FIELDS = ("number", "name_zh", "name_en", "points", "count", "tiles")
 
     def __new__(cls, number: int | None, name_zh: str, name_en: str, points: int, count: int,
                 source: "tuple[str, ...] | Callable[[], tuple[str, ...]]" = ()) -> "FanResult":
@@ -70,25 +98,6 @@ class FanResult(tuple):
         if callable(src):
             src = box[0] = src()
         return src
-
-    def _key(self) -> tuple:
-        return (self.number, self.name_zh, self.name_en, self.points, self.count, self.tiles)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, FanResult) and self._key() == other._key()
-
-    def __ne__(self, other: object) -> bool:
-        return not self == other
-
-    def __hash__(self) -> int:
-        return hash(self._key())
-
-    def __getnewargs__(self) -> tuple:  # copy and pickle
-        return self._key()
-
-    def __repr__(self) -> str:
-        return (f"FanResult(number={self.number!r}, name_zh={self.name_zh!r}, name_en={self.name_en!r}, "
-                f"points={self.points!r}, count={self.count!r}, tiles={self.tiles!r})")
 
     def to_dict(self) -> dict:
         return {"number": self.number, "name_zh": self.name_zh, "name_en": self.name_en,
@@ -124,12 +133,12 @@ class Payments:
         return dataclasses.asdict(self)
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class ScoreResult:
-    """The scored hand.
+class ScoreResult(_Record):
+    """The scored hand (an immutable record; a tuple underneath, for speed).
 
     Attributes:
-        hand: the hand in canonical notation.
+        hand: the hand in canonical notation (written from the parsed hand when first read, so
+            that a caller that needs only the points does not pay for it).
         rules: the rule profile used (``"mcr"`` or ``"mcr-1998"``).
         shape: the winning shape read (``"regular"``, ``"seven pairs"``, ``"knitted straight"``…).
         fans: the fans counted, highest points first.
@@ -139,14 +148,28 @@ class ScoreResult:
         payments: the payments of 第十条, or ``None`` when the hand is not a legal win.
     """
 
-    hand: str
-    rules: str
-    shape: str
-    fans: tuple[FanResult, ...]
-    total: int
-    fan_points: int
-    legal: bool
-    payments: Payments | None
+    __slots__ = ()
+    _FIELDS = ("hand", "rules", "shape", "fans", "total", "fan_points", "legal", "payments")
+
+    def __new__(cls, hand: "str | Hand", rules: str, shape: str, fans: tuple[FanResult, ...], total: int,
+                fan_points: int, legal: bool, payments: Payments | None) -> "ScoreResult":
+        return tuple.__new__(cls, ([hand], rules, shape, fans, total, fan_points, legal, payments))
+
+    @property
+    def hand(self) -> str:
+        box = self[0]
+        h = box[0]
+        if h.__class__ is not str:
+            h = box[0] = h.notation()
+        return h
+
+    rules = property(itemgetter(1))
+    shape = property(itemgetter(2))
+    fans = property(itemgetter(3))
+    total = property(itemgetter(4))
+    fan_points = property(itemgetter(5))
+    legal = property(itemgetter(6))
+    payments = property(itemgetter(7))
 
     def fan_counts(self) -> dict[int | None, int]:
         """``{fan number (None for 明暗杠): count}``."""
@@ -218,7 +241,7 @@ def _spec(n: int) -> Fan:
 _HEADS = [(_spec(n).number, _spec(n).name_zh, _spec(n).name_en, _spec(n).points) if n else None
           for n in range(C.N_SLOTS)]
 _SLOTS = range(C.N_SLOTS)
-_new_fan = tuple.__new__
+_new_record = tuple.__new__
 
 def _evidence_texts(reading: Reading, hand: Hand, n: int) -> tuple[str, ...]:
     """The evidence of fan ``n`` that its detector recorded (``Reading.evidence``), as notation:
@@ -256,12 +279,14 @@ def score(hand: Hand, ctx: WinContext, rules: str | RuleProfile = "mcr") -> Scor
         ScoringError: ``tile-count``, ``fifth-tile``, ``not-winning``, ``contradictory-flags``,
             ``bad-value`` (unknown rules).
     """
-    profile = rule_profile(rules)
-    if len(hand.melds) > 4 or len(hand.concealed) != 13 - 3 * len(hand.melds):
+    profile = rules if rules.__class__ is RuleProfile else rule_profile(rules)
+    melds, concealed, win = hand.melds, hand.concealed, hand.win_tile
+    n_concealed = len(concealed)
+    if n_concealed != 13 - 3 * len(melds) or len(melds) > 4:
         check_hand(hand)  # raises the tile-count error
     fixed_table = [0] * TABLE_SIZE
     fixed: list[Pack] = []
-    for m in hand.melds:
+    for m in melds:
         kind, t = m.kind, m.tile
         fixed.append(_meld_to_pack(kind, t, m.concealed))
         if kind is MeldKind.CHOW:
@@ -271,31 +296,33 @@ def score(hand: Hand, ctx: WinContext, rules: str | RuleProfile = "mcr") -> Scor
         else:
             fixed_table[t] += 3 if kind is MeldKind.PUNG else 4
     standing = [0] * TABLE_SIZE
-    for t in hand.concealed:
+    for t in concealed:
         standing[t] += 1
-    standing[hand.win_tile] += 1
+    standing[win] += 1
     merged = list(map(add, fixed_table, standing))
     if max(merged) > 4:
         check_hand(hand)  # raises the fifth-tile error
-    fourth_tile = _check_flags(ctx, hand, fixed_table, standing)
-    reading = best_reading(tuple(fixed), fixed_table, standing, hand.win_tile, len(hand.concealed), ctx, profile,
-                           fourth_tile, merged)
+    if ctx.robbing_kong or ctx.kong_replacement or ctx.fourth_tile:
+        fourth_tile = _check_flags(ctx, hand, fixed_table, standing)
+    else:  # no flag to check against the tiles
+        fourth_tile = fixed_table[win] == 3  # 和绝张: the other three in the winner's own pung
+    reading = best_reading(tuple(fixed), fixed_table, standing, win, n_concealed, ctx, profile, fourth_tile, merged)
     if reading is None:
         raise ScoringError("not-winning", f"{hand.notation()} is not a winning hand: the tiles make neither four sets "
                            "and a pair nor a special shape (seven pairs, thirteen orphans, honors and knitted tiles, "
                            "knitted straight)")
     counts = reading.fans
-    fans = [_new_fan(FanResult, _HEADS[n] + (counts[n], [partial(_evidence_texts, reading, hand, n)]))
+    fans = [_new_record(FanResult, _HEADS[n] + (counts[n], [partial(_evidence_texts, reading, hand, n)]))
             for n in compress(_SLOTS, counts)]
     if ctx.flowers:
-        fans.append(_new_fan(FanResult, _HEADS[C.FLOWER_TILES] + (ctx.flowers, [partial(_flower_texts, ctx)])))
+        fans.append(_new_record(FanResult, _HEADS[C.FLOWER_TILES] + (ctx.flowers, [partial(_flower_texts, ctx)])))
     if reading.fans[C.MIXED_KONGS]:  # otherwise the table order already runs from high points to low
         fans.sort(key=lambda r: (-r.points, r.number if r.number is not None else 999))
     fan_points = reading.total
     total = fan_points + ctx.flowers
     legal = fan_points >= MINIMUM_POINTS
-    return ScoreResult(hand.notation(), profile.name, reading.shape, tuple(fans), total, fan_points, legal,
-                       _payments(total, ctx.self_drawn) if legal else None)
+    return _new_record(ScoreResult, ([hand], profile.name, reading.shape, tuple(fans), total, fan_points, legal,
+                                  _payments(total, ctx.self_drawn) if legal else None))
 
 
 @lru_cache(maxsize=1024)
