@@ -303,7 +303,8 @@ def cmd_diagnose(args, out: IO[str]) -> int:
     args.sim = True
     backend, stored = _open(args)
     try:
-        wanted = {BY_KIND[parse_fault(f).kind].code for f in args.fault if parse_fault(f).kind in BY_KIND}
+        kinds = {parse_fault(f).kind for f in args.fault}
+        wanted = {BY_KIND[k].code for k in kinds if k in BY_KIND}
         settings = _settings(backend, stored, None)
         with recording(args.record, backend, settings, seed=args.seed, faults=list(args.fault)) as trace:
             rt = TableRuntime(backend, settings, trace=trace)

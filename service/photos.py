@@ -67,28 +67,22 @@ def _ping() -> str | None:
     return _LOAD_ERROR
 
 
-def _job(data: bytes | None, image: Any, name: str, rules: str = "mcr") -> dict[str, Any]:
-    """Decode (``data``, an upload) or take ``image`` (a camera frame), recognise (the hand assembled
-    for the rule system ``rules``, ``vision.assemble``), annotate.
-
-    Returns ``{"ok": True, "recognition": Recognition.to_dict() with the boxes in the picture's own
-    pixels, "factor": decode reduction, "jpeg": bytes}`` or ``{"ok": False, "status", "code",
-    "message"}``: plain values only, so that exceptions do not cross the process boundary and the
-    service process never imports vision (OpenCV, numpy) to unpickle them.
-    """
-    return _frames_job([data], [image], [name], None, rules)
-
-
 def _frames_job(datas: list[bytes | None], images: list[Any], names: list[str],
                 camera: dict | None = None, rules: str = "mcr") -> dict[str, Any]:
-    """``_job`` for one picture or several frames of one hand (``vision.voting.capture_hand``:
-    3-5, voted per tile; the recognition then has per tile ``votes``, ``seen`` and ``changed``,
-    and ``frames`` and ``dropped``). ``datas[i]`` (an upload) or ``images[i]`` (a camera frame) per
-    frame, ``names[i]`` for the messages; ``camera``: the table camera's calibration
-    (``vision.table_camera.TableCalibration.to_dict``): the frames are then read in its view,
-    turned to the hand's seat, and the recognition has ``seat``; ``rules``: the rule system whose
-    hand is assembled. Returns as ``_job``; the boxes
-    are in the pixels of the picture annotated (the reference frame of the vote, or its view)."""
+    """Decode (``datas[i]``, an upload) or take ``images[i]`` (a camera frame) per frame, recognise
+    (the hand assembled for the rule system ``rules``, ``vision.assemble``), annotate. One picture
+    is read as it is; 3-5 frames of one hand are read as one (``vision.voting.capture_hand``:
+    voted per tile; the recognition then has per tile ``votes``, ``seen`` and ``changed``, and
+    ``frames`` and ``dropped``). ``names[i]``: the frame's name for the messages; ``camera``: the
+    table camera's calibration (``vision.table_camera.TableCalibration.to_dict``): the frames are
+    then read in its view, turned to the hand's seat, and the recognition has ``seat``.
+
+    Returns ``{"ok": True, "recognition": Recognition.to_dict() with the boxes in the pixels of the
+    picture annotated (the reference frame of the vote, or its view), "factor": decode reduction,
+    "jpeg": bytes}`` or ``{"ok": False, "status", "code", "message"}``: plain values only, so that
+    exceptions do not cross the process boundary and the service process never imports vision
+    (OpenCV, numpy) to unpickle them.
+    """
     import cv2
 
     from vision import VisionError, annotate, decode_image
