@@ -203,7 +203,7 @@ function renderStatus(s) {
   // every other fault of the same cycle, each with its own diagnosis (the first one stopped the motion)
   $("fault-also").innerHTML = (f ? (s.diagnoses || []).slice(1) : []).map((d) =>
     `<div class="fault-also">${t("alsoFault")} ${d.code} ${d.side ? "(" + sideName(d.side) + ") " : ""}` +
-    `${esc(zh() ? d.meaning_zh : d.meaning)}: ${esc(zh() ? d.observed_zh : d.observed)}</div>`).join("");
+    `<b>${esc(zh() ? d.meaning_zh : d.meaning)}</b><br>${esc(zh() ? d.observed_zh : d.observed)}</div>`).join("");
   $("warnings").innerHTML = (s.warnings || []).map((w) =>
     `<div class="warning">${t("warning")} ${w.code}: ${esc(zh() ? w.observed_zh : w.observed)}</div>`).join("");
   if (s.selftest_running) { $("selftest-summary").textContent = t("running"); $("selftest").querySelector("tbody").innerHTML = ""; }
