@@ -93,6 +93,7 @@ let status = null, lastScore = null, lastSelftest = null, live = false, match = 
 let diceTouched = false;  // the dice method was changed by hand in the settings form
 let photo = null, editing = null;
 let seating = null;  // the hall's seating for this table (/api/seating), null without a tournament
+let simFaults = null;  // the simulator's injected faults as last read (shown again when the language changes)
 const $ = (id) => document.getElementById(id);
 const t = (k, ...a) => { const v = T[lang][k] ?? k; return typeof v === "function" ? v(...a) : v; };
 const zh = () => lang === "zh";
@@ -151,6 +152,7 @@ function applyLang() {
   if (lastScore) renderResult(lastScore);
   if (lastSelftest) renderSelftest(lastSelftest);
   if (photo) renderPhoto();
+  if (simFaults) showSimFaults(simFaults);
   renderFlowerInputs();
   showFileName();
   loadMatch();
@@ -684,7 +686,7 @@ $("btn-refill").onclick = () => quiet(api("POST", "/api/refill"));
 $("btn-stop").onclick = () => quiet(api("POST", "/api/stop"));
 $("btn-clear").onclick = () => quiet(api("POST", "/api/faults/clear"));
 // simulated faults: KIND[:SIDE][:NAME=VALUE,...]; Repair takes KIND[:SIDE] (or "all") and the part works again
-function showSimFaults(list) { $("sim-faults").textContent = t("injected") + ": " + (list.length ? list.join(", ") : t("none")); }
+function showSimFaults(list) { simFaults = list; $("sim-faults").textContent = t("injected") + ": " + (list.length ? list.join(", ") : t("none")); }
 function refreshSimFaults() { return quiet(api("GET", "/api/sim/fault", undefined, { where: () => {} }).then((r) => showSimFaults(r.faults))); }
 $("btn-inject").onclick = () => quiet(api("POST", "/api/sim/fault", { fault: $("fault-spec").value })
   .then((r) => { showMessage("✓ " + r.injected); refreshSimFaults(); }));
