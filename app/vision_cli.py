@@ -119,18 +119,16 @@ def cmd_camera(args: argparse.Namespace, out: IO[str] = sys.stdout, err: IO[str]
                ask: Callable[[str], str] = input) -> int:
     """``mjtable camera calibrate``: 0 when the calibration was found and stored, 1 otherwise
     (one line on ``err``). ``ask``: waits for the user between the live camera's two pictures."""
-    import dataclasses
-
     from controller import settings as ST
+    from controller.camera_setup import calibrate_camera, store_camera
     from vision import VisionError
     from vision.pipeline import default_recognizer
-    from vision.table_camera import calibrate
+    from vision.table_camera import TableCalibration
 
     try:
-        stored = ST.load(lenient=True)
         empty, hand = _camera_pictures(args, err, ask)
-        cal, seat = calibrate(empty, hand, default_recognizer(), args.bottom_seat)
-        path = ST.save(dataclasses.replace(stored, camera=cal.to_dict()))
+        setup = calibrate_camera(empty, hand, default_recognizer(), args.bottom_seat)
+        path = store_camera(setup.camera)
     except VisionError as e:
         return _fail(err, f"{e.code}: {e.message}")
     except (ST.SettingsError, ValueError) as e:
@@ -138,8 +136,9 @@ def cmd_camera(args: argparse.Namespace, out: IO[str] = sys.stdout, err: IO[str]
     except EOFError:
         return _fail(err, "camera calibrate stopped: no answer on the terminal (run it interactively, or give files)")
     if args.json:
-        out.write(json.dumps({"camera": cal.to_dict(), "seat": seat, "zones": cal.zones(), "settings": str(path)}) + "\n")
+        out.write(json.dumps({**setup.summary(), "settings": str(path)}) + "\n")
         return 0
+    cal, seat = TableCalibration.from_dict(setup.camera), setup.seat
     corners = "  ".join(f"({x:.0f}, {y:.0f})" for x, y in cal.corners)
     out.write(f"Play area  {corners} px in a {cal.picture[0]}x{cal.picture[1]} picture\n"
               f"View       {cal.side}x{cal.side} px from above; tile {cal.tile[0]:.0f}x{cal.tile[1]:.0f} px\n"

@@ -56,6 +56,8 @@ HTTP_BEAT_S = 1.0
 PHOTO_PATH = "/api/score/photo"
 #: the capture route: several frames of one hand (uploaded as multipart, or taken by the table's camera)
 CAPTURE_PATH = "/api/score/capture"
+#: the table camera's calibration: two pictures (uploaded, or named as taken by the camera)
+CALIBRATE_PATH = "/api/camera/calibrate"
 #: frames a capture votes over (``vision.voting.FRAMES``, which the service process does not import)
 CAPTURE_FRAMES = (3, 5)
 
@@ -198,8 +200,9 @@ def create_app(control: Control, log: EventLog, token: str, scorer: Scorer, *,
                   description="The automatic mahjong table (自动麻将机): control, diagnosis, scoring.")
     app.state.scorer = scorer
     limits = dataclasses.replace(limits or Limits(), large_bodies=(
-        (PHOTO_PATH, max_upload_bytes + 64 * 1024), (CAPTURE_PATH, CAPTURE_FRAMES[1] * (max_upload_bytes + 64 * 1024))),
-        length_required=frozenset({PHOTO_PATH, CAPTURE_PATH}))
+        (PHOTO_PATH, max_upload_bytes + 64 * 1024), (CAPTURE_PATH, CAPTURE_FRAMES[1] * (max_upload_bytes + 64 * 1024)),
+        (CALIBRATE_PATH, 2 * (max_upload_bytes + 64 * 1024))),
+        length_required=frozenset({PHOTO_PATH, CAPTURE_PATH, CALIBRATE_PATH}))
     app.add_middleware(Guard, router=app.router, token=token, limits=limits, connections=connections,
                        needs_token=lambda route: any(d.call is require_token for d in
                                                      getattr(getattr(route, "dependant", None), "dependencies", ())))
@@ -535,6 +538,88 @@ def create_app(control: Control, log: EventLog, token: str, scorer: Scorer, *,
             raise ServiceError("no such annotated photo (only the last few are kept): score the photo again", 404,
                                "not-found")
         return Response(jpeg, media_type="image/jpeg", headers={"Cache-Control": "private, max-age=3600"})
+
+    # ---- the table's own camera: the page's calibration step (issue 21) ----
+    @app.get("/api/camera")
+    async def camera_state() -> dict:
+        """``{"available": bool, "calibration": stored (settings ``camera``) or null}``: whether the
+        service has a table camera (``[camera]`` in table.toml, or ``--camera-image``) and how its
+        view is calibrated; with both, the page scores by ``POST /api/score/capture``."""
+        stored = await asyncio.to_thread(ST.load, None, True)
+        return {"available": scorer.has_camera, "calibration": stored.camera}
+
+    @app.post("/api/camera/picture", dependencies=[Auth])
+    async def camera_picture() -> dict:
+        """Take one picture with the table's camera for the calibration step, kept in memory (the
+        last 4): ``{"picture": key (give it to /api/camera/calibrate as empty or hand), "preview":
+        URL of a small JPEG, "size": [w, h] px}``. 404 with no camera, 503 when it fails."""
+        return await asyncio.to_thread(scorer.take_picture)
+
+    @app.post(CALIBRATE_PATH, dependencies=[Auth], openapi_extra={"requestBody": {"content": {
+        "multipart/form-data": {"schema": {"type": "object", "properties": {
+            "empty": {"type": "string", "format": "binary", "description": "the empty table (a file, or the key of "
+                      "a picture from POST /api/camera/picture)"},
+            "hand": {"type": "string", "format": "binary", "description": "a hand laid out in front of one seat "
+                     "(a file, or a picture's key)"},
+            "bottom_seat": {"type": "string", "enum": ["E", "S", "W", "N"], "default": "E"}},
+            "required": ["empty", "hand"]}}}}})
+    async def camera_calibrate(request: Request) -> dict:
+        """Calibrate the table's camera as ``mjtable camera calibrate`` does (one use-case,
+        ``controller.camera_setup``): the play area, the transform to a square view from above,
+        the tile size and the four seats' zones, stored in the settings (``camera``). Multipart:
+        ``empty`` and ``hand``, each an uploaded JPEG/PNG or the key of a picture the camera took
+        (``POST /api/camera/picture``), of one size; ``bottom_seat`` (E, S, W, N: the seat at the
+        pictures' bottom side). Answers ``{"camera", "seat" (where the hand lay, or null), "zones"
+        ({seat: [x1, y1, x2, y2]} px of the view), "view" (URL of the hand picture from above with
+        the zones drawn), "settings" (the file)}``; 422 ``calibration`` (no play area found, no
+        tile in the hand picture, pictures of two sizes) with ``message_zh``, nothing stored."""
+        if not request.headers.get("content-type", "").startswith("multipart/form-data"):
+            raise ServiceError("send multipart/form-data: empty and hand (files, or keys of pictures taken by "
+                               "POST /api/camera/picture) and bottom_seat", 422, "bad-value")
+        datas: list[bytes | None] = []
+        images: list[Any] = []
+        names: list[str] = []
+        async with request.form(max_files=3, max_fields=4) as form:
+            bottom = str(form.get("bottom_seat", "E"))
+            if bottom not in ("E", "S", "W", "N"):
+                raise ServiceError(f"bottom_seat {bottom[:8]!r}: allowed are E, S, W, N", 422, "bad-value")
+            for field in ("empty", "hand"):
+                part = form.get(field)
+                if part is None or part == "":
+                    what = "the empty table" if field == "empty" else "a hand laid out in front of one seat"
+                    raise ServiceError(f"{field}: send the picture of {what} (a file, or the key of a picture taken "
+                                       "by POST /api/camera/picture)", 422, "bad-value")
+                if isinstance(part, str):
+                    data, image = scorer.picture(part)
+                    name = f"the camera's {field} picture"
+                else:
+                    data, image = await part.read(max_upload_bytes + 1), None
+                    name = part.filename or field
+                    if len(data) > max_upload_bytes:
+                        raise ServiceError(f"{name} is larger than {max_upload_bytes} bytes", 413, "too-large")
+                    if not data:
+                        raise ServiceError(f"{name} is empty (0 bytes): send a JPEG or PNG picture", 415,
+                                           "not-an-image")
+                datas.append(data)
+                images.append(image)
+                names.append(name)
+        setup = await asyncio.to_thread(scorer.photos.calibrate, datas, images, names, bottom)
+
+        def store() -> str:
+            from controller.camera_setup import store_camera
+            try:
+                path = store_camera(setup["camera"])
+            except ST.SettingsError as e:
+                raise ServiceError(str(e), 503, "settings") from None
+            log.append("settings", {"changes": {"camera": "calibrated"}, "pending": False, "source": "page",
+                                    "seat": setup["seat"]})
+            hub.publish({"type": "event", "kind": "settings"})
+            return str(path)
+
+        path = await run(store)
+        view = f"/api/score/photo/{setup['jpeg']}.jpg" if setup["jpeg"] is not None else None
+        return {"camera": setup["camera"], "seat": setup["seat"], "zones": setup["zones"], "view": view,
+                "settings": path}
 
     # ---- the match and its score sheet (service.match_api), trends, log ----
     app.include_router(make_router(control=control, log=log, scorer=scorer, auth=require_token, run=run,

@@ -28,6 +28,8 @@ from .errors import ServiceError
 #: pixels of the long side of the annotated JPEG (each tile's label stays readable)
 ANNOTATED_LONG_SIDE = 1600
 JPEG_QUALITY = 85
+#: pixels of the long side of a camera picture's preview (the calibration step shows it)
+PREVIEW_LONG_SIDE = 800
 #: annotated pictures kept in memory for their URL
 KEEP_ANNOTATED = 8
 #: photos that may wait while one is read; more are refused with 503 and Retry-After
@@ -83,8 +85,6 @@ def _frames_job(datas: list[bytes | None], images: list[Any], names: list[str],
     exceptions do not cross the process boundary and the service process never imports vision
     (OpenCV, numpy) to unpickle them.
     """
-    import cv2
-
     from vision import VisionError, annotate, decode_image
     from vision.voting import capture_hand
     if _REC is None:
@@ -115,12 +115,7 @@ def _frames_job(datas: list[bytes | None], images: list[Any], names: list[str],
             result, rec = capture.recognition, capture.to_dict()
             picture, factor = frames[capture.reference], factors[capture.reference]
     except VisionError as e:
-        status, code = {"too-large": (413, "too-large"), "unreadable-image": (415, "not-an-image")}.get(
-            e.code, (422, "vision"))
-        bad = names[min(len(factors), len(names) - 1)]  # the frame being decoded
-        message = e.message if e.code != "unreadable-image" else (
-            f"{bad} is not an image the camera pipeline can read: send a JPEG or PNG photo")
-        return {"ok": False, "status": status, "code": code, "message": message}
+        return _error(e, names[min(len(factors), len(names) - 1)])  # the frame being decoded
     del frames
     for t in rec["tiles"] + rec["uncertain"] + rec["gaps"] + rec.get("dropped", []):
         t["box"] = [v * factor for v in t["box"]]
@@ -129,13 +124,67 @@ def _frames_job(datas: list[bytes | None], images: list[Any], names: list[str],
         rec["seat"] = seat
     out = annotate(picture, result)
     del picture
-    h, w = out.shape[:2]
-    s = ANNOTATED_LONG_SIDE / max(h, w)
+    return {"ok": True, "recognition": rec, "factor": factor, "jpeg": _jpeg(out)}
+
+
+def _jpeg(image: Any, long_side: int = ANNOTATED_LONG_SIDE) -> bytes | None:
+    """``image`` (HxWx3 BGR) as a JPEG of at most ``long_side`` px on its long side (None when it cannot be encoded)."""
+    import cv2
+    h, w = image.shape[:2]
+    s = long_side / max(h, w)
     if s < 1:
-        out = cv2.resize(out, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA)
-    ok, jpeg = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
-    return {"ok": True, "recognition": rec, "factor": factor,
-            "jpeg": jpeg.tobytes() if ok else None}
+        image = cv2.resize(image, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA)
+    ok, jpeg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
+    return jpeg.tobytes() if ok else None
+
+
+def _error(e: Any, name: str) -> dict[str, Any]:
+    """A VisionError as a job's plain answer ``{"ok": False, "status", "code", "message", "message_zh"}``."""
+    status, code = {"too-large": (413, "too-large"), "unreadable-image": (415, "not-an-image")}.get(
+        e.code, (422, "calibration" if e.code == "calibration" else "vision"))
+    message = e.message if e.code != "unreadable-image" else (
+        f"{name} is not an image the camera pipeline can read: send a JPEG or PNG photo")
+    return {"ok": False, "status": status, "code": code, "message": message,
+            "message_zh": getattr(e, "message_zh", None)}
+
+
+def _preview_job(data: bytes | None, image: Any, name: str) -> dict[str, Any]:
+    """A picture taken by the table's camera (``data``: a file's bytes, or ``image``: a frame) as a
+    small JPEG to show (long side ``PREVIEW_LONG_SIDE`` px): ``{"ok": True, "jpeg", "size": [w, h]}``,
+    or ``{"ok": False, ...}`` as ``_frames_job``."""
+    from vision import VisionError, decode_image
+    try:
+        if data is not None:
+            image, factor = decode_image(data, name)
+        else:
+            factor = 1
+    except VisionError as e:
+        return _error(e, name)
+    return {"ok": True, "jpeg": _jpeg(image, PREVIEW_LONG_SIDE),
+            "size": [image.shape[1] * factor, image.shape[0] * factor]}
+
+
+def _calibrate_job(datas: list[bytes | None], images: list[Any], names: list[str],
+                   bottom_seat: str) -> dict[str, Any]:
+    """Calibrate the table's camera from the empty table's picture and the laid-out hand's
+    (``datas[i]``: upload bytes, or ``images[i]``: a camera frame; ``names``: theirs for the
+    messages), by ``controller.camera_setup.calibrate_camera``, the use-case of ``mjtable camera
+    calibrate``. Returns ``{"ok": True, "setup": CameraSetup.summary(), "jpeg": the drawn view}`` or
+    ``{"ok": False, "status", "code", "message", "message_zh"}`` (422 ``calibration``: no play
+    area, no tile, ...). Nothing is stored here: the service stores on its control thread."""
+    from controller.camera_setup import calibrate_camera
+    from vision import VisionError, decode_image
+    if _REC is None:
+        return {"ok": False, "status": 503, "code": "vision",
+                "message": f"the camera pipeline cannot load its models: {_LOAD_ERROR}"}
+    pictures: list[Any] = []
+    try:
+        for data, image, name in zip(datas, images, names):
+            pictures.append(decode_image(data, name)[0] if data is not None else image)
+        setup = calibrate_camera(pictures[0], pictures[1], _REC, bottom_seat)
+    except VisionError as e:
+        return _error(e, names[min(len(pictures), len(names) - 1)])
+    return {"ok": True, "setup": setup.summary(), "jpeg": _jpeg(setup.view)}
 
 
 def _assemble_job(tiles: list[dict[str, Any]], win: int | None, rules: str = "mcr") -> dict[str, Any]:
@@ -228,25 +277,56 @@ class PhotoReader:
         ``datas[i]`` (upload bytes) or ``images[i]`` (a camera frame) and ``names[i]`` per frame;
         ``camera``: the table camera's calibration (read in its view, the seat reported);
         ``rules``: the rule system whose hand is assembled (its size, tile set and flowers)."""
+        r = self._job(_frames_job, datas, images, names, camera, rules)
+        key = self._keep(r["jpeg"], r["recognition"])
+        url = f"/api/score/photo/{key}.jpg" if key is not None else None
+        return {"recognition": r["recognition"], "annotated": url, "photo": key}
+
+    def preview(self, data: bytes | None = None, image: Any = None, name: str = "the camera's picture") -> dict[str, Any]:
+        """A small JPEG of a picture taken by the table's camera (``_preview_job``), kept like the
+        annotated photos: ``{"jpeg": key or None, "size": [w, h] px of the picture}``. Raises as ``read``."""
+        r = self._job(_preview_job, data, image, name)
+        return {"jpeg": self._keep(r["jpeg"]), "size": r["size"]}
+
+    def calibrate(self, datas: list[bytes | None], images: list[Any], names: list[str],
+                  bottom_seat: str = "E") -> dict[str, Any]:
+        """The table camera's calibration from [empty table, laid-out hand] (``_calibrate_job``:
+        ``controller.camera_setup.calibrate_camera``), not stored: ``{**CameraSetup.summary(),
+        "jpeg": key of the drawn view or None}``. Raises ServiceError 422 ``calibration`` (with
+        ``message_zh``), 413, 415, 503 as ``read``."""
+        r = self._job(_calibrate_job, datas, images, names, bottom_seat)
+        return {**r["setup"], "jpeg": self._keep(r["jpeg"])}
+
+    def _job(self, fn, *args) -> dict[str, Any]:
+        """Run a picture job in the worker, one at a time with ``MAX_WAITING`` waiting (``Busy``
+        beyond); its ``{"ok": False}`` answer raised as a ServiceError (with ``message_zh``)."""
         if not self._slots.acquire(blocking=False):
             raise Busy()
         try:
-            r = self._submit(_frames_job, datas, images, names, camera, rules)
+            r = self._submit(fn, *args)
         finally:
             self._slots.release()
         if not r["ok"]:
-            raise ServiceError(r["message"], r["status"], r["code"])
+            e = ServiceError(r["message"], r["status"], r["code"])
+            if r.get("message_zh"):
+                e.message_zh = r["message_zh"]
+            raise e
         self.loaded = True
-        url = key = None
-        if r["jpeg"] is not None:
-            key = secrets.token_urlsafe(9)
-            with self._lock:
-                self._jpegs[key] = r["jpeg"]
-                self._readings[key] = r["recognition"]
-                while len(self._jpegs) > KEEP_ANNOTATED:
-                    self._readings.pop(self._jpegs.popitem(last=False)[0], None)
-            url = f"/api/score/photo/{key}.jpg"
-        return {"recognition": r["recognition"], "annotated": url, "photo": key}
+        return r
+
+    def _keep(self, jpeg: bytes | None, reading: dict[str, Any] | None = None) -> str | None:
+        """Keep ``jpeg`` (and the recognition it shows) in memory under a new key, the last
+        ``KEEP_ANNOTATED`` kept; None for no picture."""
+        if jpeg is None:
+            return None
+        key = secrets.token_urlsafe(9)
+        with self._lock:
+            self._jpegs[key] = jpeg
+            if reading is not None:
+                self._readings[key] = reading
+            while len(self._jpegs) > KEEP_ANNOTATED:
+                self._readings.pop(self._jpegs.popitem(last=False)[0], None)
+        return key
 
     def reading(self, key: str) -> dict[str, Any] | None:
         """The recognition of the kept photo ``key`` (None when unknown or no longer kept)."""

@@ -9,6 +9,8 @@ next capture opens it afresh.
 
 from __future__ import annotations
 
+import collections
+import secrets
 import threading
 from pathlib import Path
 from typing import Any
@@ -19,6 +21,8 @@ from .photos import PhotoReader
 #: the live camera's frame size (px): 3 MP, the binned full-field mode of the Pi camera module 3
 #: (4608x2592 sensor); enough to read tiles, a quarter of the sensor's pixels to move and decode
 CAMERA_SIZE = (2304, 1296)
+#: pictures taken for the camera's calibration kept in memory (a frame of CAMERA_SIZE is 9 MB)
+KEEP_TAKEN = 4
 
 
 class Scorer:
@@ -39,6 +43,12 @@ class Scorer:
         self.photos = PhotoReader()
         self._cam: Any = None
         self._cam_lock = threading.Lock()
+        self._taken: collections.OrderedDict[str, tuple[bytes | None, Any]] = collections.OrderedDict()
+
+    @property
+    def has_camera(self) -> bool:
+        """A table camera is configured (a live one, or a picture file standing in for it)."""
+        return self.camera_image is not None or self.camera_source is not None
 
     # -- the pipeline --
     def load(self) -> None:
@@ -75,6 +85,33 @@ class Scorer:
         images = [self.capture() for _ in range(frames)]
         return self.photos.read_frames([None] * frames, images, [f"the camera's frame {i + 1}" for i in range(frames)],
                                        calibration, rules)
+
+    def take_picture(self) -> dict[str, Any]:
+        """One picture from the table's camera, kept in memory (the last ``KEEP_TAKEN``) for the
+        calibration step (``picture``): ``{"picture": key, "preview": URL of a small JPEG, "size":
+        [w, h] px}``. Raises ServiceError 404 with no camera, 503 as ``capture``."""
+        if self.camera_image is not None:
+            data, image = self._file_bytes(self.camera_image), None
+        else:
+            data, image = None, self.capture()
+        shown = self.photos.preview(data, image)
+        key = secrets.token_urlsafe(9)
+        with self._cam_lock:
+            self._taken[key] = (data, image)
+            while len(self._taken) > KEEP_TAKEN:
+                self._taken.popitem(last=False)
+        url = f"/api/score/photo/{shown['jpeg']}.jpg" if shown["jpeg"] is not None else None
+        return {"picture": key, "preview": url, "size": shown["size"]}
+
+    def picture(self, key: str) -> tuple[bytes | None, Any]:
+        """A picture ``take_picture`` kept: (file bytes or None, frame or None). Raises ServiceError
+        404 when it is not kept (any more)."""
+        with self._cam_lock:
+            got = self._taken.get(key)
+        if got is None:
+            raise ServiceError(f"no camera picture {key!r} is kept (only the last {KEEP_TAKEN} are): take it again",
+                               404, "not-found")
+        return got
 
     @staticmethod
     def _file_bytes(path: Path) -> bytes:

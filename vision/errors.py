@@ -9,6 +9,7 @@ class VisionError(Exception):
     Attributes:
         code: stable machine-readable code, one of ``CODES``.
         message: one-line explanation naming what was wrong and what is allowed.
+        message_zh: the same in Chinese where the package writes one (the table page shows it), or None.
     """
 
     CODES = (
@@ -24,9 +25,10 @@ class VisionError(Exception):
         "calibration",       # the table camera's calibration failed (no play area, no hand, an unknown seat)
     )
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, message_zh: str | None = None) -> None:
         if code not in self.CODES:  # programming error inside the package
             raise AssertionError(f"unknown VisionError code {code!r}")
         self.code = code
         self.message = message
+        self.message_zh = message_zh
         super().__init__(message)

@@ -45,6 +45,10 @@ FELT_DISTANCE = 28.0
 MIN_AREA = 0.15
 #: Depth of a seat's layout zone, in tile heights.
 ZONE_TILES = 4.0
+_NO_FELT_ZH = "没有找到台面：画面中间不是台面；请把相机对准空桌，台面在画面中间"
+_EDGE_ZH = {"left": "左", "top": "上", "right": "右", "bottom": "下"}
+#: Colours (BGR) of the seats' zones in ``draw_view``: the hand's seat filled, the others outlined.
+ZONE_COLOURS = {"E": (40, 40, 200), "S": (200, 110, 30), "W": (60, 150, 40), "N": (150, 40, 140)}
 #: Quarter turns (counter-clockwise, ``np.rot90``) that bring each side of the square to the
 #: bottom: bottom 0, right 3 (clockwise once), top 2, left 1.
 _TURNS = (0, 3, 2, 1)
@@ -170,13 +174,15 @@ def find_play_area(empty: np.ndarray) -> np.ndarray:
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     if not contours:
         raise VisionError("calibration", "no play area found: the middle of the picture is not the table's felt; "
-                          "point the camera at the empty table, the felt in the middle")
+                          "point the camera at the empty table, the felt in the middle", _NO_FELT_ZH)
     outline = cv2.convexHull(max(contours, key=cv2.contourArea))
     area = cv2.contourArea(outline) / (H * W)
     if area < MIN_AREA:
         raise VisionError("calibration", f"no play area found: the largest region of the felt's colour covers "
                           f"{100 * area:.0f}% of the picture (at least {100 * MIN_AREA:.0f}% needed); point the "
-                          "camera at the empty table, the whole felt in view")
+                          "camera at the empty table, the whole felt in view",
+                          f"没有找到台面：与台面同色的最大区域只占画面的 {100 * area:.0f}%（至少要 {100 * MIN_AREA:.0f}%）；"
+                          "请把相机对准空桌，整块台面都在画面内")
     perimeter = cv2.arcLength(outline, True)
     for eps in (0.01, 0.02, 0.03, 0.05, 0.08):
         quad = cv2.approxPolyDP(outline, eps * perimeter, True)
@@ -186,14 +192,16 @@ def find_play_area(empty: np.ndarray) -> np.ndarray:
     if len(quad) != 4 or abs(1 - fit) > 0.05:
         raise VisionError("calibration", "no play area found: the felt's outline is not four-sided (" + (
             f"{len(quad)} corners" if len(quad) != 4 else f"the best quadrilateral covers {100 * fit:.0f}% of it") +
-            "); clear the table and make sure the whole felt is in view")
+            "); clear the table and make sure the whole felt is in view",
+            "没有找到台面：台面的轮廓不是四边形；请清空桌面，让整块台面都在画面内")
     border = 0.01 * min(H, W)
     q = quad.reshape(4, 2)
     for name, on in (("left", q[:, 0] <= border), ("top", q[:, 1] <= border), ("right", q[:, 0] >= W - 1 - border),
                      ("bottom", q[:, 1] >= H - 1 - border)):
         if on.sum() >= 2:
             raise VisionError("calibration", f"no play area found: the felt's colour runs out of the picture's {name} "
-                              "edge; move the camera so that the whole felt and its edges are in view")
+                              "edge; move the camera so that the whole felt and its edges are in view",
+                              f"没有找到台面：台面的颜色延伸出画面的{_EDGE_ZH[name]}边；请移动相机，让整块台面连同边缘都在画面内")
     return _refined(_ordered(quad.reshape(4, 2).astype(np.float64)), max(contours, key=cv2.contourArea).reshape(-1, 2))
 
 
@@ -245,7 +253,8 @@ def calibrate(empty: np.ndarray, hand: np.ndarray | None = None, recognizer: Any
             two sizes; an unknown seat), ``bad-image``.
     """
     if bottom_seat not in SEATS:
-        raise VisionError("calibration", f"bottom seat {bottom_seat!r}: allowed are {', '.join(SEATS)}")
+        raise VisionError("calibration", f"bottom seat {bottom_seat!r}: allowed are {', '.join(SEATS)}",
+                          f"画面下方的座位 {bottom_seat!r} 不对：可选 东(E)、南(S)、西(W)、北(N)")
     corners = find_play_area(empty)
     edges = [np.hypot(*(corners[i] - corners[(i + 1) % 4])) for i in range(4)]
     side = int(round(float(np.mean(edges))))
@@ -258,12 +267,13 @@ def calibrate(empty: np.ndarray, hand: np.ndarray | None = None, recognizer: Any
     check_image(hand)
     if hand.shape != empty.shape:
         raise VisionError("calibration", f"the hand picture is {hand.shape[1]}x{hand.shape[0]} px, the empty table's "
-                          f"{empty.shape[1]}x{empty.shape[0]}: take both with the same camera at the same size")
+                          f"{empty.shape[1]}x{empty.shape[0]}: take both with the same camera at the same size",
+                          "两张照片大小不同：请用同一台相机、同一尺寸拍空桌和手牌")
     view = cal.rectify(hand)
     tiles = recognizer.find_tiles(view)
     if not tiles:
         raise VisionError("calibration", "no tile found in the hand picture: lay a hand out in front of one seat "
-                          "and take the picture again")
+                          "and take the picture again", "手牌照片中没有找到牌：请在一个座位前摆好一手牌，再拍一次")
     seat = cal.seat_of([t.centre for t in tiles])
     turned = cal.turned(view, seat) if seat is not None and seat != cal.seats()[0] else view
     if turned is not view:
@@ -291,3 +301,37 @@ def seat_views(cal: TableCalibration, frames: Sequence[np.ndarray], detector: An
     boxes = detector.detect(views[0]) if views else []
     seat = cal.seat_of([((b[0] + b[2]) / 2, (b[1] + b[3]) / 2) for b in boxes])
     return ([cal.turned(v, seat) for v in views] if seat is not None else views), seat
+
+
+def draw_view(cal: TableCalibration, picture: np.ndarray, seat: str | None = None) -> np.ndarray:
+    """``picture`` (a camera picture of the calibrated size, e.g. the laid-out hand) as the
+    calibration sees it: rectified (``TableCalibration.rectify``), each seat's layout zone
+    (``zones``) outlined in its colour (``ZONE_COLOURS``) and named (E, S, W, N) at its side's
+    middle, the zone of ``seat`` (the hand's, or None) shaded.
+
+    Returns:
+        side x side x 3 BGR uint8. Raises VisionError ``bad-image`` as ``rectify``.
+    """
+    view = cal.rectify(picture).copy()
+    s = cal.side
+    width = max(2, s // 250)
+    if seat is not None:
+        x1, y1, x2, y2 = (int(round(v)) for v in cal.zones()[seat])
+        shade = view.copy()
+        cv2.rectangle(shade, (x1, y1), (x2 - 1, y2 - 1), ZONE_COLOURS[seat], -1)
+        view = cv2.addWeighted(shade, 0.3, view, 0.7, 0)
+    bottom, right, top, left = cal.seats()
+    anchors = {bottom: (0.5, 0.93), right: (0.93, 0.5), top: (0.5, 0.07), left: (0.07, 0.5)}
+    scale = max(0.6, s / 500)
+    for name, (x1, y1, x2, y2) in cal.zones().items():
+        inset = width if name != seat else 2 * width
+        cv2.rectangle(view, (int(x1) + inset, int(y1) + inset), (int(x2) - 1 - inset, int(y2) - 1 - inset),
+                      ZONE_COLOURS[name], width * (2 if name == seat else 1))
+        ax, ay = anchors[name]
+        (tw, th), _ = cv2.getTextSize(name, cv2.FONT_HERSHEY_SIMPLEX, scale, 2 * width)
+        centre = (int(ax * s), int(ay * s))
+        cv2.circle(view, centre, int(0.9 * max(tw, th)), (255, 255, 255), -1)
+        cv2.circle(view, centre, int(0.9 * max(tw, th)), ZONE_COLOURS[name], width)
+        cv2.putText(view, name, (centre[0] - tw // 2, centre[1] + th // 2), cv2.FONT_HERSHEY_SIMPLEX, scale,
+                    ZONE_COLOURS[name], 2 * width, cv2.LINE_AA)
+    return view
