@@ -320,18 +320,22 @@ def draw_view(cal: TableCalibration, picture: np.ndarray, seat: str | None = Non
         shade = view.copy()
         cv2.rectangle(shade, (x1, y1), (x2 - 1, y2 - 1), ZONE_COLOURS[seat], -1)
         view = cv2.addWeighted(shade, 0.3, view, 0.7, 0)
-    bottom, right, top, left = cal.seats()
-    anchors = {bottom: (0.5, 0.93), right: (0.93, 0.5), top: (0.5, 0.07), left: (0.07, 0.5)}
     scale = max(0.6, s / 500)
+    (tw, th), _ = cv2.getTextSize("W", cv2.FONT_HERSHEY_SIMPLEX, scale, 2 * width)
+    radius = int(0.9 * max(tw, th))
+    bottom, right, top, left = cal.seats()
+    # each name just inside the middle, beside its zone's inner edge (clear of the tiles laid along the side)
+    z = cal.zones()
+    inner = {bottom: (s / 2, z[bottom][1] - 1.3 * radius), right: (z[right][0] - 1.3 * radius, s / 2),
+             top: (s / 2, z[top][3] + 1.3 * radius), left: (z[left][2] + 1.3 * radius, s / 2)}
     for name, (x1, y1, x2, y2) in cal.zones().items():
         inset = width if name != seat else 2 * width
         cv2.rectangle(view, (int(x1) + inset, int(y1) + inset), (int(x2) - 1 - inset, int(y2) - 1 - inset),
                       ZONE_COLOURS[name], width * (2 if name == seat else 1))
-        ax, ay = anchors[name]
         (tw, th), _ = cv2.getTextSize(name, cv2.FONT_HERSHEY_SIMPLEX, scale, 2 * width)
-        centre = (int(ax * s), int(ay * s))
-        cv2.circle(view, centre, int(0.9 * max(tw, th)), (255, 255, 255), -1)
-        cv2.circle(view, centre, int(0.9 * max(tw, th)), ZONE_COLOURS[name], width)
+        centre = tuple(int(min(max(v, radius), s - radius)) for v in inner[name])
+        cv2.circle(view, centre, radius, (255, 255, 255), -1)
+        cv2.circle(view, centre, radius, ZONE_COLOURS[name], width)
         cv2.putText(view, name, (centre[0] - tw // 2, centre[1] + th // 2), cv2.FONT_HERSHEY_SIMPLEX, scale,
                     ZONE_COLOURS[name], 2 * width, cv2.LINE_AA)
     return view
