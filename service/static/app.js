@@ -274,7 +274,7 @@ function connect() {
   es.addEventListener("event", (e) => {
     const m = JSON.parse(e.data);
     if (m.kind === "score") loadMatch();
-    if (m.kind === "settings") loadSettings();
+    if (m.kind === "settings") { loadSettings(); loadCamera(); }
     if (m.kind === "cycle") loadTrends();
     loadLog();
   });
@@ -463,7 +463,10 @@ function winOptions() {
   if ($("discarder").value) o.discarder = $("discarder").value;
   return o;
 }
-function showFileName() { const f = $("photo").files[0]; $("photo-name").textContent = f ? f.name : t("noFile"); }
+function showFileName() {
+  const fs = $("photo").files;
+  $("photo-name").textContent = fs.length > 1 ? t("nFrames", fs.length) : fs.length ? fs[0].name : t("noFile");
+}
 function clearResult() { lastScore = null; $("result").hidden = true; }
 function resetForm() {
   $("hand").value = ""; $("photo").value = ""; showFileName(); setFlowers(0);
@@ -510,8 +513,12 @@ async function submitScore(e) {
   e.preventDefault();
   scoreError("");
   clearResult();
-  const file = $("photo").files[0];
-  if (file && !editing) return readPhoto(file);
+  const files = [...$("photo").files];
+  if (files.length && !editing) {
+    if (files.length === 1) return readPhoto(files[0]);
+    if (files.length >= 3 && files.length <= 5) return readCapture(files);
+    return scoreError(t("framesCount", files.length));
+  }
   const body = { hand: $("hand").value.trim(), ...winOptions() };
   const req = editing ? api("PUT", `/api/match/hands/${editing.id}`, body, { where: scoreError })
     : api("POST", "/api/match/hand", body, { where: scoreError });
@@ -525,20 +532,46 @@ function recordDraw() {
 }
 
 // ---- the photo: checked tile by tile before it is scored ----
+const readOptions = () => (isMcr() ? {} : { rules: match.rules });  // read as a hand of the match's rules (its size, flowers)
 async function readPhoto(file) {
   const fd = new FormData();
   fd.append("photo", file);
-  if (!isMcr()) fd.append("options", JSON.stringify({ rules: match.rules }));  // read as a hand of the match's rules (its size, flowers)
-  $("photo-check").hidden = true;
+  if (!isMcr()) fd.append("options", JSON.stringify(readOptions()));
+  return showReading(api("POST", "/api/score/photo", fd, { form: true, where: scoreError }));
+}
+// several frames of one hand, voted per tile (POST /api/score/capture): uploaded (3-5 files), or
+// taken by the table's camera (files null: 5 frames; read in its calibrated view, the seat reported)
+async function readCapture(files) {
+  let req;
+  if (files) {
+    const fd = new FormData();
+    for (const f of files) fd.append("frames", f);
+    if (!isMcr()) fd.append("options", JSON.stringify(readOptions()));
+    req = api("POST", "/api/score/capture", fd, { form: true, where: scoreError });
+  } else req = api("POST", "/api/score/capture", { frames: 5, ...readOptions() }, { where: scoreError });
+  return showReading(req);
+}
+async function showReading(req) {
+  $("photo-check").hidden = true; $("seat-note").hidden = true;
   scoreError(t("reading"));
-  const d = await api("POST", "/api/score/photo", fd, { form: true, where: scoreError }).catch(() => null);
+  const d = await req.catch(() => null);
   if (!d) return;
   const rec = d.recognition;
   const doubtful = new Set(rec.uncertain.map((u) => u.box.join(",")));
-  photo = { id: d.photo, url: d.annotated, size: rec.image_size, problem: d.problem,
-    tiles: rec.tiles.map((x, i) => ({ ...x, index: i, read: x.tile, doubtful: doubtful.has(x.box.join(",")), checked: false })),
-    gaps: rec.gaps || [], win: null };
+  photo = { id: d.photo, url: d.annotated, size: rec.image_size, problem: d.problem, frames: rec.frames || 1,
+    tiles: rec.tiles.map((x, i) => ({ ...x, index: i, read: x.tile, doubtful: doubtful.has(x.box.join(",")) || !!x.changed,
+      checked: false })), gaps: rec.gaps || [], win: null, seat: rec.seat };
+  // the seat whose zone held the hand (the table's calibrated camera) is the winner's: the player can change it
+  if (rec.seat) $("winner").value = rec.seat;
   renderPhoto();
+}
+// where the table's camera saw the hand; the winner's seat (and with it the seat wind) set from it
+function renderSeatNote() {
+  const p = photo, el = $("seat-note");
+  el.hidden = !p || p.seat === undefined;
+  if (el.hidden) return;
+  const c = match && match.current;
+  el.textContent = p.seat ? t("seatSeen", sideName(p.seat), c ? sideName(c.seat_winds[p.seat]) : null) : t("seatNone");
 }
 function renderPhoto() {
   const p = photo;
@@ -552,7 +585,8 @@ function renderPhoto() {
   $("photo-inner").style.aspectRatio = `${W} / ${H}`;
   $("overlay").innerHTML = p.tiles.map((x) => {
     const [x1, y1, x2, y2] = x.box;
-    const cls = ["tile", x.doubtful && !x.checked ? "doubtful" : "", x.tile !== x.read ? "corrected" : "", p.win === x.index ? "win" : ""].join(" ");
+    const cls = ["tile", x.doubtful && !x.checked ? "doubtful" : "", x.changed ? "changed" : "", x.tile !== x.read ? "corrected" : "",
+      p.win === x.index ? "win" : ""].join(" ");
     return `<button type="button" class="${cls}" data-index="${x.index}" data-tile="${x.tile}"><span>${esc(tileZh(x.tile))}</span></button>`;
   }).join("") + p.gaps.map((g, i) => `<div class="gap" data-gap="${i}" title="${esc(t("gapHere"))}"><span>?</span></div>`).join("");
   // where the layout check says a tile seems to be missing (vision.assemble.Gap): placed like the tiles
@@ -569,15 +603,18 @@ function renderPhoto() {
     b.onclick = () => openPicker(+b.dataset.index);
   });
   const left = p.tiles.filter((x) => x.doubtful && !x.checked).length;
-  $("photo-status").textContent = (left ? t("toConfirm", left) : t("allChecked")) +
-    (p.gaps.length ? " · " + t("gapsToCheck", p.gaps.length) : "");
+  const changed = p.tiles.filter((x) => x.changed).length;
+  $("photo-status").textContent = (p.frames > 1 ? t("framesVoted", p.frames) + (changed ? t("changedTiles", changed) : "") + " · " : "") +
+    (left ? t("toConfirm", left) : t("allChecked")) + (p.gaps.length ? " · " + t("gapsToCheck", p.gaps.length) : "");
+  renderSeatNote();
   $("btn-photo-score").disabled = left > 0;
 }
 let picking = null;
 function openPicker(i) {
   picking = i;
   const x = photo.tiles[i];
-  $("picker-title").textContent = t("readAs", tileZh(x.read), x.confidence.toFixed(2));
+  $("picker-title").textContent = t("readAs", tileZh(x.read), x.confidence.toFixed(2)) + (x.votes && photo.frames > 1 ?
+    " · " + t("votes", Object.entries(x.votes).map(([k, n]) => `${tileZh(k)}×${n}`).join(zh() ? "，" : ", "), photo.frames) : "");
   const all = [..."123456789"].map((n) => n + "m").concat([..."123456789"].map((n) => n + "p"), [..."123456789"].map((n) => n + "s"),
     [..."ESWNCFP"], [1, 2, 3, 4, 5, 6, 7, 8].map((n) => n + "f"), ["back"]);
   $("picker-tiles").innerHTML = all.map((c) => `<button type="button" class="pick${c === x.tile ? " current" : ""}" data-tile="${c}">${esc(tileZh(c))}</button>`).join("");
@@ -596,7 +633,7 @@ async function scorePhoto() {
   if (body.flowers === 0 || (Array.isArray(body.flowers) && !body.flowers.length)) delete body.flowers;  // the photo's own
   const d = await api("POST", "/api/match/photo", body, { where: scoreError }).catch(() => null);
   if (!d) return;
-  photo = null; $("photo-check").hidden = true;
+  photo = null; $("photo-check").hidden = true; $("seat-note").hidden = true;
   afterChange(d); renderResult(d); resetForm();
 }
 
@@ -662,7 +699,7 @@ function eventSummary(e) {
   if (e.kind === "score") return `${d.hand ? setText(d.hand) : ""} ${d.total ?? ""}${d.winner ? " " + sideName(d.winner) : ""}`;
   if (e.kind === "match") return d.action === "new" ? `${t("newMatch")}: ${(d.players || []).join(", ")}` : `${zh() ? { undo: "撤销", delete: "删除", edit: "修改" }[d.action] : d.action} #${d.target}`;
   if (e.kind === "cycle") return d.dice && (zh() ? d.dice.text_zh : d.dice.text_en) || "";
-  if (e.kind === "settings") return Object.entries(d.changes || {}).map(([k, v]) => `${zh() ? { tile_count: "牌数", dice_method: "掷骰方法", dealer: "庄家", rules: "规则" }[k] || k : k}=${k === "dealer" ? sideName(v) : v}`).join(" ");
+  if (e.kind === "settings") return Object.entries(d.changes || {}).map(([k, v]) => `${zh() ? { tile_count: "牌数", dice_method: "掷骰方法", dealer: "庄家", rules: "规则", camera: "相机" }[k] || k : k}=${k === "dealer" ? sideName(v) : k === "camera" && zh() ? "已校准" : v}`).join(" ");
   if (e.kind === "selftest") return d.passed ? t("pass") : t("fail");
   if (e.kind === "operator") return (zh() ? ACTION_ZH[d.action] || "" : d.action + (d.fault ? " " + d.fault : "")) +
     (d.source === "button" ? (zh() ? "（按键）" : " (button)") : "") + (d.refused ? (zh() ? " 被拒绝" : " refused") : "");
@@ -768,6 +805,99 @@ function renderSeating() {
 $("btn-t-start").onclick = () => quiet(api("POST", "/api/match/new", { players: seating.players, practice: "mcr" })
   .then((d) => { afterChange(d); clearResult(); stopEdit(); }));
 $("lang").addEventListener("click", renderSeating);
+
+// ---- the table's own camera (issue 21): its calibration step (POST /api/camera/calibrate, the use-case
+// of `mjtable camera calibrate`) and, once there is a camera, scoring by several frames voted ----
+Object.assign(T.zh, { tableCamera: "牌桌相机", calibrateCamera: "校准相机", stepEmpty: "清空桌面，拍一张空桌",
+  stepHand: "在一个座位前摆好一手牌，再拍一张", takeWithCamera: "用牌桌相机拍", uploadPicture: "上传照片",
+  bottomSeat: "画面下方的座位", calibrateSave: "校准并保存", captureHand: "用牌桌相机拍（5 帧）",
+  camNone: "没有配置牌桌相机（可上传照片校准）", camNotCalibrated: "未校准：计分时不会判断座位",
+  camCalibrated: (b, w, h) => `已校准：画面下方是${b}座，牌约 ${w}×${h} 像素`, camTaking: "正在拍照…", camWorking: "正在校准…",
+  camDone: (s) => s ? `已保存。手牌在${s}座的区域（深色）。` : "已保存，但手牌不在任何座位的区域内：请在座位前摆牌再校准。",
+  camLegend: "俯视图：四个座位的摆牌区已画出", camTaken: "已拍", camFile: "已选",
+  framesCount: (n) => `选了 ${n} 张照片：请选 1 张，或同一手牌的 3-5 张`, nFrames: (n) => `${n} 张（同一手牌，逐张投票）`,
+  framesVoted: (n) => `${n} 帧投票`, changedTiles: (n) => `，${n} 张牌各帧读法不同（须确认）`,
+  votes: (v, n) => `${n} 帧中：${v}`, seatSeen: (s, w) => `相机看到手牌摆在${s}座：和牌者已设为${s}${w ? `（门风${w}）` : ""}，不对可改。`,
+  seatNone: "手牌不在任何座位的摆牌区：请选择和牌者。" });
+Object.assign(T.en, { tableCamera: "Table camera", calibrateCamera: "Calibrate camera", stepEmpty: "Clear the table and take the empty table",
+  stepHand: "Lay a hand out in front of one seat and take it", takeWithCamera: "Take with the table camera", uploadPicture: "Upload a picture",
+  bottomSeat: "Seat at the picture's bottom", calibrateSave: "Calibrate and save", captureHand: "Table camera (5 frames)",
+  camNone: "no table camera configured (calibrate from uploaded pictures)", camNotCalibrated: "not calibrated: scoring will not tell the seat",
+  camCalibrated: (b, w, h) => `calibrated: ${b} at the picture's bottom, tiles about ${w}×${h} px`, camTaking: "taking the picture…",
+  camWorking: "calibrating…",
+  camDone: (s) => s ? `Saved. The hand lies in seat ${s}'s zone (shaded).` : "Saved, but the hand lies in no seat's zone: lay it in front of a seat and calibrate again.",
+  camLegend: "seen from above, the four seats' layout zones drawn", camTaken: "taken", camFile: "chosen",
+  framesCount: (n) => `${n} photos chosen: choose 1, or 3-5 of the same hand`, nFrames: (n) => `${n} frames of one hand (voted)`,
+  framesVoted: (n) => `${n} frames voted`, changedTiles: (n) => `, ${n} tile(s) read differently between frames (to confirm)`,
+  votes: (v, n) => `in ${n} frames: ${v}`, seatSeen: (s, w) => `The camera saw the hand at seat ${s}: winner set to ${s}${w ? ` (seat wind ${w})` : ""}; change it if wrong.`,
+  seatNone: "The hand lies in no seat's zone: choose the winner." });
+CODE_ZH.calibration = "相机校准失败";
+let cam = null;  // GET /api/camera: {available, calibration}
+const camPics = { empty: null, hand: null };  // each {key} (taken by the camera) or {file}, with its preview
+let camResult = null;
+async function loadCamera() {
+  const r = await fetch("/api/camera").catch(() => null);
+  if (r && r.ok) { cam = await r.json(); renderCamera(); }
+}
+function renderCamera() {
+  if (!cam) return;
+  const c = cam.calibration;
+  $("cam-state").textContent = (cam.available ? "" : t("camNone") + " · ") +
+    (c ? t("camCalibrated", sideName(c.bottom_seat), Math.round(c.tile[0]), Math.round(c.tile[1])) : t("camNotCalibrated"));
+  $("cam-state").dataset.calibrated = c ? "yes" : "no";
+  document.querySelectorAll("#cam-steps button.take").forEach((b) => { b.hidden = !cam.available; });
+  $("btn-capture").hidden = !cam.available;
+  for (const o of $("cam-bottom").options) o.textContent = sideName(o.value);
+  if (c && !$("cam-bottom").dataset.touched) $("cam-bottom").value = c.bottom_seat;
+  $("btn-calibrate").disabled = !(camPics.empty && camPics.hand);
+  if (camResult) {
+    $("cam-summary").textContent = t("camDone", camResult.seat ? sideName(camResult.seat) : null) + " " + t("camLegend");
+    $("cam-view").alt = t("camLegend");
+  }
+}
+function showPicture(which, pic) {
+  camPics[which] = pic;
+  $("prev-" + which).src = pic.preview; $("prev-" + which).hidden = false;
+  $("prev-" + which).dataset.source = pic.key ? "camera" : "file";
+  renderCamera();
+}
+const camError = (m) => { $("cam-error").textContent = m; };
+async function takePicture(which) {
+  camError(t("camTaking"));
+  const r = await api("POST", "/api/camera/picture", undefined, { where: camError }).catch(() => null);
+  if (r) showPicture(which, { key: r.picture, preview: r.preview });
+}
+function pictureChosen(which) {
+  const f = $("file-" + which).files[0];
+  if (!f) return;
+  if (camPics[which] && camPics[which].file) URL.revokeObjectURL(camPics[which].preview);
+  showPicture(which, { file: f, preview: URL.createObjectURL(f) });
+  $("file-" + which).value = "";
+}
+async function calibrateCamera() {
+  const fd = new FormData();
+  for (const w of ["empty", "hand"]) { const p = camPics[w]; if (p.file) fd.append(w, p.file); else fd.append(w, p.key); }
+  fd.append("bottom_seat", $("cam-bottom").value);
+  $("cam-result").hidden = true; camResult = null;
+  camError(t("camWorking"));
+  $("btn-calibrate").disabled = true;
+  const r = await api("POST", "/api/camera/calibrate", fd, { form: true, where: camError }).catch(() => null);
+  $("btn-calibrate").disabled = false;
+  if (!r) return;
+  camResult = r;
+  $("cam-view").src = r.view; $("cam-result").hidden = false;
+  cam = { ...(cam || { available: false }), calibration: r.camera };
+  renderCamera();
+}
+for (const w of ["empty", "hand"]) {
+  $("btn-take-" + w).onclick = () => takePicture(w);
+  $("file-" + w).onchange = () => pictureChosen(w);
+}
+$("btn-calibrate").onclick = calibrateCamera;
+$("cam-bottom").onchange = () => { $("cam-bottom").dataset.touched = "1"; };
+$("btn-capture").onclick = () => { scoreError(""); clearResult(); readCapture(null); };
+$("lang").addEventListener("click", () => { renderCamera(); if (photo) renderSeatNote(); });
+loadCamera();
 
 fetch("/api/selftest").then((r) => r.json()).then((d) => { if (d.report) renderSelftest(d.report); });
 showMessage("");
