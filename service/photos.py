@@ -124,7 +124,30 @@ def _frames_job(datas: list[bytes | None], images: list[Any], names: list[str],
         rec["seat"] = seat
     out = annotate(picture, result)
     del picture
+    if camera is not None:  # a view of the whole table: the part around the hand is what the player checks
+        out = _around_hand(out, rec)
     return {"ok": True, "recognition": rec, "factor": factor, "jpeg": _jpeg(out)}
+
+
+def _around_hand(out: Any, rec: dict[str, Any]) -> Any:
+    """The part of ``out`` (the annotated view of the whole table) around the hand: the extent of
+    every box of ``rec`` and one tile height (the median box height) round it. The boxes of ``rec``
+    are moved into it, ``rec["image_size"]`` set to its size and ``rec["crop"]`` to where it lies
+    in the view ``[x1, y1, x2, y2]`` px. No box: ``out`` as it is."""
+    import numpy as np
+    found = rec["tiles"] + rec["uncertain"] + rec["gaps"] + rec.get("dropped", [])
+    if not found:
+        return out
+    b = np.array([t["box"] for t in found], dtype=np.float64)
+    m = float(np.median(b[:, 3] - b[:, 1]))
+    H, W = out.shape[:2]
+    x1, y1 = max(0, int(b[:, 0].min() - m)), max(0, int(b[:, 1].min() - m))
+    x2, y2 = min(W, int(np.ceil(b[:, 2].max() + m))), min(H, int(np.ceil(b[:, 3].max() + m)))
+    for t in found:
+        t["box"] = [t["box"][0] - x1, t["box"][1] - y1, t["box"][2] - x1, t["box"][3] - y1]
+    rec["image_size"] = [x2 - x1, y2 - y1]
+    rec["crop"] = [x1, y1, x2, y2]
+    return out[y1:y2, x1:x2]
 
 
 def _jpeg(image: Any, long_side: int = ANNOTATED_LONG_SIDE) -> bytes | None:

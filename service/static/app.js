@@ -813,8 +813,8 @@ Object.assign(T.zh, { tableCamera: "牌桌相机", calibrateCamera: "校准相�
   bottomSeat: "画面下方的座位", calibrateSave: "校准并保存", captureHand: "用牌桌相机拍（5 帧）",
   camNone: "没有配置牌桌相机（可上传照片校准）", camNotCalibrated: "未校准：计分时不会判断座位",
   camCalibrated: (b, w, h) => `已校准：画面下方是${b}座，牌约 ${w}×${h} 像素`, camTaking: "正在拍照…", camWorking: "正在校准…",
-  camDone: (s) => s ? `已保存。手牌在${s}座的区域（深色）。` : "已保存，但手牌不在任何座位的区域内：请在座位前摆牌再校准。",
-  camLegend: "俯视图：四个座位的摆牌区已画出", camTaken: "已拍", camFile: "已选",
+  camDone: (s) => s ? `已保存。手牌在${s}座的摆牌区。` : "已保存，但手牌不在任何座位的区域内：请在座位前摆牌再校准。",
+  camLegend: "俯视图：画出了四个座位的摆牌区，深色的是手牌所在的座位", camTaken: "已拍", camFile: "已选",
   framesCount: (n) => `选了 ${n} 张照片：请选 1 张，或同一手牌的 3-5 张`, nFrames: (n) => `${n} 张（同一手牌，逐张投票）`,
   framesVoted: (n) => `${n} 帧投票`, changedTiles: (n) => `，${n} 张牌各帧读法不同（须确认）`,
   votes: (v, n) => `${n} 帧中：${v}`, seatSeen: (s, w) => `相机看到手牌摆在${s}座：和牌者已设为${s}${w ? `（门风${w}）` : ""}，不对可改。`,
@@ -825,8 +825,8 @@ Object.assign(T.en, { tableCamera: "Table camera", calibrateCamera: "Calibrate c
   camNone: "no table camera configured (calibrate from uploaded pictures)", camNotCalibrated: "not calibrated: scoring will not tell the seat",
   camCalibrated: (b, w, h) => `calibrated: ${b} at the picture's bottom, tiles about ${w}×${h} px`, camTaking: "taking the picture…",
   camWorking: "calibrating…",
-  camDone: (s) => s ? `Saved. The hand lies in seat ${s}'s zone (shaded).` : "Saved, but the hand lies in no seat's zone: lay it in front of a seat and calibrate again.",
-  camLegend: "seen from above, the four seats' layout zones drawn", camTaken: "taken", camFile: "chosen",
+  camDone: (s) => s ? `Saved. The hand lies in seat ${s}'s zone.` : "Saved, but the hand lies in no seat's zone: lay it in front of a seat and calibrate again.",
+  camLegend: "Seen from above: the four seats' layout zones, the hand's seat shaded", camTaken: "taken", camFile: "chosen",
   framesCount: (n) => `${n} photos chosen: choose 1, or 3-5 of the same hand`, nFrames: (n) => `${n} frames of one hand (voted)`,
   framesVoted: (n) => `${n} frames voted`, changedTiles: (n) => `, ${n} tile(s) read differently between frames (to confirm)`,
   votes: (v, n) => `in ${n} frames: ${v}`, seatSeen: (s, w) => `The camera saw the hand at seat ${s}: winner set to ${s}${w ? ` (seat wind ${w})` : ""}; change it if wrong.`,
@@ -851,8 +851,8 @@ function renderCamera() {
   if (c && !$("cam-bottom").dataset.touched) $("cam-bottom").value = c.bottom_seat;
   $("btn-calibrate").disabled = !(camPics.empty && camPics.hand);
   if (camResult) {
-    $("cam-summary").textContent = t("camDone", camResult.seat ? sideName(camResult.seat) : null) + " " + t("camLegend");
-    $("cam-view").alt = t("camLegend");
+    $("cam-summary").textContent = t("camDone", camResult.seat ? sideName(camResult.seat) : null);
+    $("cam-view").alt = $("cam-legend").textContent = t("camLegend");
   }
 }
 function showPicture(which, pic) {

@@ -372,7 +372,14 @@ def test_capture_in_the_calibrated_view_reports_the_seat(tmp_path, monkeypatch) 
         assert r.status_code == 200, r.text
         rec = r.json()["recognition"]
         assert rec["seat"] == "S" and rec["hand"] == "123m456p789sEEEN" + "N"
-        assert rec["image_size"] == [cal.side, cal.side]
+        # the annotated picture is the part of the view around the hand, the boxes in its pixels
+        x1, y1, x2, y2 = rec["crop"]
+        assert 0 <= x1 < x2 <= cal.side and 0 <= y1 < y2 <= cal.side and rec["image_size"] == [x2 - x1, y2 - y1]
+        assert (y2 - y1) < cal.side / 3  # the hand's strip, not the whole table
+        assert all(0 <= t["box"][0] and t["box"][2] <= x2 - x1 and 0 <= t["box"][1] and t["box"][3] <= y2 - y1
+                   for t in rec["tiles"])
+        jpeg = cv2.imdecode(np.frombuffer(c.get(r.json()["annotated"]).content, np.uint8), cv2.IMREAD_COLOR)
+        assert jpeg.shape[:2] == (y2 - y1, x2 - x1)
     log.close()
 
 

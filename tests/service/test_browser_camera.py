@@ -42,9 +42,12 @@ def scene(tmp_path) -> dict[str, Path]:
     return out
 
 
-def shoot(page, name: str, tmp_path: Path) -> None:
+def shoot(page, name: str, tmp_path: Path, element: str = "camera-view") -> None:
+    """A screenshot of the viewport with ``element``'s top just under the sticky header."""
     ARTIFACTS.mkdir(exist_ok=True)
-    shot = page.locator("#camera-view").screenshot(path=str(ARTIFACTS / f"{name}.png"))
+    page.evaluate(f"scrollTo(0, document.getElementById('{element}').getBoundingClientRect().top + scrollY"
+                  " - document.querySelector('header').offsetHeight - 8)")
+    shot = page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
     (tmp_path / f"{name}.png").write_bytes(shot)
     assert len(shot) > 5_000
 
@@ -96,8 +99,10 @@ def test_calibrate_the_camera_on_the_page_then_score_by_its_frames(tmp_path, sce
             view = page.locator("#cam-view").bounding_box()
             assert view["width"] <= 390 and view["x"] >= 0, view  # no sideways scroll on a phone
             shoot(page, "camera_step_phone_zh", tmp_path)
+            shoot(page, "camera_result_phone_zh", tmp_path, "cam-out")
             page.click("#lang")
             shoot(page, "camera_step_phone_en", tmp_path)
+            shoot(page, "camera_result_phone_en", tmp_path, "cam-out")
             page.set_viewport_size(SIZES["desktop"])
 
             # scoring by the table's camera: 5 frames voted, the winner set to the hand's seat
@@ -111,7 +116,7 @@ def test_calibrate_the_camera_on_the_page_then_score_by_its_frames(tmp_path, sce
             for i in range(page.locator("#overlay button.tile.doubtful").count()):  # confirm what is flagged
                 page.locator("#overlay button.tile.doubtful").first.click()
                 page.click("#pick-same")
-            page.locator("#score-view").screenshot(path=str(ARTIFACTS / "camera_capture_score_en.png"))
+            shoot(page, "camera_capture_score_en", tmp_path, "score-view")
             page.click("#btn-photo-score")
             expect(page.locator("#fans tbody tr.fan").first).to_be_visible(timeout=30000)
             expect(page.locator("#sheet tbody tr")).to_have_count(1)
