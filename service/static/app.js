@@ -889,6 +889,12 @@ async function calibrateCamera() {
   cam = { ...(cam || { available: false }), calibration: r.camera };
   renderCamera();
 }
+// the two pictures' steps: taken by the table's camera, or uploaded
+$("cam-steps").insertAdjacentHTML("afterbegin", ["empty", "hand"].map((w) =>
+  `<li data-step="${w}"><span data-i18n="${w === "empty" ? "stepEmpty" : "stepHand"}"></span><div class="buttons">` +
+  `<button type="button" id="btn-take-${w}" class="take" data-i18n="takeWithCamera"></button>` +
+  `<label class="file"><input id="file-${w}" type="file" accept="image/*"><span class="file-button" data-i18n="uploadPicture"></span></label>` +
+  `</div><img id="prev-${w}" class="cam-preview" alt="" hidden></li>`).join(""));
 for (const w of ["empty", "hand"]) {
   $("btn-take-" + w).onclick = () => takePicture(w);
   $("file-" + w).onchange = () => pictureChosen(w);
