@@ -814,7 +814,7 @@ Object.assign(T.zh, { tableCamera: "牌桌相机", calibrateCamera: "校准相�
   camNone: "没有配置牌桌相机（可上传照片校准）", camNotCalibrated: "未校准：计分时不会判断座位",
   camCalibrated: (b, w, h) => `已校准：画面下方是${b}座，牌约 ${w}×${h} 像素`, camTaking: "正在拍照…", camWorking: "正在校准…",
   camDone: (s) => s ? `已保存。手牌在${s}座的摆牌区。` : "已保存，但手牌不在任何座位的区域内：请在座位前摆牌再校准。",
-  camLegend: "俯视图：画出了四个座位的摆牌区，深色的是手牌所在的座位", camTaken: "已拍", camFile: "已选",
+  camLegend: "俯视图：画出了四个座位的摆牌区（E 东、S 南、W 西、N 北），深色的是手牌所在的座位", camTaken: "已拍", camFile: "已选",
   framesCount: (n) => `选了 ${n} 张照片：请选 1 张，或同一手牌的 3-5 张`, nFrames: (n) => `${n} 张（同一手牌，逐张投票）`,
   framesVoted: (n) => `${n} 帧投票`, changedTiles: (n) => `，${n} 张牌各帧读法不同（须确认）`,
   votes: (v, n) => `${n} 帧中：${v}`, seatSeen: (s, w) => `相机看到手牌摆在${s}座：和牌者已设为${s}${w ? `（门风${w}）` : ""}，不对可改。`,
