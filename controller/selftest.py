@@ -70,6 +70,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from hardware.trace import to_json
 from hardware.vocabulary import (BackendLost, BackendReset, ClearSafeStop, Command, CommandFailed, Lift,
                                  Motor, MotionDone, Outcome, Reply, ReplyCode, RollDice, SelfTestStep,
                                  Sensor, SensorChanged, Side, StartShuffle, Status, StopReason,
@@ -135,9 +136,11 @@ class PartResult:
 
 @dataclass(frozen=True)
 class SelfTestReport:
-    """Every part's verdict, in test order. ``passed`` is True when every part passed."""
+    """Every part's verdict, in test order. ``passed`` is True when every part passed.
+    ``steps``: the steps of the script that ran, in order, with what came of each."""
 
     parts: tuple[PartResult, ...]
+    steps: tuple["StepOutcome", ...] = ()
 
     @property
     def passed(self) -> bool:
@@ -149,8 +152,10 @@ class SelfTestReport:
         return [p for p in self.parts if not p.passed]
 
     def to_dict(self) -> dict:
-        """JSON-ready: ``{"passed": bool, "parts": [PartResult.to_dict(), ...]}``."""
-        return {"passed": self.passed, "parts": [p.to_dict() for p in self.parts]}
+        """JSON-ready: ``{"passed": bool, "parts": [PartResult.to_dict(), ...], "steps":
+        [StepOutcome.to_dict(), ...]}``."""
+        return {"passed": self.passed, "parts": [p.to_dict() for p in self.parts],
+                "steps": [s.to_dict() for s in self.steps]}
 
     def render(self) -> str:
         """For the terminal: per part a line ``PASS|FAIL  part  side  evidence`` (with the
@@ -179,12 +184,14 @@ class SelfTestReport:
 # ----------------------------------------------------------------------------- driving
 @dataclass
 class _Step:
-    """One command and what it produced: its Reply (None for a motion started without one
-    seen), its MotionDone (None if refused), and every event seen meanwhile."""
+    """What one step observed: its Reply (None for a motion started without one seen), its
+    MotionDone (None if refused), every event seen meanwhile, and ``after``: every sensor read
+    when it ended (a ``hardware.interface.SensorSnapshot``; None when the step does not read)."""
 
     reply: Reply | None
     done: MotionDone | None
     events: list
+    after: Any = None
 
     def changes(self, sensor: Sensor, side: Side | None = None, value: int | None = None) -> int:
         """SensorChanged events of ``sensor`` on ``side`` (with ``value``) in this step."""
@@ -254,6 +261,193 @@ class _Driver:
         evs = self.b.advance(dt)
         self._check(evs)
         return evs
+
+
+# ------------------------------------------------------------------------------ the script
+@dataclass(frozen=True)
+class Expect:
+    """A transition a step expects to see.
+
+    ``what``: ``"goes"`` (``sensor`` on ``side`` changes to ``value``), ``"pulses"`` (``sensor``
+    changes at least :data:`controller.diagnosis.MIN_TURN_CHANGES`-fold, the judge
+    :func:`controller.diagnosis.turned`), ``"tiles"`` (tiles at ``side``'s push head: TILE_PRESENT
+    edges or a STACK count) or ``"done"`` (the motion ended COMPLETED). Whether it was seen goes
+    into the step's outcome (``mjtable selftest --json``: ``steps``); the part's verdict is decided
+    from the same observations by the judges of :mod:`controller.diagnosis`."""
+
+    what: str
+    sensor: Sensor | None = None
+    side: Side | None = None
+    value: int | None = None
+
+    def seen(self, obs: "_Step") -> bool:
+        """Whether ``obs`` (a step's observations) shows this transition."""
+        if self.what == "done":
+            return obs.done is not None and obs.done.outcome == Outcome.COMPLETED
+        if self.what == "tiles":
+            return bool(obs.changes(Sensor.TILE_PRESENT, self.side) or obs.changes(Sensor.STACK, self.side, 1))
+        assert self.sensor is not None
+        if self.what == "pulses":
+            return turned(obs.changes(self.sensor, self.side))
+        return obs.changes(self.sensor, self.side, self.value) > 0
+
+    def describe(self) -> str:
+        """``"LIFT_TOP:E -> 1"``, ``"DISC_PULSE pulses"``, ``"tiles at E"``, ``"motion done COMPLETED"``."""
+        where = "" if self.side is None else f":{self.side.name}"
+        if self.what == "done":
+            return "motion done COMPLETED"
+        if self.what == "tiles":
+            return f"tiles at {self.side.name if self.side is not None else '-'}"
+        assert self.sensor is not None
+        return f"{self.sensor.name}{where} " + ("pulses" if self.what == "pulses" else f"-> {self.value}")
+
+
+def _goes(sensor: Sensor, side: Side | None, value: int) -> Expect:
+    return Expect("goes", sensor, side, value)
+
+
+def _pulses(sensor: Sensor, side: Side | None = None) -> Expect:
+    return Expect("pulses", sensor, side)
+
+
+_DONE = Expect("done")
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of the self-test's script: a goal command of :mod:`hardware.vocabulary`, the
+    transitions it should bring and its deadline.
+
+    Attributes:
+        name: unique in the script ("lift E up").
+        command: the goal command, its own deadline taken from the machine profile.
+        deadline_s: machine seconds: a motion's own deadline (the runner waits
+            :data:`REPORT_MARGIN_S` more for its MotionDone), or how long a call waits for its Reply.
+        expect: the transitions expected (:class:`Expect`).
+        motion: True: wait for the MotionDone; False: a call answered by a Reply.
+        watch_s: after the Reply of a call, watch the machine this long (the disc's pulses).
+        when: ``(earlier step, condition)``: run only if the earlier step ``"moved"`` (its motor
+            ran) or ``"ran"`` (was not refused); None: always.
+        read_after: read every sensor when the step ends (``_Step.after``).
+    """
+
+    name: str
+    command: Command
+    deadline_s: float
+    expect: tuple[Expect, ...] = ()
+    motion: bool = True
+    watch_s: float = 0.0
+    when: tuple[str, str] | None = None
+    read_after: bool = True
+
+
+def _moved(obs: "_Step | None") -> bool:
+    """The motor ran (a Lift that finds its limit already active completes at once, elapsed 0)."""
+    return obs is not None and obs.done is not None and not (obs.done.elapsed_ms == 0
+                                                             and obs.done.outcome == Outcome.COMPLETED)
+
+
+def _ran(obs: "_Step | None") -> bool:
+    return obs is not None and not obs.refused and obs.done is not None
+
+
+_CONDITIONS: dict[str, Callable[["_Step | None"], bool]] = {"moved": _moved, "ran": _ran}
+
+#: how long a call (ClearSafeStop, StartShuffle, StopShuffle) waits for its Reply, machine s
+CALL_TIMEOUT_S = 5.0
+
+
+def script(profile: Any) -> tuple[Step, ...]:
+    """The self-test's script, in the order it runs; every command and deadline from ``profile``
+    (a :class:`hardware.Profile`: ``timing`` in seconds, deadlines via its ``*_deadline_ms``).
+    The safety inputs, the lift limits, the tile-present and push-home sensors and the jam sensor
+    are also read at rest, before the first step (``backend.sensors()``)."""
+    t = profile.timing
+    jog_ms = profile.feed_deadline_ms(1)  # a sound feeder pushes one stack within this
+    window_s = 4 * t.disc_pulse_s  # the disc must pulse within four pulse half-periods
+    # the disc turns on through the four feeder jogs (tiles reach the push heads)
+    shuffle_ms = min(int(1000 * (window_s + 4 * (jog_ms / 1000 + REPORT_MARGIN_S) + 5.0)),
+                     profile.shuffle_deadline_ms())
+    lift_ms, centre_ms = profile.lift_deadline_ms(), profile.centre_deadline_ms()
+    spin_ms, dice_ms = profile.dice_ms()
+    S = Sensor
+    return (
+        # part          command                                               deadline s     expected
+        Step("clear", ClearSafeStop(), CALL_TIMEOUT_S, motion=False, read_after=False),
+        # shuffle disc: started, watched for its pulses; stopped after the feeder jogs or at a jam
+        Step("disc", StartShuffle(shuffle_ms), CALL_TIMEOUT_S, (_pulses(S.DISC_PULSE),), motion=False,
+             watch_s=window_s, read_after=False),
+        # feeders, push heads, tile-present sensors: one jog per side (the feeder turns the head's cam)
+        *(Step(f"feeder {s.name}", SelfTestStep(10 + k, Motor.FEEDER, s, jog_ms, jog_ms + 1000),
+               (jog_ms + 1000) / 1000,
+               (_pulses(S.FEEDER_MOTION, s), Expect("tiles", side=s), _pulses(S.PUSH_HOME, s), _DONE))
+          for k, s in enumerate(Side)),
+        Step("disc stop", StopShuffle(), CALL_TIMEOUT_S, motion=False, read_after=False),
+        # lifts, one side at a time: up, then down again if the motor ran
+        *(step for s in Side for step in (
+            Step(f"lift {s.name} up", Lift(s, True, lift_ms), t.lift_deadline_s,
+                 (_goes(S.LIFT_BOTTOM, s, 0), _goes(S.LIFT_TOP, s, 1), _DONE)),
+            Step(f"lift {s.name} down", Lift(s, False, lift_ms), t.lift_deadline_s,
+                 (_goes(S.LIFT_TOP, s, 0), _goes(S.LIFT_BOTTOM, s, 1), _DONE), when=(f"lift {s.name} up", "moved")))),
+        # centre lift: down (the hole opens, the played set drops), up again whatever the down did
+        Step("centre down", Lift(None, False, centre_ms), centre_ms / 1000,
+             (_goes(S.CENTRE_TOP, None, 0), _goes(S.CENTRE_BOTTOM, None, 1), _DONE)),
+        Step("centre up", Lift(None, True, centre_ms), centre_ms / 1000,
+             (_goes(S.CENTRE_BOTTOM, None, 0), _goes(S.CENTRE_TOP, None, 1), _DONE), when=("centre down", "ran")),
+        # dice: one spin
+        Step("dice", RollDice(spin_ms, dice_ms), dice_ms / 1000, (_pulses(S.DICE_PULSE), _DONE), read_after=False),
+    )
+
+
+@dataclass(frozen=True)
+class StepOutcome:
+    """A step that ran and what came of it (``mjtable selftest --json``: ``steps``)."""
+
+    step: Step
+    obs: "_Step"
+
+    def to_dict(self) -> dict:
+        """``{"step", "command" (docs/trace.md form), "deadline_s", "result", "elapsed_s", "expect":
+        [{"transition", "seen"}]}``; ``result``: the MotionDone's outcome, ``REFUSED:CODE``, ``OK``
+        (a call answered), ``NO_REPORT``."""
+        o, d = self.obs, self.obs.done
+        if o.refused:
+            assert o.reply is not None
+            result = f"REFUSED:{o.reply.code.name}"
+        elif d is not None:
+            result = d.outcome.name
+        else:
+            result = "OK" if not self.step.motion and o.reply is not None else "NO_REPORT"
+        return {"step": self.step.name, "command": to_json(self.step.command), "deadline_s": self.step.deadline_s,
+                "result": result, "elapsed_s": None if d is None else d.elapsed_ms / 1000,
+                "expect": [{"transition": e.describe(), "seen": e.seen(o)} for e in self.step.expect]}
+
+
+class _Runner:
+    """The one step runner: runs a :class:`Step` over the :class:`_Driver` and keeps what it saw."""
+
+    def __init__(self, backend: Any, drv: "_Driver", steps: tuple[Step, ...]) -> None:
+        self.b, self.drv = backend, drv
+        self.steps = {s.name: s for s in steps}
+        self.seen: dict[str, _Step] = {}
+        self.log: list[StepOutcome] = []
+
+    def run(self, name: str) -> "_Step | None":
+        """Run step ``name`` (None: its ``when`` condition did not hold, it was skipped)."""
+        step = self.steps[name]
+        if step.when is not None and not _CONDITIONS[step.when[1]](self.seen.get(step.when[0])):
+            return None
+        if step.motion:
+            obs = self.drv.motion(step.command, step.deadline_s)
+        else:
+            obs = self.drv.call(step.command, step.deadline_s)
+            if step.watch_s and not obs.refused:
+                obs.events = obs.events + self.drv.advance(step.watch_s)
+        if step.read_after:
+            obs.after = self.b.sensors()
+        self.seen[name] = obs
+        self.log.append(StepOutcome(step, obs))
+        return obs
 
 
 # ------------------------------------------------------------------------------- texts
@@ -710,17 +904,19 @@ def _centre_verdict(timing: Any, rest: tuple[int, int], down: _Step,
 def run_selftest(backend: Any, *,
                  progress: Callable[[PartResult], None] | None = None,
                  cancel: Callable[[], bool] | None = None) -> SelfTestReport:
-    """Exercise every actuator and sensor of the table in turn and judge each part.
+    """Exercise every actuator and sensor of the table in turn (the steps of :func:`script`) and
+    judge each part.
 
     Args:
         backend: a :class:`hardware.TableBackend`, idle, side lifts down, centre lift up
             (after power-on or a finished cycle). Its power-on safe-stop is cleared here (ClearSafeStop).
+            To record the self-test, pass a ``controller.tracing.RecordingBackend`` around it.
         progress: called with each :class:`PartResult` as soon as it is decided.
         cancel: asked at every event the test waits on; True stops every motor and aborts
             (the service's stop button), so a stop waits at most for the next event of the
             motion under way, never for the rest of the test.
     Returns: the :class:`SelfTestReport` (parts in the order of the module docstring; no jam
-        sensor part on a build without it).
+        sensor part on a build without it; the steps that ran with their outcome).
     Raises:
         SelfTestAborted: the microcontroller restarted, its link went down, or ``cancel``.
         hardware.HardwareError: the backend failed (closed, no report in time).
@@ -730,7 +926,9 @@ def run_selftest(backend: Any, *,
     """
     p = backend.profile
     t = p.timing
-    drv = _Driver(backend, cancel)
+    steps = script(p)
+    runner = _Runner(backend, _Driver(backend, cancel), steps)
+    run = runner.run
     parts: list[PartResult] = []
 
     def add(r: PartResult) -> PartResult:
@@ -740,12 +938,12 @@ def run_selftest(backend: Any, *,
         return r
 
     try:
-        clear = drv.call(ClearSafeStop())
+        clear = run("clear")
+        assert clear is not None
         rest = backend.sensors()  # at rest, before anything moves
 
-        # 1-2. safety inputs at rest
-        estop = rest(Sensor.ESTOP)
-        if estop:
+        # safety inputs, lift limits at rest
+        if rest(Sensor.ESTOP):
             add(PartResult(*PART_ESTOP, None, False,
                            "reads pressed at rest: nothing can move until it is released"
                            + ("" if clear.reply is None or clear.reply.code == ReplyCode.OK
@@ -761,133 +959,111 @@ def run_selftest(backend: Any, *,
                            else "reads open at rest (0): close the lid, or check the lid switch",
                            "静止时闭合（读数 1）" if lid else "静止时显示盖板打开（读数 0）：盖好盖板或检查盖板开关",
                            None if lid else "E73"))
+        rest_code = {s: add(_limits_at_rest(s, rest(Sensor.LIFT_TOP, s), rest(Sensor.LIFT_BOTTOM, s))).code
+                     for s in Side}
 
-        # 3. lift limit sensors at rest
-        rest_code: dict[Side, str | None] = {}
-        for side in Side:
-            r = add(_limits_at_rest(side, rest(Sensor.LIFT_TOP, side),
-                                    rest(Sensor.LIFT_BOTTOM, side)))
-            rest_code[side] = r.code
-
-        # 4. shuffle disc: runs through the feeder jogs (tiles reach the push heads)
-        jog_ms = p.feed_deadline_ms(1)  # a sound feeder pushes one stack within this
-        window_s = 4 * t.disc_pulse_s
-        shuffle_ms = int(1000 * (window_s + 4 * (jog_ms / 1000 + REPORT_MARGIN_S) + 5.0))
-        shuffle_ms = min(shuffle_ms, p.shuffle_deadline_ms())
-        # the jam sensor (fitted builds only; a non-fitted input reads 0 and never changes)
+        # the disc; the jam sensor (fitted builds only; a non-fitted input reads 0 and never changes)
         jam_fitted = "jam" in backend.fitted
-        jam_rest = rest(Sensor.JAM) if jam_fitted else 0
-        jam = _JamWatch(jam_fitted, jam_rest)
-        sh = drv.call(StartShuffle(shuffle_ms))
-        shuffling = not sh.refused
-        if sh.refused:
-            disc_ok = False
-            add(_refusal(PART_DISC, None, _Step(sh.reply, None, sh.events)))
+        jam = _JamWatch(jam_fitted, rest(Sensor.JAM) if jam_fitted else 0)
+        disc = run("disc")
+        assert disc is not None
+        shuffling = not disc.refused
+        disc_ok = False
+        if disc.refused:
+            add(_refusal(PART_DISC, None, disc))
         else:
-            evs = sh.events + drv.advance(window_s)
-            jam.see(evs, ("in the disc check", "大盘检查中"))
-            n = sum(1 for e in evs if isinstance(e, SensorChanged)
-                    and e.sensor == Sensor.DISC_PULSE)
-            disc_ok = turned(n)
-            seen_en = (f"{n} rotation pulse changes in {_s(window_s)} (expected about "
-                       f"{window_s / t.disc_pulse_s:.0f})")
-            seen_zh = (f"{_s(window_s)} 内转动信号变化 {n} 次（应约 "
-                       f"{window_s / t.disc_pulse_s:.0f} 次）")
-            if disc_ok:
-                add(PartResult(*PART_DISC, None, True, seen_en, seen_zh))
-            elif jam.blocked:  # the disc cannot turn: a tile is jammed at its outlet
-                add(PartResult(*PART_DISC, None, False,
-                               f"{seen_en}: the disc is blocked by a tile jammed at its outlet "
-                               f"(the jam sensor reads 1, see the jam sensor)",
-                               f"{seen_zh}：出牌口卡牌，大盘被卡住（卡牌检测为 1，见卡牌检测）",
-                               "E53"))
-            else:
-                add(PartResult(*PART_DISC, None, False, seen_en, seen_zh, "E51"))
+            jam.see(disc.events, ("in the disc check", "大盘检查中"))
+            disc_ok = add(_disc_verdict(disc, t.disc_pulse_s, jam, runner.steps["disc"].watch_s)).passed
             if jam.blocked and (jam.at is not None or not disc_ok):
-                drv.call(StopShuffle())  # do not leave a jammed disc's motor energised
+                run("disc stop")  # do not leave a jammed disc's motor energised
                 shuffling = False
 
-        # 5. feeders, with the disc turning; 6. push heads and 7. tile-present sensors
-        # (at rest + the jogs)
+        # feeders with the disc turning; push heads and tile-present sensors from the same jogs
         jogs: dict[Side, _Step] = {}
-        after: dict[Side, int] = {}  # PUSH_HOME after each jog
         blocked: dict[Side, bool] = {}  # the tile path blocked (jam) by the end of each jog
-        for k, side in enumerate(Side):
-            step = drv.motion(SelfTestStep(10 + k, Motor.FEEDER, side, jog_ms, jog_ms + 1000),
-                              (jog_ms + 1000) / 1000)
-            jogs[side] = step
-            after[side] = backend.sensors()(Sensor.PUSH_HOME, side)
-            jam.see(step.events, (f"during the {side.name} feeder jog",
-                                  f"{side.name}边输送带点动中"))
+        for side in Side:
+            jog = run(f"feeder {side.name}")
+            assert jog is not None and jog.after is not None
+            jogs[side] = jog
+            jam.see(jog.events, (f"during the {side.name} feeder jog", f"{side.name}边输送带点动中"))
             if shuffling and jam.at is not None:
-                drv.call(StopShuffle())  # the tile path is blocked: stop the disc at once
+                run("disc stop")  # the tile path is blocked: stop the disc at once
                 shuffling = False
             blocked[side] = jam.blocked
         if shuffling:
-            drv.call(StopShuffle())
+            run("disc stop")
+        jog_s = runner.steps["feeder E"].command.jog_ms / 1000
+        after = {s: j.after(Sensor.PUSH_HOME, s) for s, j in jogs.items()}  # PUSH_HOME after each jog
         # no tile at any feeder: the machine is empty (not four jammed wheels)
-        fed = any(j.changes(Sensor.TILE_PRESENT, sd) or j.changes(Sensor.STACK, sd, 1)
-                  for sd, j in jogs.items())
+        fed = any(Expect("tiles", side=s).seen(j) for s, j in jogs.items())
         for side in Side:
-            add(_feeder(side, jogs[side], jog_ms / 1000, disc_ok, blocked[side], after[side], fed))
+            add(_feeder(side, jogs[side], jog_s, disc_ok, blocked[side], after[side], fed))
         for side in Side:
-            add(_push_head(side, t, rest(Sensor.PUSH_HOME, side), jogs[side], after[side],
-                           jog_ms / 1000))
+            add(_push_head(side, t, rest(Sensor.PUSH_HOME, side), jogs[side], after[side], jog_s))
         for side in Side:
             add(_tile_sensor(side, rest(Sensor.TILE_PRESENT, side), jogs[side]))
-
-        # 8. jam sensor / disc outlet (fitted builds only: see the module docstring)
         if jam_fitted:
             add(jam.verdict(disc_ok))
 
-        # 9. lifts, one side at a time: up, then down again
-        dl_s = t.lift_deadline_s
+        # lifts, one side at a time: up, then down again
         for side in Side:
-            up = drv.motion(Lift(side, True, p.lift_deadline_ms()), dl_s)
-            snap = backend.sensors()
-            at_top = (snap(Sensor.LIFT_TOP, side), snap(Sensor.LIFT_BOTTOM, side))
-            down = at_bottom = None
-            moved = up.done is not None and not (up.done.elapsed_ms == 0
-                                                 and up.done.outcome == Outcome.COMPLETED)
-            if moved:  # the motor ran: bring the lift back down
-                down = drv.motion(Lift(side, False, p.lift_deadline_ms()), dl_s)
-                snap = backend.sensors()
-                at_bottom = (snap(Sensor.LIFT_TOP, side), snap(Sensor.LIFT_BOTTOM, side))
-            add(_lift_verdict(side, t, rest_code[side], up, at_top, down, at_bottom))
+            up = run(f"lift {side.name} up")
+            down = run(f"lift {side.name} down")
+            assert up is not None and up.after is not None
+            add(_lift_verdict(side, t, rest_code[side], up, _limits(up.after, side), down,
+                              None if down is None else _limits(down.after, side)))
 
-        # 10. centre lift: down (the hole opens), then up again (the hole closed)
-        c_dl = p.centre_deadline_ms()
-        c_rest = (rest(Sensor.CENTRE_TOP), rest(Sensor.CENTRE_BOTTOM))
-        c_down = drv.motion(Lift(None, False, c_dl), c_dl / 1000)
-        snap = backend.sensors()
-        c_low = (snap(Sensor.CENTRE_TOP), snap(Sensor.CENTRE_BOTTOM))
-        c_up = c_high = None
-        if not c_down.refused and c_down.done is not None:
-            # raised again whatever the down stroke did: a lift that never left the top
-            # completes at once (elapsed 0) without moving
-            c_up = drv.motion(Lift(None, True, c_dl), c_dl / 1000)
-            snap = backend.sensors()
-            c_high = (snap(Sensor.CENTRE_TOP), snap(Sensor.CENTRE_BOTTOM))
-        add(_centre_verdict(t, c_rest, c_down, c_low, c_up, c_high))
+        # centre lift: down (the hole opens), then up again (the hole closed)
+        c_down, c_up = run("centre down"), run("centre up")
+        assert c_down is not None and c_down.after is not None
+        add(_centre_verdict(t, _limits(rest, None), c_down, _limits(c_down.after, None), c_up,
+                            None if c_up is None else _limits(c_up.after, None)))
 
-        # 11. dice
-        spin_ms, dice_dl = p.dice_ms()
-        dice = drv.motion(RollDice(spin_ms, dice_dl), dice_dl / 1000)
-        # DEADLINE: the device stopped a cup that gave no rotation pulse (stall-to-stop), judged below
-        if dice.refused or dice.done is None or dice.done.outcome not in (Outcome.COMPLETED, Outcome.DEADLINE):
-            add(_refusal(PART_DICE, None, dice))
-        else:
-            n = dice.changes(Sensor.DICE_PULSE)
-            ok = turned(n)
-            exp = spin_ms / 1000 / t.dice_pulse_s
-            add(PartResult(*PART_DICE, None, ok,
-                           f"spin {_s(spin_ms / 1000)}: {n} rotation pulse changes (expected "
-                           f"about {exp:.0f})" + ("" if ok else ": the dice did not spin"),
-                           f"转动 {_s(spin_ms / 1000)}：转动信号变化 {n} 次（应约 {exp:.0f} 次）"
-                           + ("" if ok else "：骰子不转"), None if ok else "E52"))
+        # dice
+        dice = run("dice")
+        assert dice is not None
+        add(_dice_verdict(dice, t.dice_pulse_s, runner.steps["dice"].command.spin_ms))
     finally:
         backend.stop_all()
-    return SelfTestReport(tuple(parts))
+    return SelfTestReport(tuple(parts), tuple(runner.log))
+
+
+def _limits(snap: Any, side: Side | None) -> tuple[int, int]:
+    """(top, bottom) limit readings of ``side``'s lift, or of the centre lift (``side`` None)."""
+    if side is None:
+        return snap(Sensor.CENTRE_TOP), snap(Sensor.CENTRE_BOTTOM)
+    return snap(Sensor.LIFT_TOP, side), snap(Sensor.LIFT_BOTTOM, side)
+
+
+def _disc_verdict(obs: _Step, pulse_s: float, jam: "_JamWatch", window_s: float) -> PartResult:
+    """The disc from its rotation pulses in the watch window (none: E51; none because a tile is
+    jammed at the outlet, ``jam.blocked``: E53)."""
+    n = obs.changes(Sensor.DISC_PULSE)
+    seen_en = f"{n} rotation pulse changes in {_s(window_s)} (expected about {window_s / pulse_s:.0f})"
+    seen_zh = f"{_s(window_s)} 内转动信号变化 {n} 次（应约 {window_s / pulse_s:.0f} 次）"
+    if turned(n):
+        return PartResult(*PART_DISC, None, True, seen_en, seen_zh)
+    if jam.blocked:  # the disc cannot turn: a tile is jammed at its outlet
+        return PartResult(*PART_DISC, None, False,
+                          f"{seen_en}: the disc is blocked by a tile jammed at its outlet "
+                          f"(the jam sensor reads 1, see the jam sensor)",
+                          f"{seen_zh}：出牌口卡牌，大盘被卡住（卡牌检测为 1，见卡牌检测）", "E53")
+    return PartResult(*PART_DISC, None, False, seen_en, seen_zh, "E51")
+
+
+def _dice_verdict(obs: _Step, pulse_s: float, spin_ms: int) -> PartResult:
+    """The dice cup from its rotation pulses during one spin (none: E52). A DEADLINE outcome is
+    judged too: the device stopped a cup that gave no pulse (stall-to-stop)."""
+    if obs.refused or obs.done is None or obs.done.outcome not in (Outcome.COMPLETED, Outcome.DEADLINE):
+        return _refusal(PART_DICE, None, obs)
+    n = obs.changes(Sensor.DICE_PULSE)
+    ok = turned(n)
+    exp = spin_ms / 1000 / pulse_s
+    return PartResult(*PART_DICE, None, ok,
+                      f"spin {_s(spin_ms / 1000)}: {n} rotation pulse changes (expected about {exp:.0f})"
+                      + ("" if ok else ": the dice did not spin"),
+                      f"转动 {_s(spin_ms / 1000)}：转动信号变化 {n} 次（应约 {exp:.0f} 次）"
+                      + ("" if ok else "：骰子不转"), None if ok else "E52")
 
 
 def _tile_sensor(side: Side, at_rest: int, jog: _Step) -> PartResult:
