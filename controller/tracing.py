@@ -159,8 +159,12 @@ class CycleRing:
     def text(self) -> str:
         """The kept records as a trace: header line and records, one JSON object per line."""
         lines = [self.header or TraceHeader(0, {}, 0, "", "").to_json()]
-        lines += [r for seg in self._segments for r in seg]
-        return "".join(json.dumps(r, ensure_ascii=False, separators=(",", ":")) + "\n" for r in lines)
+        return self.lines_text(lines + [r for seg in self._segments for r in seg])
+
+    @staticmethod
+    def lines_text(records: list[dict]) -> str:
+        """``records`` (the header first) as the text of a trace: one JSON object per line."""
+        return "".join(json.dumps(r, ensure_ascii=False, separators=(",", ":")) + "\n" for r in records)
 
 
 class RecordingBackend:
