@@ -3,7 +3,11 @@ every part as passed or failed, with the evidence, in English and Chinese.
 
 :func:`run_selftest` drives any :class:`hardware.TableBackend` (sim, gpio or mcu) with the
 machine idle, its side lifts down and the centre lift up, and returns a :class:`SelfTestReport`.
-Parts, in test order:
+What it commands is the script of :mod:`controller.selftest_script` (``script(profile)``: one table
+of steps, each a goal command with its expected transitions and its deadline from the profile),
+run step by step by its ``StepRunner``; this module reads the parts at rest, gives each part's
+observations to its verdict below (which decides through the judges of :mod:`controller.diagnosis`)
+and stops the disc when a tile jams its outlet. Parts, in test order:
 
 1. emergency stop input at rest (not pressed), side-less;
 2. lid switch at rest (closed), side-less, where fitted (the GPIO build wires it into the
@@ -70,29 +74,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from hardware.trace import to_json
-from hardware.vocabulary import (BackendLost, BackendReset, ClearSafeStop, Command, CommandFailed, Lift,
-                                 Motor, MotionDone, Outcome, Reply, ReplyCode, RollDice, SelfTestStep,
-                                 Sensor, SensorChanged, Side, StartShuffle, Status, StopReason,
-                                 StopShuffle)
+from hardware.vocabulary import Outcome, ReplyCode, Sensor, SensorChanged, Side, StopReason
 
 from .diagnosis import (feeder_code, late, missed_top_code, no_travel_code, push_head_code, rest_limits_code,
                         travelled, turned)
 from .faults import BY_CODE, FaultType
+from .selftest_script import Expect, Observed as _Step, SelfTestAborted, StepOutcome, StepRunner, script
+
+__all__ = ["run_selftest", "SelfTestReport", "PartResult", "SelfTestAborted", "script"]
 
 # Every part's code is decided by the judges of controller.diagnosis, with the cycle's thresholds
 # against the profile's nominal timings (travelled, turned, rest_limits_code, no_travel_code,
 # missed_top_code, late, feeder_code, push_head_code): a fault gives the same code in the self-test
 # as in the cycle (tests/controller/test_one_code.py).
-
-#: machine seconds allowed on top of a motion's deadline for its report to arrive
-REPORT_MARGIN_S = 2.0
-
-
-class SelfTestAborted(RuntimeError):
-    """The self-test could not go on for a reason outside the table's parts (the
-    microcontroller restarted, the serial link went down). Every motor was stopped."""
-
 
 # ------------------------------------------------------------------------------ results
 @dataclass(frozen=True)
@@ -179,275 +173,6 @@ class SelfTestReport:
         else:
             lines.append(f"self-test passed: all {n} parts / 自检通过：全部 {n} 项合格")
         return "\n".join(lines)
-
-
-# ----------------------------------------------------------------------------- driving
-@dataclass
-class _Step:
-    """What one step observed: its Reply (None for a motion started without one seen), its
-    MotionDone (None if refused), every event seen meanwhile, and ``after``: every sensor read
-    when it ended (a ``hardware.interface.SensorSnapshot``; None when the step does not read)."""
-
-    reply: Reply | None
-    done: MotionDone | None
-    events: list
-    after: Any = None
-
-    def changes(self, sensor: Sensor, side: Side | None = None, value: int | None = None) -> int:
-        """SensorChanged events of ``sensor`` on ``side`` (with ``value``) in this step."""
-        return sum(1 for e in self.events if isinstance(e, SensorChanged) and e.sensor == sensor
-                   and e.side == side and (value is None or e.value == value))
-
-    @property
-    def refused(self) -> bool:
-        return self.reply is not None and self.reply.code != ReplyCode.OK
-
-
-class _Driver:
-    """Synchronous commands over the event-driven backend; link faults abort."""
-
-    def __init__(self, backend: Any, cancel: Callable[[], bool] | None = None) -> None:
-        self.b = backend
-        self.cancel = cancel or (lambda: False)
-
-    def _link_fault(self, ev: Any) -> bool:
-        return isinstance(ev, (BackendReset, BackendLost)) or self.cancel()
-
-    def _check(self, events: list) -> None:
-        if self.cancel():
-            self.b.stop_all()
-            raise SelfTestAborted("stopped by the operator: every motor was stopped")
-        for ev in events:
-            if isinstance(ev, BackendReset):
-                raise SelfTestAborted(f"the microcontroller restarted (boot {ev.previous_boot} -> "
-                                      f"{ev.boot}) during the self-test; run it again")
-            if isinstance(ev, BackendLost):
-                raise SelfTestAborted(f"the serial link to the microcontroller was lost during "
-                                      f"the self-test ({ev.reason})")
-            if isinstance(ev, CommandFailed):
-                raise SelfTestAborted(f"command {ev.cmd_id} got no reply: {ev.reason}")
-
-    def call(self, cmd: Command, timeout: float = 5.0) -> _Step:
-        """A command answered by a Reply (or Status)."""
-        i = self.b.submit(cmd)
-        evs = self.b.run_until(lambda e: self._link_fault(e) or (
-            getattr(e, "cmd_id", None) == i
-            and isinstance(e, (Reply, Status, CommandFailed))), timeout)
-        self._check(evs)
-        last = evs[-1]
-        return _Step(last if isinstance(last, Reply) else None, None, evs)
-
-    def motion(self, cmd: Command, deadline_s: float) -> _Step:
-        """A motion command: wait for its MotionDone (or its refusal); ``deadline_s`` is the
-        motion's own deadline in machine seconds."""
-        i = self.b.submit(cmd)
-        reply: list[Reply] = []
-
-        def pred(e: Any) -> bool:
-            if self._link_fault(e) or (isinstance(e, CommandFailed) and e.cmd_id == i):
-                return True
-            if isinstance(e, Reply) and e.cmd_id == i:
-                reply.append(e)
-                return e.code != ReplyCode.OK
-            return isinstance(e, MotionDone) and e.cmd_id == i
-
-        evs = self.b.run_until(pred, deadline_s + REPORT_MARGIN_S)
-        self._check(evs)
-        last = evs[-1]
-        return _Step(reply[0] if reply else None, last if isinstance(last, MotionDone) else None,
-                     evs)
-
-    def advance(self, dt: float) -> list:
-        evs = self.b.advance(dt)
-        self._check(evs)
-        return evs
-
-
-# ------------------------------------------------------------------------------ the script
-@dataclass(frozen=True)
-class Expect:
-    """A transition a step expects to see.
-
-    ``what``: ``"goes"`` (``sensor`` on ``side`` changes to ``value``), ``"pulses"`` (``sensor``
-    changes at least :data:`controller.diagnosis.MIN_TURN_CHANGES`-fold, the judge
-    :func:`controller.diagnosis.turned`), ``"tiles"`` (tiles at ``side``'s push head: TILE_PRESENT
-    edges or a STACK count) or ``"done"`` (the motion ended COMPLETED). Whether it was seen goes
-    into the step's outcome (``mjtable selftest --json``: ``steps``); the part's verdict is decided
-    from the same observations by the judges of :mod:`controller.diagnosis`."""
-
-    what: str
-    sensor: Sensor | None = None
-    side: Side | None = None
-    value: int | None = None
-
-    def seen(self, obs: "_Step") -> bool:
-        """Whether ``obs`` (a step's observations) shows this transition."""
-        if self.what == "done":
-            return obs.done is not None and obs.done.outcome == Outcome.COMPLETED
-        if self.what == "tiles":
-            return bool(obs.changes(Sensor.TILE_PRESENT, self.side) or obs.changes(Sensor.STACK, self.side, 1))
-        assert self.sensor is not None
-        if self.what == "pulses":
-            return turned(obs.changes(self.sensor, self.side))
-        return obs.changes(self.sensor, self.side, self.value) > 0
-
-    def describe(self) -> str:
-        """``"LIFT_TOP:E -> 1"``, ``"DISC_PULSE pulses"``, ``"tiles at E"``, ``"motion done COMPLETED"``."""
-        where = "" if self.side is None else f":{self.side.name}"
-        if self.what == "done":
-            return "motion done COMPLETED"
-        if self.what == "tiles":
-            return f"tiles at {self.side.name if self.side is not None else '-'}"
-        assert self.sensor is not None
-        return f"{self.sensor.name}{where} " + ("pulses" if self.what == "pulses" else f"-> {self.value}")
-
-
-def _goes(sensor: Sensor, side: Side | None, value: int) -> Expect:
-    return Expect("goes", sensor, side, value)
-
-
-def _pulses(sensor: Sensor, side: Side | None = None) -> Expect:
-    return Expect("pulses", sensor, side)
-
-
-_DONE = Expect("done")
-
-
-@dataclass(frozen=True)
-class Step:
-    """One step of the self-test's script: a goal command of :mod:`hardware.vocabulary`, the
-    transitions it should bring and its deadline.
-
-    Attributes:
-        name: unique in the script ("lift E up").
-        command: the goal command, its own deadline taken from the machine profile.
-        deadline_s: machine seconds: a motion's own deadline (the runner waits
-            :data:`REPORT_MARGIN_S` more for its MotionDone), or how long a call waits for its Reply.
-        expect: the transitions expected (:class:`Expect`).
-        motion: True: wait for the MotionDone; False: a call answered by a Reply.
-        watch_s: after the Reply of a call, watch the machine this long (the disc's pulses).
-        when: ``(earlier step, condition)``: run only if the earlier step ``"moved"`` (its motor
-            ran) or ``"ran"`` (was not refused); None: always.
-        read_after: read every sensor when the step ends (``_Step.after``).
-    """
-
-    name: str
-    command: Command
-    deadline_s: float
-    expect: tuple[Expect, ...] = ()
-    motion: bool = True
-    watch_s: float = 0.0
-    when: tuple[str, str] | None = None
-    read_after: bool = True
-
-
-def _moved(obs: "_Step | None") -> bool:
-    """The motor ran (a Lift that finds its limit already active completes at once, elapsed 0)."""
-    return obs is not None and obs.done is not None and not (obs.done.elapsed_ms == 0
-                                                             and obs.done.outcome == Outcome.COMPLETED)
-
-
-def _ran(obs: "_Step | None") -> bool:
-    return obs is not None and not obs.refused and obs.done is not None
-
-
-_CONDITIONS: dict[str, Callable[["_Step | None"], bool]] = {"moved": _moved, "ran": _ran}
-
-#: how long a call (ClearSafeStop, StartShuffle, StopShuffle) waits for its Reply, machine s
-CALL_TIMEOUT_S = 5.0
-
-
-def script(profile: Any) -> tuple[Step, ...]:
-    """The self-test's script, in the order it runs; every command and deadline from ``profile``
-    (a :class:`hardware.Profile`: ``timing`` in seconds, deadlines via its ``*_deadline_ms``).
-    The safety inputs, the lift limits, the tile-present and push-home sensors and the jam sensor
-    are also read at rest, before the first step (``backend.sensors()``)."""
-    t = profile.timing
-    jog_ms = profile.feed_deadline_ms(1)  # a sound feeder pushes one stack within this
-    window_s = 4 * t.disc_pulse_s  # the disc must pulse within four pulse half-periods
-    # the disc turns on through the four feeder jogs (tiles reach the push heads)
-    shuffle_ms = min(int(1000 * (window_s + 4 * (jog_ms / 1000 + REPORT_MARGIN_S) + 5.0)),
-                     profile.shuffle_deadline_ms())
-    lift_ms, centre_ms = profile.lift_deadline_ms(), profile.centre_deadline_ms()
-    spin_ms, dice_ms = profile.dice_ms()
-    S = Sensor
-    return (
-        # part          command                                               deadline s     expected
-        Step("clear", ClearSafeStop(), CALL_TIMEOUT_S, motion=False, read_after=False),
-        # shuffle disc: started, watched for its pulses; stopped after the feeder jogs or at a jam
-        Step("disc", StartShuffle(shuffle_ms), CALL_TIMEOUT_S, (_pulses(S.DISC_PULSE),), motion=False,
-             watch_s=window_s, read_after=False),
-        # feeders, push heads, tile-present sensors: one jog per side (the feeder turns the head's cam)
-        *(Step(f"feeder {s.name}", SelfTestStep(10 + k, Motor.FEEDER, s, jog_ms, jog_ms + 1000),
-               (jog_ms + 1000) / 1000,
-               (_pulses(S.FEEDER_MOTION, s), Expect("tiles", side=s), _pulses(S.PUSH_HOME, s), _DONE))
-          for k, s in enumerate(Side)),
-        Step("disc stop", StopShuffle(), CALL_TIMEOUT_S, motion=False, read_after=False),
-        # lifts, one side at a time: up, then down again if the motor ran
-        *(step for s in Side for step in (
-            Step(f"lift {s.name} up", Lift(s, True, lift_ms), t.lift_deadline_s,
-                 (_goes(S.LIFT_BOTTOM, s, 0), _goes(S.LIFT_TOP, s, 1), _DONE)),
-            Step(f"lift {s.name} down", Lift(s, False, lift_ms), t.lift_deadline_s,
-                 (_goes(S.LIFT_TOP, s, 0), _goes(S.LIFT_BOTTOM, s, 1), _DONE), when=(f"lift {s.name} up", "moved")))),
-        # centre lift: down (the hole opens, the played set drops), up again whatever the down did
-        Step("centre down", Lift(None, False, centre_ms), centre_ms / 1000,
-             (_goes(S.CENTRE_TOP, None, 0), _goes(S.CENTRE_BOTTOM, None, 1), _DONE)),
-        Step("centre up", Lift(None, True, centre_ms), centre_ms / 1000,
-             (_goes(S.CENTRE_BOTTOM, None, 0), _goes(S.CENTRE_TOP, None, 1), _DONE), when=("centre down", "ran")),
-        # dice: one spin
-        Step("dice", RollDice(spin_ms, dice_ms), dice_ms / 1000, (_pulses(S.DICE_PULSE), _DONE), read_after=False),
-    )
-
-
-@dataclass(frozen=True)
-class StepOutcome:
-    """A step that ran and what came of it (``mjtable selftest --json``: ``steps``)."""
-
-    step: Step
-    obs: "_Step"
-
-    def to_dict(self) -> dict:
-        """``{"step", "command" (docs/trace.md form), "deadline_s", "result", "elapsed_s", "expect":
-        [{"transition", "seen"}]}``; ``result``: the MotionDone's outcome, ``REFUSED:CODE``, ``OK``
-        (a call answered), ``NO_REPORT``."""
-        o, d = self.obs, self.obs.done
-        if o.refused:
-            assert o.reply is not None
-            result = f"REFUSED:{o.reply.code.name}"
-        elif d is not None:
-            result = d.outcome.name
-        else:
-            result = "OK" if not self.step.motion and o.reply is not None else "NO_REPORT"
-        return {"step": self.step.name, "command": to_json(self.step.command), "deadline_s": self.step.deadline_s,
-                "result": result, "elapsed_s": None if d is None else d.elapsed_ms / 1000,
-                "expect": [{"transition": e.describe(), "seen": e.seen(o)} for e in self.step.expect]}
-
-
-class _Runner:
-    """The one step runner: runs a :class:`Step` over the :class:`_Driver` and keeps what it saw."""
-
-    def __init__(self, backend: Any, drv: "_Driver", steps: tuple[Step, ...]) -> None:
-        self.b, self.drv = backend, drv
-        self.steps = {s.name: s for s in steps}
-        self.seen: dict[str, _Step] = {}
-        self.log: list[StepOutcome] = []
-
-    def run(self, name: str) -> "_Step | None":
-        """Run step ``name`` (None: its ``when`` condition did not hold, it was skipped)."""
-        step = self.steps[name]
-        if step.when is not None and not _CONDITIONS[step.when[1]](self.seen.get(step.when[0])):
-            return None
-        if step.motion:
-            obs = self.drv.motion(step.command, step.deadline_s)
-        else:
-            obs = self.drv.call(step.command, step.deadline_s)
-            if step.watch_s and not obs.refused:
-                obs.events = obs.events + self.drv.advance(step.watch_s)
-        if step.read_after:
-            obs.after = self.b.sensors()
-        self.seen[name] = obs
-        self.log.append(StepOutcome(step, obs))
-        return obs
 
 
 # ------------------------------------------------------------------------------- texts
@@ -927,7 +652,7 @@ def run_selftest(backend: Any, *,
     p = backend.profile
     t = p.timing
     steps = script(p)
-    runner = _Runner(backend, _Driver(backend, cancel), steps)
+    runner = StepRunner(backend, steps, cancel)
     run = runner.run
     parts: list[PartResult] = []
 
