@@ -283,8 +283,8 @@ class SelfTestReplayBackend:
     with its id; ``run_until`` returns the recorded events that follow, up to the one its predicate
     accepts (none among them: ``HardwareTimeout``, as the live run raised); ``advance`` and
     ``events`` the recorded events up to the next command or op; ``sensors`` the next ``readings``
-    op; ``now`` the time of the last record served; ``cancelled`` True once a wait ran into a
-    ``stop_all`` op (the operator stopped the live self-test there). ``fitted`` is the header's (the parts the
+    op; ``now`` the time of the last record served; ``cancelled`` True once a wait ran into two
+    ``stop_all`` ops (the operator stopped the live self-test there). ``fitted`` is the header's (the parts the
     recorded build has)."""
 
     model = None
@@ -325,15 +325,22 @@ class SelfTestReplayBackend:
 
     def _recorded_events(self, predicate=None) -> tuple[list, bool, Record | None]:
         """The event records from here on, up to the first one ``predicate`` accepts; whether one did;
-        the record after them. A ``stop_all`` op reached there is the operator's stop of the live run (its wait
-        ended early): ``cancelled`` answers True from then on, as ``cancel`` did live."""
+        the record after them. Two ``stop_all`` ops reached there are the operator's stop of the live
+        run (its wait ended early, the runner and then run_selftest stopped every motor): ``cancelled``
+        answers True from then on, as ``cancel`` did live. (One ``stop_all`` op there: the live wait
+        timed out, and ``run_until`` raises HardwareTimeout as it did.)"""
         seen: list = []
         while (r := self._peek()) is not None and r.kind == "event":
             seen.append(self._take().obj)
             if predicate is not None and predicate(seen[-1]):
                 return seen, True, None
-        self.cancelled = self.cancelled or (r is not None and r.kind == "op" and r.data["op"] == "stop_all")
+        # the operator's stop: the runner stopped every motor, then run_selftest's finally did again
+        self.cancelled = self.cancelled or (self._is_stop(0) and self._is_stop(1))
         return seen, False, r
+
+    def _is_stop(self, k: int) -> bool:
+        r = self.records[self.i + k] if self.i + k < len(self.records) else None
+        return r is not None and r.kind == "op" and r.data["op"] == "stop_all"
 
     def run_until(self, predicate, timeout: float) -> list:
         seen, matched, r = self._recorded_events(predicate)
@@ -400,7 +407,8 @@ class SelfTestReplay:
         commands_checked: recorded commands the replay sent again (the same ones, in order).
         divergence: the first command the replay would send differently, or None.
         ends: where a trace that stops mid-self-test ends ``{"t", "line", "cut_line", "text"}``, or None.
-        aborted: why the recorded self-test was aborted (a link fault, the operator's stop), or None.
+        aborted: why the recorded self-test was aborted (a link fault, the operator's stop, a wait
+            that timed out: ``no report in time: ...``), or None.
     """
 
     report: Any
@@ -418,7 +426,6 @@ def replay_selftest(trace: Trace) -> SelfTestReplay:
     Raises:
         TraceError: a header whose profile cannot be built, a record that is not what the self-test
             read at that point (``SOURCE:LINE: expected ...``).
-        HardwareTimeout: the recorded self-test timed out there as well.
     """
     from .selftest import SelfTestAborted, SelfTestReport, run_selftest
 
@@ -437,6 +444,8 @@ def replay_selftest(trace: Trace) -> SelfTestReplay:
         report = SelfTestReport(tuple(parts))
     except SelfTestAborted as e:
         aborted, report = str(e), SelfTestReport(tuple(parts))
+    except HardwareTimeout as e:  # the live run raised it at the same wait (a dead line, a lost report)
+        aborted, report = f"no report in time: {e}", SelfTestReport(tuple(parts))
     ended = any(r.kind == "op" and r.data["op"] == "end" for r in trace.records)
     ends = None
     if stopped or trace.cut_line is not None or (not ended and aborted is None):
