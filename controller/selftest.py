@@ -79,7 +79,7 @@ from hardware.vocabulary import Outcome, ReplyCode, Sensor, SensorChanged, Side,
 from .diagnosis import (feeder_code, late, missed_top_code, no_travel_code, push_head_code, rest_limits_code,
                         travelled, turned)
 from .faults import BY_CODE, FaultType
-from .selftest_script import Expect, Observed as _Step, SelfTestAborted, StepOutcome, StepRunner, script
+from .selftest_script import Expect, Observed as _Step, SelfTestAborted, StepOutcome, StepRunner, Transition, script
 
 __all__ = ["run_selftest", "SelfTestReport", "PartResult", "SelfTestAborted", "script"]
 
@@ -720,7 +720,7 @@ def run_selftest(backend: Any, *,
         jog_s = runner.steps["feeder E"].command.jog_ms / 1000
         after = {s: j.after(Sensor.PUSH_HOME, s) for s, j in jogs.items()}  # PUSH_HOME after each jog
         # no tile at any feeder: the machine is empty (not four jammed wheels)
-        fed = any(Expect("tiles", side=s).seen(j) for s, j in jogs.items())
+        fed = any(Expect(Transition.TILES, side=s).seen(j) for s, j in jogs.items())
         for side in Side:
             add(_feeder(side, jogs[side], jog_s, disc_ok, blocked[side], after[side], fed))
         for side in Side:

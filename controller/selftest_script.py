@@ -17,6 +17,7 @@ operator's stop are not parts of the table: the runner stops every motor and rai
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
 from typing import Any, Callable
 
 from hardware.trace import to_json
@@ -57,53 +58,65 @@ class Observed:
         return self.reply is not None and self.reply.code != ReplyCode.OK
 
 
+class Transition(Enum):
+    """What kind of change a step expects (:class:`Expect`)."""
+
+    GOES = "goes"  # the sensor changes to a value
+    PULSES = "pulses"  # the sensor pulses (controller.diagnosis.turned: at least MIN_PULSES changes)
+    TILES = "tiles"  # tiles at the side's push head: TILE_PRESENT edges or a STACK count
+    DONE = "done"  # the motion ended COMPLETED
+
+
+class When(Enum):
+    """When a step runs, from an earlier step's observations."""
+
+    MOVED = "moved"  # the earlier step's motor ran (a Lift finding its limit active ends at once, elapsed 0)
+    RAN = "ran"  # the earlier step was not refused and ended
+
+
 @dataclass(frozen=True)
 class Expect:
-    """A transition a step expects to see.
-
-    ``what``: ``"goes"`` (``sensor`` on ``side`` changes to ``value``), ``"pulses"`` (``sensor``
-    changes at least :data:`controller.diagnosis.MIN_TURN_CHANGES`-fold, the judge
-    :func:`controller.diagnosis.turned`), ``"tiles"`` (tiles at ``side``'s push head: TILE_PRESENT
-    edges or a STACK count) or ``"done"`` (the motion ended COMPLETED). Whether it was seen goes
+    """A transition a step expects to see: ``what`` (:class:`Transition`) of ``sensor`` on ``side``
+    (``value`` for GOES). Whether it was seen goes
     into the step's outcome (``mjtable selftest --json``: ``steps``); the part's verdict is decided
     from the same observations by the judges of :mod:`controller.diagnosis`."""
 
-    what: str
+    what: Transition
     sensor: Sensor | None = None
     side: Side | None = None
     value: int | None = None
 
     def seen(self, obs: "Observed") -> bool:
         """Whether ``obs`` (a step's observations) shows this transition."""
-        if self.what == "done":
+        if self.what is Transition.DONE:
             return obs.done is not None and obs.done.outcome == Outcome.COMPLETED
-        if self.what == "tiles":
+        if self.what is Transition.TILES:
             return bool(obs.changes(Sensor.TILE_PRESENT, self.side) or obs.changes(Sensor.STACK, self.side, 1))
         assert self.sensor is not None
-        if self.what == "pulses":
+        if self.what is Transition.PULSES:
             return turned(obs.changes(self.sensor, self.side))
         return obs.changes(self.sensor, self.side, self.value) > 0
 
     def describe(self) -> str:
         """``"LIFT_TOP:E -> 1"``, ``"DISC_PULSE pulses"``, ``"tiles at E"``, ``"motion done COMPLETED"``."""
         where = "" if self.side is None else f":{self.side.name}"
-        if self.what == "done":
+        if self.what is Transition.DONE:
             return "motion done COMPLETED"
-        if self.what == "tiles":
+        if self.what is Transition.TILES:
             return f"tiles at {self.side.name if self.side is not None else '-'}"
         assert self.sensor is not None
-        return f"{self.sensor.name}{where} " + ("pulses" if self.what == "pulses" else f"-> {self.value}")
+        return f"{self.sensor.name}{where} " + ("pulses" if self.what is Transition.PULSES else f"-> {self.value}")
 
 
 def _goes(sensor: Sensor, side: Side | None, value: int) -> Expect:
-    return Expect("goes", sensor, side, value)
+    return Expect(Transition.GOES, sensor, side, value)
 
 
 def _pulses(sensor: Sensor, side: Side | None = None) -> Expect:
-    return Expect("pulses", sensor, side)
+    return Expect(Transition.PULSES, sensor, side)
 
 
-_DONE = Expect("done")
+_DONE = Expect(Transition.DONE)
 
 
 @dataclass(frozen=True)
@@ -119,9 +132,8 @@ class Step:
         expect: the transitions expected (:class:`Expect`).
         motion: True: wait for the MotionDone; False: a call answered by a Reply.
         watch_s: after the Reply of a call, watch the machine this long (the disc's pulses).
-        when: ``(earlier step, condition)``: run only if the earlier step ``"moved"`` (its motor
-            ran) or ``"ran"`` (was not refused); None: always.
-        read_after: read every sensor when the step ends (``_Step.after``).
+        when: ``(earlier step, When)``: run only if the earlier step moved or ran; None: always.
+        read_after: read every sensor when the step ends (``Observed.after``).
     """
 
     name: str
@@ -130,12 +142,11 @@ class Step:
     expect: tuple[Expect, ...] = ()
     motion: bool = True
     watch_s: float = 0.0
-    when: tuple[str, str] | None = None
+    when: tuple[str, When] | None = None
     read_after: bool = True
 
 
 def _moved(obs: "Observed | None") -> bool:
-    """The motor ran (a Lift that finds its limit already active completes at once, elapsed 0)."""
     return obs is not None and obs.done is not None and not (obs.done.elapsed_ms == 0
                                                              and obs.done.outcome == Outcome.COMPLETED)
 
@@ -144,7 +155,7 @@ def _ran(obs: "Observed | None") -> bool:
     return obs is not None and not obs.refused and obs.done is not None
 
 
-_CONDITIONS: dict[str, Callable[["Observed | None"], bool]] = {"moved": _moved, "ran": _ran}
+_CONDITIONS: dict[When, Callable[["Observed | None"], bool]] = {When.MOVED: _moved, When.RAN: _ran}
 
 #: how long a call (ClearSafeStop, StartShuffle, StopShuffle) waits for its Reply, machine s
 CALL_TIMEOUT_S = 5.0
@@ -165,7 +176,6 @@ def script(profile: Any) -> tuple[Step, ...]:
     spin_ms, dice_ms = profile.dice_ms()
     S = Sensor
     return (
-        # part          command                                               deadline s     expected
         Step("clear", ClearSafeStop(), CALL_TIMEOUT_S, motion=False, read_after=False),
         # shuffle disc: started, watched for its pulses; stopped after the feeder jogs or at a jam
         Step("disc", StartShuffle(shuffle_ms), CALL_TIMEOUT_S, (_pulses(S.DISC_PULSE),), motion=False,
@@ -173,7 +183,7 @@ def script(profile: Any) -> tuple[Step, ...]:
         # feeders, push heads, tile-present sensors: one jog per side (the feeder turns the head's cam)
         *(Step(f"feeder {s.name}", SelfTestStep(10 + k, Motor.FEEDER, s, jog_ms, jog_ms + 1000),
                (jog_ms + 1000) / 1000,
-               (_pulses(S.FEEDER_MOTION, s), Expect("tiles", side=s), _pulses(S.PUSH_HOME, s), _DONE))
+               (_pulses(S.FEEDER_MOTION, s), Expect(Transition.TILES, side=s), _pulses(S.PUSH_HOME, s), _DONE))
           for k, s in enumerate(Side)),
         Step("disc stop", StopShuffle(), CALL_TIMEOUT_S, motion=False, read_after=False),
         # lifts, one side at a time: up, then down again if the motor ran
@@ -181,12 +191,12 @@ def script(profile: Any) -> tuple[Step, ...]:
             Step(f"lift {s.name} up", Lift(s, True, lift_ms), t.lift_deadline_s,
                  (_goes(S.LIFT_BOTTOM, s, 0), _goes(S.LIFT_TOP, s, 1), _DONE)),
             Step(f"lift {s.name} down", Lift(s, False, lift_ms), t.lift_deadline_s,
-                 (_goes(S.LIFT_TOP, s, 0), _goes(S.LIFT_BOTTOM, s, 1), _DONE), when=(f"lift {s.name} up", "moved")))),
+                 (_goes(S.LIFT_TOP, s, 0), _goes(S.LIFT_BOTTOM, s, 1), _DONE), when=(f"lift {s.name} up", When.MOVED)))),
         # centre lift: down (the hole opens, the played set drops), up again whatever the down did
         Step("centre down", Lift(None, False, centre_ms), centre_ms / 1000,
              (_goes(S.CENTRE_TOP, None, 0), _goes(S.CENTRE_BOTTOM, None, 1), _DONE)),
         Step("centre up", Lift(None, True, centre_ms), centre_ms / 1000,
-             (_goes(S.CENTRE_BOTTOM, None, 0), _goes(S.CENTRE_TOP, None, 1), _DONE), when=("centre down", "ran")),
+             (_goes(S.CENTRE_BOTTOM, None, 0), _goes(S.CENTRE_TOP, None, 1), _DONE), when=("centre down", When.RAN)),
         # dice: one spin
         Step("dice", RollDice(spin_ms, dice_ms), dice_ms / 1000, (_pulses(S.DICE_PULSE), _DONE), read_after=False),
     )
@@ -281,5 +291,5 @@ class StepRunner:
         return obs
 
 
-__all__ = ["REPORT_MARGIN_S", "CALL_TIMEOUT_S", "SelfTestAborted", "Observed", "Expect", "Step", "script",
+__all__ = ["REPORT_MARGIN_S", "CALL_TIMEOUT_S", "SelfTestAborted", "Observed", "Transition", "When", "Expect", "Step", "script",
            "StepOutcome", "StepRunner"]
