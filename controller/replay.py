@@ -12,7 +12,12 @@ A trace without tick records (written by hand or by another program) is looked a
 ``runtime.TICK_S`` of machine time, as the runtime does. A trace that stops mid-cycle (no ``end``
 record, or a phase still moving at its end) is diagnosed as far as it goes and says where it ends.
 
-Format: docs/trace.md. Source of the judging: ``controller.diagnosis`` via ``controller.cycle``.
+A self-test trace (header ``"run": "selftest"``, docs/trace.md section 8) is replayed by
+:func:`replay_selftest` instead: the self-test's own :func:`controller.selftest.run_selftest` over a
+:class:`SelfTestReplayBackend` that serves the recorded events, readings and command ids back.
+
+Format: docs/trace.md. Source of the judging: ``controller.diagnosis`` via ``controller.cycle`` (and
+the self-test's part verdicts).
 """
 
 from __future__ import annotations
@@ -284,8 +289,8 @@ class SelfTestReplayBackend:
     accepts (none among them: ``HardwareTimeout``, as the live run raised); ``advance`` and
     ``events`` the recorded events up to the next command or op; ``sensors`` the next ``readings``
     op; ``now`` the time of the last record served; ``cancelled`` True once a wait ran into two
-    ``stop_all`` ops (the operator stopped the live self-test there). ``fitted`` is the header's (the parts the
-    recorded build has)."""
+    ``stop_all`` ops (the operator stopped the live self-test there). ``fitted`` is the header's
+    (the parts the recorded build has; every part when it has none)."""
 
     model = None
 
