@@ -72,6 +72,8 @@ def add_parsers(sub) -> None:
     s = sub.add_parser("selftest", help="technician mode: exercise every actuator and sensor in turn")
     _backend_args(s)
     s.add_argument("--json", action="store_true")
+    s.add_argument("--record", metavar="FILE", default=None,
+                   help="record the self-test to FILE, a trace (docs/trace.md); mjtable diagnose --trace FILE replays it")
 
     r = sub.add_parser("dice", help="roll the dice and show where to break the wall")
     r.add_argument("--method", choices=[m.value for m in Method], default=None,
@@ -347,45 +349,66 @@ def _findings_text(t: CY.Table) -> str:
 
 
 def _diagnose_trace(args, out: IO[str]) -> int:
-    """``mjtable diagnose --trace FILE``: replay the trace (controller.replay) and print its diagnosis."""
+    """``mjtable diagnose --trace FILE``: replay the trace (controller.replay) and print its diagnosis.
+    A self-test trace (header ``"run": "selftest"``, docs/trace.md section 8) is replayed through the
+    self-test; its JSON is the object of ``mjtable selftest --json`` with ``trace``, ``run``,
+    ``diagnosis`` (the first failing part), ``diagnoses`` (every failing part) and ``replay`` (with
+    ``aborted``). Exit 0 when a diagnosis was found, 1 when none."""
     from hardware.trace import read_trace
-    from controller.replay import replay
+    from controller.replay import is_selftest, replay, replay_selftest
     given = [o for o, v in (("--fault", args.fault), ("--sim", args.sim), ("--backend", args.backend),
                             ("--record", args.record), ("--seed", args.seed is not None)) if v]
     if given:
         raise TableCliError(f"--trace diagnoses a recorded trace: leave out {', '.join(given)}")
     trace = read_trace(args.trace)
-    r = replay(trace)
-    if args.json:
-        head = {"trace": args.trace}
-        doc = diagnosis_json(head, r.cycles, r.table)
-        doc["replay"] = {"records": len(trace.records), "commands_checked": r.commands_checked,
-                         "divergence": r.divergence.to_dict() if r.divergence else None, "ends": r.ends}
-        out.write(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
+    h = trace.header
+    if is_selftest(trace):  # a self-test: replayed through run_selftest (controller.replay.replay_selftest)
+        r = replay_selftest(trace)
+        failed = [p.to_dict() for p in r.report.failed]
+        found, aborted = bool(failed), r.aborted
+        doc = {"trace": args.trace, "run": "selftest", **r.report.to_dict(),
+               "diagnosis": failed[0] if failed else None, "diagnoses": failed}
+        title = f"a self-test, {h.backend} backend, {h.software}, {len(trace.records)} records"
+        body = r.report.render() if r.report.parts else "No part was judged."
     else:
-        h = trace.header
-        out.write(f"Trace {args.trace}: {h.backend} backend, {h.software}, {h.tile_count} tiles, "
-                  f"{len(trace.records)} records, {r.cycles} cycle(s).\n")
-        if h.description:
-            out.write(f"  {h.description}\n")
-        out.write((_findings_text(r.table) if findings(r.table) else "No fault in the trace.") + "\n")
-        if r.ends:
-            out.write(f"Note: {r.ends['text']}.\n")
-        if r.divergence:
-            out.write(f"Note: {r.divergence.describe()}.\n")
-        elif r.commands_checked:
-            out.write(f"The replay sent the {r.commands_checked} recorded commands.\n")
-    return 0 if findings(r.table) else 1
+        r = replay(trace)
+        found, aborted = bool(findings(r.table)), None
+        doc = diagnosis_json({"trace": args.trace}, r.cycles, r.table)
+        title = f"{h.backend} backend, {h.software}, {h.tile_count} tiles, {len(trace.records)} records, {r.cycles} cycle(s)"
+        body = _findings_text(r.table) if found else "No fault in the trace."
+    if args.json:
+        doc["replay"] = {"records": len(trace.records), "commands_checked": r.commands_checked,
+                         "divergence": r.divergence.to_dict() if r.divergence else None, "ends": r.ends,
+                         **({"aborted": aborted} if doc.get("run") == "selftest" else {})}
+        out.write(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
+        return 0 if found else 1
+    out.write(f"Trace {args.trace}: {title}.\n")
+    if h.description:
+        out.write(f"  {h.description}\n")
+    out.write(body + "\n")
+    for note in (f"the recorded self-test was aborted: {aborted}" if aborted else None,
+                 r.ends["text"] if r.ends else None, r.divergence.describe() if r.divergence else None):
+        if note:
+            out.write(f"Note: {note}.\n")
+    if not r.divergence and r.commands_checked:
+        out.write(f"The replay sent the {r.commands_checked} recorded commands.\n")
+    return 0 if found else 1
 
 
 def cmd_selftest(args, out: IO[str]) -> int:
+    """``mjtable selftest``: every part judged (``controller.selftest``); ``--record FILE`` writes the
+    self-test's trace (header ``"run": "selftest"``, docs/trace.md section 8). Exit 0 when every part passed."""
     from controller.selftest import SelfTestAborted, run_selftest
-    backend, _ = _open(args)
+    from controller.tracing import RecordingBackend
+    backend, stored = _open(args)
     try:
-        try:
-            report = run_selftest(backend)
-        except SelfTestAborted as e:
-            raise TableCliError(f"self-test aborted, every motor stopped: {e}") from None
+        settings = _settings(backend, stored, None)
+        with recording(args.record, backend, settings, run="selftest", fitted=sorted(backend.fitted),
+                       seed=args.seed, faults=list(args.fault)) as trace:
+            try:
+                report = run_selftest(backend if trace is None else RecordingBackend(backend, trace))
+            except SelfTestAborted as e:
+                raise TableCliError(f"self-test aborted, every motor stopped: {e}") from None
         if args.json:
             out.write(json.dumps(report.to_dict(), ensure_ascii=False, indent=2) + "\n")
         else:

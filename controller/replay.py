@@ -12,7 +12,12 @@ A trace without tick records (written by hand or by another program) is looked a
 ``runtime.TICK_S`` of machine time, as the runtime does. A trace that stops mid-cycle (no ``end``
 record, or a phase still moving at its end) is diagnosed as far as it goes and says where it ends.
 
-Format: docs/trace.md. Source of the judging: ``controller.diagnosis`` via ``controller.cycle``.
+A self-test trace (header ``"run": "selftest"``, docs/trace.md section 8) is replayed by
+:func:`replay_selftest` instead: the self-test's own :func:`controller.selftest.run_selftest` over a
+:class:`SelfTestReplayBackend` that serves the recorded events, readings and command ids back.
+
+Format: docs/trace.md. Source of the judging: ``controller.diagnosis`` via ``controller.cycle`` (and
+the self-test's part verdicts).
 """
 
 from __future__ import annotations
@@ -21,9 +26,10 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+from hardware.errors import BackendError, HardwareTimeout
 from hardware.interface import SensorSnapshot
 from hardware.profile import ALL_PARTS
-from hardware.trace import Trace, TraceError, profile_from_json, to_json
+from hardware.trace import Record, Trace, TraceError, profile_from_json, readings_from_json, to_json
 
 from . import cycle as CY
 from . import tracing as TR
@@ -260,4 +266,203 @@ def _compare(be: ReplayBackend, trace: Trace, cut: bool) -> tuple[Divergence | N
     return None, len(rec)
 
 
-__all__ = ["ReplayBackend", "ReplayResult", "Divergence", "replay", "findings"]
+# ------------------------------------------------------------------------------ self-test traces
+def is_selftest(trace: Trace) -> bool:
+    """The trace records a self-test (its header's ``run`` is ``"selftest"``), not cycles."""
+    return trace.header.extra.get("run") == "selftest"
+
+
+class _Stop(Exception):
+    """The self-test replay cannot go on: the trace ends (``divergence`` None) or the self-test sent
+    a command other than the recorded one."""
+
+    def __init__(self, divergence: Divergence | None = None) -> None:
+        super().__init__()
+        self.divergence = divergence
+
+
+class SelfTestReplayBackend:
+    """A ``hardware.TableBackend`` serving a recorded self-test (``controller.tracing.RecordingBackend``)
+    back to :func:`controller.selftest.run_selftest`, record by record: ``submit`` takes the next
+    recorded command (the same one, else the replay stops with a :class:`Divergence`) and answers
+    with its id; ``run_until`` returns the recorded events that follow, up to the one its predicate
+    accepts (none among them: ``HardwareTimeout``, as the live run raised); ``advance`` and
+    ``events`` the recorded events up to the next command or op; ``sensors`` the next ``readings``
+    op; ``now`` the time of the last record served; ``cancelled`` True once a wait ran into two
+    ``stop_all`` ops (the operator stopped the live self-test there). ``fitted`` is the header's
+    (the parts the recorded build has; every part when it has none)."""
+
+    model = None
+
+    def __init__(self, trace: Trace, profile) -> None:
+        self.kind, self.profile, self.source = trace.header.backend, profile, trace.source
+        fitted = trace.header.extra.get("fitted")
+        self.fitted = frozenset(fitted) if isinstance(fitted, list) else ALL_PARTS
+        self.records = [r for r in trace.records if not (r.kind == "op" and r.data["op"] in ("tick", "end"))]
+        self.i = 0
+        self.t = 0.0
+        self.commands = 0
+        self.cancelled = False
+
+    def _peek(self) -> Record | None:
+        return self.records[self.i] if self.i < len(self.records) else None
+
+    def _take(self) -> Record:
+        r = self.records[self.i]
+        self.i += 1
+        self.t = r.t
+        return r
+
+    def now(self) -> float:
+        return self.t
+
+    def submit(self, command) -> int:
+        r = self._peek()
+        if r is None:
+            raise _Stop()
+        if r.kind != "command" or to_json(r.obj) != to_json(command):
+            raise _Stop(Divergence(r.line, r.t, to_json(r.obj) if r.kind != "op" else r.data, to_json(command)))
+        self._take()
+        self.commands += 1
+        if r.data.get("id") is None:
+            raise BackendError(str(r.data.get("error", "the backend refused the command")))
+        return r.data["id"]
+
+    def _recorded_events(self, predicate=None) -> tuple[list, bool, Record | None]:
+        """The event records from here on, up to the first one ``predicate`` accepts; whether one did;
+        the record after them. Two ``stop_all`` ops reached there are the operator's stop of the live
+        run (its wait ended early, the runner and then run_selftest stopped every motor): ``cancelled``
+        answers True from then on, as ``cancel`` did live. (One ``stop_all`` op there: the live wait
+        timed out, and ``run_until`` raises HardwareTimeout as it did.)"""
+        seen: list = []
+        while (r := self._peek()) is not None and r.kind == "event":
+            seen.append(self._take().obj)
+            if predicate is not None and predicate(seen[-1]):
+                return seen, True, None
+        # the operator's stop: the runner stopped every motor, then run_selftest's finally did again
+        self.cancelled = self.cancelled or (self._is_stop(0) and self._is_stop(1))
+        return seen, False, r
+
+    def _is_stop(self, k: int) -> bool:
+        r = self.records[self.i + k] if self.i + k < len(self.records) else None
+        return r is not None and r.kind == "op" and r.data["op"] == "stop_all"
+
+    def run_until(self, predicate, timeout: float) -> list:
+        seen, matched, r = self._recorded_events(predicate)
+        if matched or self.cancelled:
+            return seen
+        if r is None:
+            raise _Stop()
+        raise HardwareTimeout(f"condition not met within {timeout} s of machine time ({len(seen)} events seen; "
+                              f"recorded up to line {r.line})")
+
+    def advance(self, dt: float) -> list:
+        return self._recorded_events()[0]
+
+    def events(self) -> list:
+        return self.advance(0.0)
+
+    def sensors(self) -> SensorSnapshot:
+        r = self._peek()
+        if r is None:
+            raise _Stop()
+        if r.kind != "op" or r.data["op"] != "readings":
+            raise TraceError(self.source, r.line, "expected a readings op here: the self-test read every sensor")
+        self._take()
+        try:
+            values = readings_from_json(r.data.get("readings"))
+        except ValueError as e:
+            raise TraceError(self.source, r.line, str(e)) from None
+        return _Snapshot(self.t, values, self.source, r.line)
+
+    def stop_all(self) -> None:
+        r = self._peek()
+        if r is not None and r.kind == "op" and r.data["op"] == "stop_all":
+            self._take()
+
+    def health(self) -> None:
+        return None
+
+    def close(self) -> None:
+        pass
+
+
+@dataclass(frozen=True)
+class _Snapshot(SensorSnapshot):
+    """Recorded readings: a sensor the record leaves out is a TraceError naming the line."""
+
+    source: str = "trace"
+    line: int = 0
+
+    def __call__(self, sensor, side=None) -> int:
+        try:
+            return super().__call__(sensor, side)
+        except KeyError:
+            key = sensor.name if side is None else f"{sensor.name}:{side.name}"
+            raise TraceError(self.source, self.line, f"expected reading \"{key}\" in the readings") from None
+
+
+@dataclass(frozen=True)
+class SelfTestReplay:
+    """What the replay of a self-test trace found.
+
+    Attributes:
+        report: the self-test's report (``controller.selftest.SelfTestReport``): the parts judged
+            as far as the trace goes.
+        commands_checked: recorded commands the replay sent again (the same ones, in order).
+        divergence: the first command the replay would send differently, or None.
+        ends: where a trace that stops mid-self-test ends ``{"t", "line", "cut_line", "text"}``, or None.
+        aborted: why the recorded self-test was aborted (a link fault, the operator's stop, a wait
+            that timed out: ``no report in time: ...``), or None.
+    """
+
+    report: Any
+    commands_checked: int
+    divergence: Divergence | None
+    ends: dict | None
+    aborted: str | None
+
+
+def replay_selftest(trace: Trace) -> SelfTestReplay:
+    """Replay a self-test trace (``mjtable selftest --record``) through the self-test's own code,
+    :func:`controller.selftest.run_selftest`, with the header's profile: the same steps, the same
+    judges, hence the same verdicts as the live run.
+
+    Raises:
+        TraceError: a header whose profile cannot be built, a record that is not what the self-test
+            read at that point (``SOURCE:LINE: expected ...``).
+    """
+    from .selftest import SelfTestAborted, SelfTestReport, run_selftest
+
+    try:
+        profile = profile_from_json(trace.header.profile)
+    except ValueError as e:
+        raise TraceError(trace.source, trace.header_line, f"expected a header whose profile applies: {e}") from None
+    be = SelfTestReplayBackend(trace, profile)
+    parts: list = []
+    divergence = aborted = None
+    stopped = False
+    try:
+        report = run_selftest(be, progress=parts.append, cancel=lambda: be.cancelled)
+    except _Stop as e:
+        divergence, stopped = e.divergence, e.divergence is None
+        report = SelfTestReport(tuple(parts))
+    except SelfTestAborted as e:
+        aborted, report = str(e), SelfTestReport(tuple(parts))
+    except HardwareTimeout as e:  # the live run raised it at the same wait (a dead line, a lost report)
+        aborted, report = f"no report in time: {e}", SelfTestReport(tuple(parts))
+    ended = any(r.kind == "op" and r.data["op"] == "end" for r in trace.records)
+    ends = None
+    if stopped or trace.cut_line is not None or (not ended and aborted is None):
+        last = trace.records[-1] if trace.records else None
+        at, line = (last.t, last.line) if last else (0.0, trace.header_line)
+        why = f"line {trace.cut_line} is cut off" if trace.cut_line is not None else "no end record"
+        text = (f"the trace ends at t={at:.2f} s, line {line}, "
+                f"{'mid-self-test after ' + str(len(parts)) + ' parts' if stopped else 'after the self-test'} "
+                f"({why}): diagnosed as far as it goes")
+        ends = {"t": round(at, 3), "line": line, "cut_line": trace.cut_line, "text": text}
+    return SelfTestReplay(report, be.commands, divergence, ends, aborted)
+
+
+__all__ = ["ReplayBackend", "ReplayResult", "Divergence", "replay", "findings", "is_selftest",
+           "SelfTestReplayBackend", "SelfTestReplay", "replay_selftest"]

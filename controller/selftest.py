@@ -3,7 +3,11 @@ every part as passed or failed, with the evidence, in English and Chinese.
 
 :func:`run_selftest` drives any :class:`hardware.TableBackend` (sim, gpio or mcu) with the
 machine idle, its side lifts down and the centre lift up, and returns a :class:`SelfTestReport`.
-Parts, in test order:
+What it commands is the script of :mod:`controller.selftest_script` (``script(profile)``: one table
+of steps, each a goal command with its expected transitions and its deadline from the profile),
+run step by step by its ``StepRunner``; this module reads the parts at rest, gives each part's
+observations to its verdict below (which decides through the judges of :mod:`controller.diagnosis`)
+and stops the disc when a tile jams its outlet. Parts, in test order:
 
 1. emergency stop input at rest (not pressed), side-less;
 2. lid switch at rest (closed), side-less, where fitted (the GPIO build wires it into the
@@ -70,28 +74,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from hardware.vocabulary import (BackendLost, BackendReset, ClearSafeStop, Command, CommandFailed, Lift,
-                                 Motor, MotionDone, Outcome, Reply, ReplyCode, RollDice, SelfTestStep,
-                                 Sensor, SensorChanged, Side, StartShuffle, Status, StopReason,
-                                 StopShuffle)
+from hardware.vocabulary import Outcome, ReplyCode, Sensor, SensorChanged, Side, StopReason
 
 from .diagnosis import (feeder_code, late, missed_top_code, no_travel_code, push_head_code, rest_limits_code,
                         travelled, turned)
 from .faults import BY_CODE, FaultType
+from .selftest_script import Expect, Observed as _Step, SelfTestAborted, StepOutcome, StepRunner, Transition, script
+
+__all__ = ["run_selftest", "SelfTestReport", "PartResult", "SelfTestAborted", "script"]
 
 # Every part's code is decided by the judges of controller.diagnosis, with the cycle's thresholds
 # against the profile's nominal timings (travelled, turned, rest_limits_code, no_travel_code,
 # missed_top_code, late, feeder_code, push_head_code): a fault gives the same code in the self-test
 # as in the cycle (tests/controller/test_one_code.py).
-
-#: machine seconds allowed on top of a motion's deadline for its report to arrive
-REPORT_MARGIN_S = 2.0
-
-
-class SelfTestAborted(RuntimeError):
-    """The self-test could not go on for a reason outside the table's parts (the
-    microcontroller restarted, the serial link went down). Every motor was stopped."""
-
 
 # ------------------------------------------------------------------------------ results
 @dataclass(frozen=True)
@@ -135,9 +130,11 @@ class PartResult:
 
 @dataclass(frozen=True)
 class SelfTestReport:
-    """Every part's verdict, in test order. ``passed`` is True when every part passed."""
+    """Every part's verdict, in test order. ``passed`` is True when every part passed.
+    ``steps``: the steps of the script that ran, in order, with what came of each."""
 
     parts: tuple[PartResult, ...]
+    steps: tuple["StepOutcome", ...] = ()
 
     @property
     def passed(self) -> bool:
@@ -149,8 +146,10 @@ class SelfTestReport:
         return [p for p in self.parts if not p.passed]
 
     def to_dict(self) -> dict:
-        """JSON-ready: ``{"passed": bool, "parts": [PartResult.to_dict(), ...]}``."""
-        return {"passed": self.passed, "parts": [p.to_dict() for p in self.parts]}
+        """JSON-ready: ``{"passed": bool, "parts": [PartResult.to_dict(), ...], "steps":
+        [StepOutcome.to_dict(), ...]}``."""
+        return {"passed": self.passed, "parts": [p.to_dict() for p in self.parts],
+                "steps": [s.to_dict() for s in self.steps]}
 
     def render(self) -> str:
         """For the terminal: per part a line ``PASS|FAIL  part  side  evidence`` (with the
@@ -174,86 +173,6 @@ class SelfTestReport:
         else:
             lines.append(f"self-test passed: all {n} parts / 自检通过：全部 {n} 项合格")
         return "\n".join(lines)
-
-
-# ----------------------------------------------------------------------------- driving
-@dataclass
-class _Step:
-    """One command and what it produced: its Reply (None for a motion started without one
-    seen), its MotionDone (None if refused), and every event seen meanwhile."""
-
-    reply: Reply | None
-    done: MotionDone | None
-    events: list
-
-    def changes(self, sensor: Sensor, side: Side | None = None, value: int | None = None) -> int:
-        """SensorChanged events of ``sensor`` on ``side`` (with ``value``) in this step."""
-        return sum(1 for e in self.events if isinstance(e, SensorChanged) and e.sensor == sensor
-                   and e.side == side and (value is None or e.value == value))
-
-    @property
-    def refused(self) -> bool:
-        return self.reply is not None and self.reply.code != ReplyCode.OK
-
-
-class _Driver:
-    """Synchronous commands over the event-driven backend; link faults abort."""
-
-    def __init__(self, backend: Any, cancel: Callable[[], bool] | None = None) -> None:
-        self.b = backend
-        self.cancel = cancel or (lambda: False)
-
-    def _link_fault(self, ev: Any) -> bool:
-        return isinstance(ev, (BackendReset, BackendLost)) or self.cancel()
-
-    def _check(self, events: list) -> None:
-        if self.cancel():
-            self.b.stop_all()
-            raise SelfTestAborted("stopped by the operator: every motor was stopped")
-        for ev in events:
-            if isinstance(ev, BackendReset):
-                raise SelfTestAborted(f"the microcontroller restarted (boot {ev.previous_boot} -> "
-                                      f"{ev.boot}) during the self-test; run it again")
-            if isinstance(ev, BackendLost):
-                raise SelfTestAborted(f"the serial link to the microcontroller was lost during "
-                                      f"the self-test ({ev.reason})")
-            if isinstance(ev, CommandFailed):
-                raise SelfTestAborted(f"command {ev.cmd_id} got no reply: {ev.reason}")
-
-    def call(self, cmd: Command, timeout: float = 5.0) -> _Step:
-        """A command answered by a Reply (or Status)."""
-        i = self.b.submit(cmd)
-        evs = self.b.run_until(lambda e: self._link_fault(e) or (
-            getattr(e, "cmd_id", None) == i
-            and isinstance(e, (Reply, Status, CommandFailed))), timeout)
-        self._check(evs)
-        last = evs[-1]
-        return _Step(last if isinstance(last, Reply) else None, None, evs)
-
-    def motion(self, cmd: Command, deadline_s: float) -> _Step:
-        """A motion command: wait for its MotionDone (or its refusal); ``deadline_s`` is the
-        motion's own deadline in machine seconds."""
-        i = self.b.submit(cmd)
-        reply: list[Reply] = []
-
-        def pred(e: Any) -> bool:
-            if self._link_fault(e) or (isinstance(e, CommandFailed) and e.cmd_id == i):
-                return True
-            if isinstance(e, Reply) and e.cmd_id == i:
-                reply.append(e)
-                return e.code != ReplyCode.OK
-            return isinstance(e, MotionDone) and e.cmd_id == i
-
-        evs = self.b.run_until(pred, deadline_s + REPORT_MARGIN_S)
-        self._check(evs)
-        last = evs[-1]
-        return _Step(reply[0] if reply else None, last if isinstance(last, MotionDone) else None,
-                     evs)
-
-    def advance(self, dt: float) -> list:
-        evs = self.b.advance(dt)
-        self._check(evs)
-        return evs
 
 
 # ------------------------------------------------------------------------------- texts
@@ -710,17 +629,19 @@ def _centre_verdict(timing: Any, rest: tuple[int, int], down: _Step,
 def run_selftest(backend: Any, *,
                  progress: Callable[[PartResult], None] | None = None,
                  cancel: Callable[[], bool] | None = None) -> SelfTestReport:
-    """Exercise every actuator and sensor of the table in turn and judge each part.
+    """Exercise every actuator and sensor of the table in turn (the steps of :func:`script`) and
+    judge each part.
 
     Args:
         backend: a :class:`hardware.TableBackend`, idle, side lifts down, centre lift up
             (after power-on or a finished cycle). Its power-on safe-stop is cleared here (ClearSafeStop).
+            To record the self-test, pass a ``controller.tracing.RecordingBackend`` around it.
         progress: called with each :class:`PartResult` as soon as it is decided.
         cancel: asked at every event the test waits on; True stops every motor and aborts
             (the service's stop button), so a stop waits at most for the next event of the
             motion under way, never for the rest of the test.
     Returns: the :class:`SelfTestReport` (parts in the order of the module docstring; no jam
-        sensor part on a build without it).
+        sensor part on a build without it; the steps that ran with their outcome).
     Raises:
         SelfTestAborted: the microcontroller restarted, its link went down, or ``cancel``.
         hardware.HardwareError: the backend failed (closed, no report in time).
@@ -730,7 +651,9 @@ def run_selftest(backend: Any, *,
     """
     p = backend.profile
     t = p.timing
-    drv = _Driver(backend, cancel)
+    steps = script(p)
+    runner = StepRunner(backend, steps, cancel)
+    run = runner.run
     parts: list[PartResult] = []
 
     def add(r: PartResult) -> PartResult:
@@ -740,12 +663,12 @@ def run_selftest(backend: Any, *,
         return r
 
     try:
-        clear = drv.call(ClearSafeStop())
+        clear = run("clear")
+        assert clear is not None
         rest = backend.sensors()  # at rest, before anything moves
 
-        # 1-2. safety inputs at rest
-        estop = rest(Sensor.ESTOP)
-        if estop:
+        # safety inputs, lift limits at rest
+        if rest(Sensor.ESTOP):
             add(PartResult(*PART_ESTOP, None, False,
                            "reads pressed at rest: nothing can move until it is released"
                            + ("" if clear.reply is None or clear.reply.code == ReplyCode.OK
@@ -761,133 +684,111 @@ def run_selftest(backend: Any, *,
                            else "reads open at rest (0): close the lid, or check the lid switch",
                            "静止时闭合（读数 1）" if lid else "静止时显示盖板打开（读数 0）：盖好盖板或检查盖板开关",
                            None if lid else "E73"))
+        rest_code = {s: add(_limits_at_rest(s, rest(Sensor.LIFT_TOP, s), rest(Sensor.LIFT_BOTTOM, s))).code
+                     for s in Side}
 
-        # 3. lift limit sensors at rest
-        rest_code: dict[Side, str | None] = {}
-        for side in Side:
-            r = add(_limits_at_rest(side, rest(Sensor.LIFT_TOP, side),
-                                    rest(Sensor.LIFT_BOTTOM, side)))
-            rest_code[side] = r.code
-
-        # 4. shuffle disc: runs through the feeder jogs (tiles reach the push heads)
-        jog_ms = p.feed_deadline_ms(1)  # a sound feeder pushes one stack within this
-        window_s = 4 * t.disc_pulse_s
-        shuffle_ms = int(1000 * (window_s + 4 * (jog_ms / 1000 + REPORT_MARGIN_S) + 5.0))
-        shuffle_ms = min(shuffle_ms, p.shuffle_deadline_ms())
-        # the jam sensor (fitted builds only; a non-fitted input reads 0 and never changes)
+        # the disc; the jam sensor (fitted builds only; a non-fitted input reads 0 and never changes)
         jam_fitted = "jam" in backend.fitted
-        jam_rest = rest(Sensor.JAM) if jam_fitted else 0
-        jam = _JamWatch(jam_fitted, jam_rest)
-        sh = drv.call(StartShuffle(shuffle_ms))
-        shuffling = not sh.refused
-        if sh.refused:
-            disc_ok = False
-            add(_refusal(PART_DISC, None, _Step(sh.reply, None, sh.events)))
+        jam = _JamWatch(jam_fitted, rest(Sensor.JAM) if jam_fitted else 0)
+        disc = run("disc")
+        assert disc is not None
+        shuffling = not disc.refused
+        disc_ok = False
+        if disc.refused:
+            add(_refusal(PART_DISC, None, disc))
         else:
-            evs = sh.events + drv.advance(window_s)
-            jam.see(evs, ("in the disc check", "大盘检查中"))
-            n = sum(1 for e in evs if isinstance(e, SensorChanged)
-                    and e.sensor == Sensor.DISC_PULSE)
-            disc_ok = turned(n)
-            seen_en = (f"{n} rotation pulse changes in {_s(window_s)} (expected about "
-                       f"{window_s / t.disc_pulse_s:.0f})")
-            seen_zh = (f"{_s(window_s)} 内转动信号变化 {n} 次（应约 "
-                       f"{window_s / t.disc_pulse_s:.0f} 次）")
-            if disc_ok:
-                add(PartResult(*PART_DISC, None, True, seen_en, seen_zh))
-            elif jam.blocked:  # the disc cannot turn: a tile is jammed at its outlet
-                add(PartResult(*PART_DISC, None, False,
-                               f"{seen_en}: the disc is blocked by a tile jammed at its outlet "
-                               f"(the jam sensor reads 1, see the jam sensor)",
-                               f"{seen_zh}：出牌口卡牌，大盘被卡住（卡牌检测为 1，见卡牌检测）",
-                               "E53"))
-            else:
-                add(PartResult(*PART_DISC, None, False, seen_en, seen_zh, "E51"))
+            jam.see(disc.events, ("in the disc check", "大盘检查中"))
+            disc_ok = add(_disc_verdict(disc, t.disc_pulse_s, jam, runner.steps["disc"].watch_s)).passed
             if jam.blocked and (jam.at is not None or not disc_ok):
-                drv.call(StopShuffle())  # do not leave a jammed disc's motor energised
+                run("disc stop")  # do not leave a jammed disc's motor energised
                 shuffling = False
 
-        # 5. feeders, with the disc turning; 6. push heads and 7. tile-present sensors
-        # (at rest + the jogs)
+        # feeders with the disc turning; push heads and tile-present sensors from the same jogs
         jogs: dict[Side, _Step] = {}
-        after: dict[Side, int] = {}  # PUSH_HOME after each jog
         blocked: dict[Side, bool] = {}  # the tile path blocked (jam) by the end of each jog
-        for k, side in enumerate(Side):
-            step = drv.motion(SelfTestStep(10 + k, Motor.FEEDER, side, jog_ms, jog_ms + 1000),
-                              (jog_ms + 1000) / 1000)
-            jogs[side] = step
-            after[side] = backend.sensors()(Sensor.PUSH_HOME, side)
-            jam.see(step.events, (f"during the {side.name} feeder jog",
-                                  f"{side.name}边输送带点动中"))
+        for side in Side:
+            jog = run(f"feeder {side.name}")
+            assert jog is not None and jog.after is not None
+            jogs[side] = jog
+            jam.see(jog.events, (f"during the {side.name} feeder jog", f"{side.name}边输送带点动中"))
             if shuffling and jam.at is not None:
-                drv.call(StopShuffle())  # the tile path is blocked: stop the disc at once
+                run("disc stop")  # the tile path is blocked: stop the disc at once
                 shuffling = False
             blocked[side] = jam.blocked
         if shuffling:
-            drv.call(StopShuffle())
+            run("disc stop")
+        jog_s = runner.steps["feeder E"].command.jog_ms / 1000
+        after = {s: j.after(Sensor.PUSH_HOME, s) for s, j in jogs.items()}  # PUSH_HOME after each jog
         # no tile at any feeder: the machine is empty (not four jammed wheels)
-        fed = any(j.changes(Sensor.TILE_PRESENT, sd) or j.changes(Sensor.STACK, sd, 1)
-                  for sd, j in jogs.items())
+        fed = any(Expect(Transition.TILES, side=s).seen(j) for s, j in jogs.items())
         for side in Side:
-            add(_feeder(side, jogs[side], jog_ms / 1000, disc_ok, blocked[side], after[side], fed))
+            add(_feeder(side, jogs[side], jog_s, disc_ok, blocked[side], after[side], fed))
         for side in Side:
-            add(_push_head(side, t, rest(Sensor.PUSH_HOME, side), jogs[side], after[side],
-                           jog_ms / 1000))
+            add(_push_head(side, t, rest(Sensor.PUSH_HOME, side), jogs[side], after[side], jog_s))
         for side in Side:
             add(_tile_sensor(side, rest(Sensor.TILE_PRESENT, side), jogs[side]))
-
-        # 8. jam sensor / disc outlet (fitted builds only: see the module docstring)
         if jam_fitted:
             add(jam.verdict(disc_ok))
 
-        # 9. lifts, one side at a time: up, then down again
-        dl_s = t.lift_deadline_s
+        # lifts, one side at a time: up, then down again
         for side in Side:
-            up = drv.motion(Lift(side, True, p.lift_deadline_ms()), dl_s)
-            snap = backend.sensors()
-            at_top = (snap(Sensor.LIFT_TOP, side), snap(Sensor.LIFT_BOTTOM, side))
-            down = at_bottom = None
-            moved = up.done is not None and not (up.done.elapsed_ms == 0
-                                                 and up.done.outcome == Outcome.COMPLETED)
-            if moved:  # the motor ran: bring the lift back down
-                down = drv.motion(Lift(side, False, p.lift_deadline_ms()), dl_s)
-                snap = backend.sensors()
-                at_bottom = (snap(Sensor.LIFT_TOP, side), snap(Sensor.LIFT_BOTTOM, side))
-            add(_lift_verdict(side, t, rest_code[side], up, at_top, down, at_bottom))
+            up = run(f"lift {side.name} up")
+            down = run(f"lift {side.name} down")
+            assert up is not None and up.after is not None
+            add(_lift_verdict(side, t, rest_code[side], up, _limits(up.after, side), down,
+                              None if down is None else _limits(down.after, side)))
 
-        # 10. centre lift: down (the hole opens), then up again (the hole closed)
-        c_dl = p.centre_deadline_ms()
-        c_rest = (rest(Sensor.CENTRE_TOP), rest(Sensor.CENTRE_BOTTOM))
-        c_down = drv.motion(Lift(None, False, c_dl), c_dl / 1000)
-        snap = backend.sensors()
-        c_low = (snap(Sensor.CENTRE_TOP), snap(Sensor.CENTRE_BOTTOM))
-        c_up = c_high = None
-        if not c_down.refused and c_down.done is not None:
-            # raised again whatever the down stroke did: a lift that never left the top
-            # completes at once (elapsed 0) without moving
-            c_up = drv.motion(Lift(None, True, c_dl), c_dl / 1000)
-            snap = backend.sensors()
-            c_high = (snap(Sensor.CENTRE_TOP), snap(Sensor.CENTRE_BOTTOM))
-        add(_centre_verdict(t, c_rest, c_down, c_low, c_up, c_high))
+        # centre lift: down (the hole opens), then up again (the hole closed)
+        c_down, c_up = run("centre down"), run("centre up")
+        assert c_down is not None and c_down.after is not None
+        add(_centre_verdict(t, _limits(rest, None), c_down, _limits(c_down.after, None), c_up,
+                            None if c_up is None else _limits(c_up.after, None)))
 
-        # 11. dice
-        spin_ms, dice_dl = p.dice_ms()
-        dice = drv.motion(RollDice(spin_ms, dice_dl), dice_dl / 1000)
-        # DEADLINE: the device stopped a cup that gave no rotation pulse (stall-to-stop), judged below
-        if dice.refused or dice.done is None or dice.done.outcome not in (Outcome.COMPLETED, Outcome.DEADLINE):
-            add(_refusal(PART_DICE, None, dice))
-        else:
-            n = dice.changes(Sensor.DICE_PULSE)
-            ok = turned(n)
-            exp = spin_ms / 1000 / t.dice_pulse_s
-            add(PartResult(*PART_DICE, None, ok,
-                           f"spin {_s(spin_ms / 1000)}: {n} rotation pulse changes (expected "
-                           f"about {exp:.0f})" + ("" if ok else ": the dice did not spin"),
-                           f"转动 {_s(spin_ms / 1000)}：转动信号变化 {n} 次（应约 {exp:.0f} 次）"
-                           + ("" if ok else "：骰子不转"), None if ok else "E52"))
+        # dice
+        dice = run("dice")
+        assert dice is not None
+        add(_dice_verdict(dice, t.dice_pulse_s, runner.steps["dice"].command.spin_ms))
     finally:
         backend.stop_all()
-    return SelfTestReport(tuple(parts))
+    return SelfTestReport(tuple(parts), tuple(runner.log))
+
+
+def _limits(snap: Any, side: Side | None) -> tuple[int, int]:
+    """(top, bottom) limit readings of ``side``'s lift, or of the centre lift (``side`` None)."""
+    if side is None:
+        return snap(Sensor.CENTRE_TOP), snap(Sensor.CENTRE_BOTTOM)
+    return snap(Sensor.LIFT_TOP, side), snap(Sensor.LIFT_BOTTOM, side)
+
+
+def _disc_verdict(obs: _Step, pulse_s: float, jam: "_JamWatch", window_s: float) -> PartResult:
+    """The disc from its rotation pulses in the watch window (none: E51; none because a tile is
+    jammed at the outlet, ``jam.blocked``: E53)."""
+    n = obs.changes(Sensor.DISC_PULSE)
+    seen_en = f"{n} rotation pulse changes in {_s(window_s)} (expected about {window_s / pulse_s:.0f})"
+    seen_zh = f"{_s(window_s)} 内转动信号变化 {n} 次（应约 {window_s / pulse_s:.0f} 次）"
+    if turned(n):
+        return PartResult(*PART_DISC, None, True, seen_en, seen_zh)
+    if jam.blocked:  # the disc cannot turn: a tile is jammed at its outlet
+        return PartResult(*PART_DISC, None, False,
+                          f"{seen_en}: the disc is blocked by a tile jammed at its outlet "
+                          f"(the jam sensor reads 1, see the jam sensor)",
+                          f"{seen_zh}：出牌口卡牌，大盘被卡住（卡牌检测为 1，见卡牌检测）", "E53")
+    return PartResult(*PART_DISC, None, False, seen_en, seen_zh, "E51")
+
+
+def _dice_verdict(obs: _Step, pulse_s: float, spin_ms: int) -> PartResult:
+    """The dice cup from its rotation pulses during one spin (none: E52). A DEADLINE outcome is
+    judged too: the device stopped a cup that gave no pulse (stall-to-stop)."""
+    if obs.refused or obs.done is None or obs.done.outcome not in (Outcome.COMPLETED, Outcome.DEADLINE):
+        return _refusal(PART_DICE, None, obs)
+    n = obs.changes(Sensor.DICE_PULSE)
+    ok = turned(n)
+    exp = spin_ms / 1000 / pulse_s
+    return PartResult(*PART_DICE, None, ok,
+                      f"spin {_s(spin_ms / 1000)}: {n} rotation pulse changes (expected about {exp:.0f})"
+                      + ("" if ok else ": the dice did not spin"),
+                      f"转动 {_s(spin_ms / 1000)}：转动信号变化 {n} 次（应约 {exp:.0f} 次）"
+                      + ("" if ok else "：骰子不转"), None if ok else "E52")
 
 
 def _tile_sensor(side: Side, at_rest: int, jog: _Step) -> PartResult:

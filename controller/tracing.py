@@ -31,7 +31,8 @@ import json
 from collections import deque
 from typing import Any
 
-from hardware.trace import TraceHeader, readings_from_json, readings_to_json
+from hardware.errors import HardwareError
+from hardware.trace import TraceHeader, TraceWriter, readings_from_json, readings_to_json
 
 from . import cycle as CY
 
@@ -158,8 +159,61 @@ class CycleRing:
     def text(self) -> str:
         """The kept records as a trace: header line and records, one JSON object per line."""
         lines = [self.header or TraceHeader(0, {}, 0, "", "").to_json()]
-        lines += [r for seg in self._segments for r in seg]
-        return "".join(json.dumps(r, ensure_ascii=False, separators=(",", ":")) + "\n" for r in lines)
+        return self.lines_text(lines + [r for seg in self._segments for r in seg])
+
+    @staticmethod
+    def lines_text(records: list[dict]) -> str:
+        """``records`` (the header first) as the text of a trace: one JSON object per line."""
+        return "".join(json.dumps(r, ensure_ascii=False, separators=(",", ":")) + "\n" for r in records)
 
 
-__all__ = ["CycleRing", "OPS", "op_of", "event_of", "dice_of", "readings_of", "carry_of", "readings_to_json"]
+class RecordingBackend:
+    """``backend`` with what a caller outside the runtime (the self-test, ``controller.selftest``)
+    commands and sees written to ``trace`` (a :class:`hardware.trace.TraceWriter` whose header says
+    ``"run": "selftest"``, docs/trace.md section 8): every command with its id (or the error that
+    refused it), every event each wait (``events``, ``advance``, ``run_until``) returned, in that
+    order, each ``sensors()`` read as a ``readings`` op and ``stop_all()`` as a ``stop_all`` op.
+    ``t`` is the backend's machine time when the call returned. Every other attribute is the
+    backend's. ``controller.replay.replay_selftest`` serves such a trace back to the self-test."""
+
+    def __init__(self, backend: Any, trace: TraceWriter) -> None:
+        self._b, self._w = backend, trace
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._b, name)
+
+    def submit(self, command) -> int:
+        try:
+            cmd_id = self._b.submit(command)
+        except HardwareError as e:
+            self._w.command(self._b.now(), command, None, error=str(e))
+            raise
+        self._w.command(self._b.now(), command, cmd_id)
+        return cmd_id
+
+    def _seen(self, events: list) -> list:
+        t = self._b.now()
+        for ev in events:
+            self._w.event(t, ev)
+        return events
+
+    def events(self) -> list:
+        return self._seen(self._b.events())
+
+    def advance(self, dt: float) -> list:
+        return self._seen(self._b.advance(dt))
+
+    def run_until(self, predicate, timeout: float) -> list:
+        return self._seen(self._b.run_until(predicate, timeout))
+
+    def sensors(self):
+        snap = self._b.sensors()
+        self._w.note(self._b.now(), "readings", readings=readings_to_json(snap.values))
+        return snap
+
+    def stop_all(self) -> None:
+        self._b.stop_all()
+        self._w.note(self._b.now(), "stop_all")
+
+
+__all__ = ["CycleRing", "RecordingBackend", "OPS", "op_of", "event_of", "dice_of", "readings_of", "carry_of", "readings_to_json"]

@@ -351,8 +351,9 @@ def create_app(control: Control, log: EventLog, token: str, scorer: Scorer, *,
     @app.get("/api/faults/{event_id}/trace", dependencies=[Auth])
     async def fault_trace(event_id: Annotated[int, PathParam(ge=1)]) -> Response:
         """The trace saved with fault ``event_id`` of the log (``/api/faults``' ``recent[].id``): the last
-        cycles before it as JSON lines (docs/trace.md), for ``mjtable diagnose --trace``. 404 when the log
-        has no trace for that id (not a fault, or logged before traces were kept)."""
+        cycles before it as JSON lines (docs/trace.md), for ``mjtable diagnose --trace``; for a self-test's
+        id (``GET /api/selftest``'s ``id``) the self-test's trace. 404 when the log has no trace for that
+        id (neither, or logged before traces were kept)."""
         text = await asyncio.to_thread(log.trace, event_id)
         if text is None:
             raise ServiceError(f"no trace is kept for event {event_id}: give the id of a fault in /api/faults", 404,
@@ -391,8 +392,11 @@ def create_app(control: Control, log: EventLog, token: str, scorer: Scorer, *,
 
     @app.get("/api/selftest")
     async def last_selftest() -> dict:
+        """The last self-test's report, its time and ``id``: its event id, whose trace (docs/trace.md
+        section 8) is ``GET /api/faults/{id}/trace``."""
         rows = await asyncio.to_thread(log.events, "selftest", 1)
-        return {"report": rows[0]["data"] if rows else None, "t": rows[0]["t"] if rows else None}
+        return {"report": rows[0]["data"] if rows else None, "t": rows[0]["t"] if rows else None,
+                "id": rows[0]["id"] if rows else None}
 
     # ---- scoring (a calculator: a hand of the match is recorded through /api/match) ----
     def _finish(result, hand: str, source: str) -> dict:

@@ -371,18 +371,27 @@ class Control:
         return {"source": source, **b.to_dict()}
 
     def run_selftest(self) -> dict:
+        """The self-test (``controller.selftest``) on this thread, recorded into a trace of its own
+        (docs/trace.md section 8: not into the cycles' ring, whose traces replay cycles) that is kept
+        beside its event-log entry like a fault's (``GET /api/faults/{event id}/trace``). Returns the
+        report (``{"passed": False, "parts": [], "aborted": why}`` when it was aborted)."""
         from controller.selftest import SelfTestAborted, run_selftest
+        from controller.tracing import RecordingBackend
         t = self.rt.table
         if t.busy:
             raise WrongState(f"the machine is {t.phase.value}: the self-test needs it at rest")
         self.selftest_running = True
         self._publish()
+        lines: list[dict] = []
+        trace = TraceWriter(make_header(self.backend.profile, t.settings.gear, self.backend.kind, run="selftest",
+                                        fitted=sorted(self.backend.fitted)), lines.append)
         try:
             if not self._stop.is_set():
                 self._selftest_cancel.clear()
             stepped = SteppedBackend(self.backend, lambda: self.liveness.beat("control"),
                                      self._selftest_cancel.is_set, pace=self.rt.pace)
-            report = run_selftest(stepped, cancel=self._selftest_cancel.is_set).to_dict()
+            report = run_selftest(RecordingBackend(stepped, trace), cancel=self._selftest_cancel.is_set).to_dict()
+            trace.note(self.backend.now(), "end")
         except SelfTestAborted as e:
             report = {"passed": False, "parts": [], "aborted": str(e)}
         finally:
@@ -391,7 +400,7 @@ class Control:
             # the self-test read the machine's events itself: take the readings afresh
             self.rt.resync()
         self.selftest = report
-        self.log.append("selftest", report)
+        self.log.append_with_trace("selftest", report, CycleRing.lines_text(lines))
         self.hub.publish({"type": "event", "kind": "selftest"})
         return report
 

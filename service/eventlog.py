@@ -12,8 +12,8 @@ started, and ``EventLog.damaged`` says so (the page shows it); the service does 
 so systemd never restart-loops on a bad log (issue #23, section 3).
 
 Rows: ``events(id, t, kind, data)``: ``t`` wall-clock seconds (Unix time), ``kind`` one of
-``KINDS``, ``data`` a JSON object. A fault's trace (docs/trace.md: the last cycles before it) is kept
-beside its entry in ``traces(event_id, data)``, gzip-compressed JSON lines. Lift travel times are also kept one row per side and cycle in
+``KINDS``, ``data`` a JSON object. A fault's trace (docs/trace.md: the last cycles before it) and a
+self-test's trace (docs/trace.md section 8) are kept beside their entry in ``traces(event_id, data)``, gzip-compressed JSON lines. Lift travel times are also kept one row per side and cycle in
 ``lift_times(id, t, cycle, side, up_s)`` for the trends. Safe to use from several threads (one
 connection behind a lock).
 
@@ -205,14 +205,22 @@ class EventLog:
     def append_fault(self, data: dict[str, Any], trace: str | None) -> int:
         """A fault and its trace (JSON lines, docs/trace.md; None: none recorded), in one transaction.
         Returns the event id (``GET /api/faults/{event id}/trace``)."""
+        return self.append_with_trace("fault", data, trace)
+
+    def append_with_trace(self, kind: str, data: dict[str, Any], trace: str | None) -> int:
+        """An event of ``kind`` (a fault, a self-test) and its trace (JSON lines, docs/trace.md; None:
+        none recorded), in one transaction. Returns the event id (``GET /api/faults/{event id}/trace``).
+        Raises ValueError for a kind not in ``KINDS``."""
+        if kind not in KINDS:
+            raise ValueError(f"event kind {kind!r} unknown: one of {', '.join(KINDS)}")
         blob = gzip.compress(trace.encode("utf-8"), 6) if trace is not None else None
 
         def keep(db, eid: int) -> None:
             db.execute("INSERT INTO traces(event_id, data) VALUES (?, ?)", (eid, blob))
-        return self._append("fault", data, time.time(), keep if blob is not None else None)
+        return self._append(kind, data, time.time(), keep if blob is not None else None)
 
     def trace(self, event_id: int) -> str | None:
-        """The trace saved with fault ``event_id`` (JSON lines), None when there is none."""
+        """The trace saved with fault or self-test ``event_id`` (JSON lines), None when there is none."""
         with self._lock:
             row = self._db.execute("SELECT data FROM traces WHERE event_id = ?", (int(event_id),)).fetchone()
         return None if row is None else gzip.decompress(row[0]).decode("utf-8")

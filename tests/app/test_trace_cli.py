@@ -71,3 +71,31 @@ def test_a_missing_trace_file_is_one_line(capsys, tmp_path) -> None:
     assert code == 1 and "nope.jsonl:0: cannot read the trace" in err and err.count("\n") == 1
     code, _, err = run(["cycle", "--sim", "--record", str(tmp_path / "no" / "dir.jsonl")], capsys)
     assert code == 1 and "--record" in err and err.count("\n") == 1
+
+
+def test_selftest_record_and_diagnose_trace_give_the_live_verdicts(capsys, tmp_path) -> None:
+    trace = tmp_path / "selftest.jsonl"
+    code, out, _ = run(["selftest", "--sim", "--seed", "3", "--fault", "feeder-wire-loose:S", "--json",
+                        "--record", str(trace)], capsys)
+    live = json.loads(out)
+    assert code == 1 and [p["code"] for p in live["parts"] if not p["passed"]] == ["E31"]
+    head = json.loads(trace.read_text().splitlines()[0])
+    assert head["run"] == "selftest" and "jam" in head["fitted"]
+    assert json.loads(trace.read_text().splitlines()[-1])["op"] == "end"
+    code, out, _ = run(["diagnose", "--trace", str(trace), "--json"], capsys)
+    got = json.loads(out)
+    assert code == 0 and got["run"] == "selftest" and got["trace"] == str(trace)
+    assert {k: got[k] for k in ("passed", "parts", "steps")} == live
+    assert got["diagnosis"]["code"] == "E31" and got["diagnosis"]["side"] == "S" and len(got["diagnoses"]) == 1
+    assert got["replay"]["divergence"] is None and got["replay"]["ends"] is None and got["replay"]["aborted"] is None
+    code, out, _ = run(["diagnose", "--trace", str(trace)], capsys)
+    assert code == 0 and "a self-test, sim backend" in out and "[E31 feeder-no-motion]" in out
+    assert "recorded commands" in out
+
+
+def test_a_clean_selftest_trace_has_no_diagnosis(capsys, tmp_path) -> None:
+    trace = tmp_path / "clean.jsonl"
+    code, _, _ = run(["selftest", "--sim", "--seed", "3", "--record", str(trace)], capsys)
+    assert code == 0
+    code, out, _ = run(["diagnose", "--trace", str(trace)], capsys)
+    assert code == 1 and "self-test passed" in out

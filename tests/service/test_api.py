@@ -223,6 +223,23 @@ def test_selftest_reports_every_part(api) -> None:
     assert c.get("/api/selftest").json()["report"] == rep and log.count("selftest") == 1
 
 
+def test_selftest_trace_is_kept_beside_its_entry_and_replays_to_its_report(api) -> None:
+    from controller.replay import replay_selftest
+    from hardware.trace import parse_trace
+    c, _, _ = api
+    c.post("/api/sim/fault", headers=AUTH, json={"fault": "lift-short:N"})
+    rep = c.post("/api/selftest", headers=AUTH).json()
+    last = c.get("/api/selftest").json()
+    assert last["report"] == rep and isinstance(last["id"], int)
+    r = c.get(f"/api/faults/{last['id']}/trace", headers=AUTH)
+    assert r.status_code == 200
+    trace = parse_trace(r.text.splitlines(keepends=True), "selftest")
+    assert trace.header.extra["run"] == "selftest"
+    got = replay_selftest(trace)
+    assert got.report.to_dict() == rep and got.divergence is None and got.ends is None
+    assert [(p["code"], p["side"]) for p in rep["parts"] if not p["passed"]] == [("E21", "N")]
+
+
 def test_score_a_photo(api, hand_photo) -> None:
     c, _, log = api
     opts = json.dumps({"self_drawn": True, "seat_wind": "S"})

@@ -150,6 +150,28 @@ def test_a_stop_during_the_selftest_cancels_it_with_every_motor_off(tmp_path) ->
         log.close()
 
 
+def test_a_stopped_selftest_keeps_a_trace_that_replays_as_stopped(tmp_path) -> None:
+    """The self-test's trace is kept beside its entry also when the operator stopped it; its replay
+    (mjtable diagnose --trace) aborts where the live run did, with the same reason."""
+    from controller.replay import replay_selftest
+    from hardware.trace import parse_trace
+    control, log = control_over(hardware.open_backend("sim", seed=2), tmp_path, speed=1.0)
+    control.start()
+    try:
+        fut = control.call(control.run_selftest)
+        time.sleep(1.0)  # the self-test is under way (about 33 s of machine time, paced to real time)
+        assert control.selftest_running
+        control.request_stop()
+        report = fut.result(5)
+        assert "stopped by the operator" in report["aborted"]
+        entry = log.events("selftest", 1)[0]
+        r = replay_selftest(parse_trace(log.trace(entry["id"]).splitlines(keepends=True), "selftest"))
+        assert r.aborted == report["aborted"] and r.divergence is None
+    finally:
+        control.stop()
+        log.close()
+
+
 def test_sigterm_during_a_selftest_ends_the_service_at_once(tmp_path) -> None:
     srv = Server(tmp_path, speed=2.0)  # the self-test takes about 17 s of wall time here
     try:
