@@ -79,7 +79,7 @@ from hardware.vocabulary import Outcome, ReplyCode, Sensor, SensorChanged, Side,
 from .diagnosis import (feeder_code, late, missed_top_code, no_travel_code, push_head_code, rest_limits_code,
                         travelled, turned)
 from .faults import BY_CODE, FaultType
-from .selftest_script import Expect, Observed as _Step, SelfTestAborted, StepOutcome, StepRunner, Transition, script
+from .selftest_script import Expect, Observed, SelfTestAborted, StepOutcome, StepRunner, Transition, script
 
 __all__ = ["run_selftest", "SelfTestReport", "PartResult", "SelfTestAborted", "script"]
 
@@ -180,7 +180,7 @@ def _s(seconds: float) -> str:
     return f"{seconds:.2f} s"
 
 
-def _refusal(part: tuple[str, str], side: str | None, step: _Step) -> PartResult:
+def _refusal(part: tuple[str, str], side: str | None, step: Observed) -> PartResult:
     """A motion the device refused or that ended without running: the table is in safe-stop
     (E73) or the motor is busy / failed (E71)."""
     if step.refused:
@@ -232,8 +232,8 @@ def _limits_at_rest(side: Side, top: int, bottom: int) -> PartResult:
     return PartResult(*PART_LIMITS, s, False, f"{read_en}: {en}", f"{read_zh}：{zh}", code)
 
 
-def _lift_verdict(side: Side, timing: Any, rest_code: str | None, up: _Step,
-                  at_top: tuple[int, int], down: _Step | None,
+def _lift_verdict(side: Side, timing: Any, rest_code: str | None, up: Observed,
+                  at_top: tuple[int, int], down: Observed | None,
                   at_bottom: tuple[int, int] | None) -> PartResult:
     """Judge one lift's up and down strokes. ``at_top`` / ``at_bottom`` are the (top, bottom)
     readings after each stroke. Times in seconds against the profile's nominal travel."""
@@ -349,19 +349,19 @@ def _lift_verdict(side: Side, timing: Any, rest_code: str | None, up: _Step,
     return _refusal(PART_LIFT, s, up)
 
 
-def _push_values(step: _Step, side: Side) -> list[int]:
+def _push_values(step: Observed, side: Side) -> list[int]:
     """The PUSH_HOME readings ``side``'s push head reported during ``step``, in order."""
     return [e.value for e in step.events if isinstance(e, SensorChanged)
             and e.sensor == Sensor.PUSH_HOME and e.side == side]
 
 
-def _head_stuck_out(step: _Step, side: Side, after: int) -> bool:
+def _head_stuck_out(step: Observed, side: Side, after: int) -> bool:
     """The push head went out (PUSH_HOME 1 -> 0) and stayed out to the end of ``step``."""
     vals = _push_values(step, side)
     return bool(vals) and vals[-1] == 0 and after == 0
 
 
-def _jog_ran(step: _Step) -> bool:
+def _jog_ran(step: Observed) -> bool:
     """A feeder jog ran its time: COMPLETED (its push head then came home: the device parks it) or
     DEADLINE (the head did not come home; judged at the push head)."""
     return (not step.refused and step.done is not None
@@ -378,7 +378,7 @@ _FLOW_NOT_JUDGED = {
 }
 
 
-def _feeder(side: Side, step: _Step, jog_s: float, disc_ok: bool, jam_blocked: bool,
+def _feeder(side: Side, step: Observed, jog_s: float, disc_ok: bool, jam_blocked: bool,
             push_after: int, machine_fed: bool = True) -> PartResult:
     """Judge one feeder jog with the cycle's judge (:func:`controller.diagnosis.feeder_code`):
     wheel-motion pulses (none: E31; none because the push head stuck out and stalled the shared
@@ -423,7 +423,7 @@ def _feeder(side: Side, step: _Step, jog_s: float, disc_ok: bool, jam_blocked: b
                       f"{seen_zh}：输送轮转动；未判定送牌，{why_zh}")
 
 
-def _push_head(side: Side, timing: Any, at_rest: int, jog: _Step, after: int,
+def _push_head(side: Side, timing: Any, at_rest: int, jog: Observed, after: int,
                jog_s: float) -> PartResult:
     """Judge a push head and its home sensor from the feeder jog of its side: the feeder motor
     turns the head's cam (one turn ``timing.push_cycle_s``, home for the first part of it), so
@@ -541,8 +541,8 @@ class _JamWatch:
                           "jogs", "静止时及输送带点动、大盘转动期间均无信号（读数 0）")
 
 
-def _centre_verdict(timing: Any, rest: tuple[int, int], down: _Step,
-                    low: tuple[int, int], up: _Step | None,
+def _centre_verdict(timing: Any, rest: tuple[int, int], down: Observed,
+                    low: tuple[int, int], up: Observed | None,
                     high: tuple[int, int] | None) -> PartResult:
     """Judge the centre lift's down then up stroke. ``rest`` / ``low`` / ``high``: the
     (CENTRE_TOP, CENTRE_BOTTOM) readings before, after the down stroke and after the up
@@ -704,7 +704,7 @@ def run_selftest(backend: Any, *,
                 shuffling = False
 
         # feeders with the disc turning; push heads and tile-present sensors from the same jogs
-        jogs: dict[Side, _Step] = {}
+        jogs: dict[Side, Observed] = {}
         blocked: dict[Side, bool] = {}  # the tile path blocked (jam) by the end of each jog
         for side in Side:
             jog = run(f"feeder {side.name}")
@@ -760,7 +760,7 @@ def _limits(snap: Any, side: Side | None) -> tuple[int, int]:
     return snap(Sensor.LIFT_TOP, side), snap(Sensor.LIFT_BOTTOM, side)
 
 
-def _disc_verdict(obs: _Step, pulse_s: float, jam: "_JamWatch", window_s: float) -> PartResult:
+def _disc_verdict(obs: Observed, pulse_s: float, jam: "_JamWatch", window_s: float) -> PartResult:
     """The disc from its rotation pulses in the watch window (none: E51; none because a tile is
     jammed at the outlet, ``jam.blocked``: E53)."""
     n = obs.changes(Sensor.DISC_PULSE)
@@ -776,7 +776,7 @@ def _disc_verdict(obs: _Step, pulse_s: float, jam: "_JamWatch", window_s: float)
     return PartResult(*PART_DISC, None, False, seen_en, seen_zh, "E51")
 
 
-def _dice_verdict(obs: _Step, pulse_s: float, spin_ms: int) -> PartResult:
+def _dice_verdict(obs: Observed, pulse_s: float, spin_ms: int) -> PartResult:
     """The dice cup from its rotation pulses during one spin (none: E52). A DEADLINE outcome is
     judged too: the device stopped a cup that gave no pulse (stall-to-stop)."""
     if obs.refused or obs.done is None or obs.done.outcome not in (Outcome.COMPLETED, Outcome.DEADLINE):
@@ -791,7 +791,7 @@ def _dice_verdict(obs: _Step, pulse_s: float, spin_ms: int) -> PartResult:
                       + ("" if ok else "：骰子不转"), None if ok else "E52")
 
 
-def _tile_sensor(side: Side, at_rest: int, jog: _Step) -> PartResult:
+def _tile_sensor(side: Side, at_rest: int, jog: Observed) -> PartResult:
     """The tile-present sensor at the push head: inactive at rest, or active at rest only
     because a tile waits at the throat (it then goes inactive when the feeder takes it)."""
     s = side.name

@@ -295,14 +295,15 @@ def test_centre_lift_and_push_head_verdicts_without_a_fault_kind():
     """Branches no injectable fault reaches: a centre lift that leaves the top but never
     signals the bottom (raised again), one whose bottom limit reads active at the top, and a
     push-head home switch stuck closed."""
-    from controller.selftest import _centre_verdict, _push_head, _Step
+    from controller.selftest import _centre_verdict, _push_head
+    from controller.selftest_script import Observed
     from hardware.vocabulary import Reply, ReplyCode, Sensor, SensorChanged
 
     timing = hardware.load_profile().timing
 
     def step(outcome, elapsed_ms, *changes, command="Lift", side=None):
         evs = [SensorChanged(sensor, side, v, 0) for sensor, v in changes]
-        return _Step(Reply(1, ReplyCode.OK, 0),
+        return Observed(Reply(1, ReplyCode.OK, 0),
                      MotionDone(1, command, side, outcome, elapsed_ms, len(evs)), evs)
 
     part_way = _centre_verdict(timing, (1, 0),
