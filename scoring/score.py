@@ -89,13 +89,17 @@ class FanResult(_Record):
 
     @property
     def source(self) -> "tuple[str, ...] | Callable[[], tuple[str, ...]]":
-        return self[5][0]
+        src = self[5][0]
+        return self.tiles if src is None else src
 
     @property
     def tiles(self) -> tuple[str, ...]:
         box = self[5]
         src = box[0]
-        if callable(src):
+        if src is None:  # a fan of a reading (``score``): [None, reading, hand, fan slot]
+            src = box[0] = _evidence_texts(box[1], box[2], box[3])
+            del box[1:]
+        elif callable(src):
             src = box[0] = src()
         return src
 
@@ -312,8 +316,7 @@ def score(hand: Hand, ctx: WinContext, rules: str | RuleProfile = "mcr") -> Scor
                            "and a pair nor a special shape (seven pairs, thirteen orphans, honors and knitted tiles, "
                            "knitted straight)")
     counts = reading.fans
-    fans = [_new_record(FanResult, _HEADS[n] + (counts[n], [partial(_evidence_texts, reading, hand, n)]))
-            for n in compress(_SLOTS, counts)]
+    fans = [_new_record(FanResult, _HEADS[n] + (counts[n], [None, reading, hand, n])) for n in compress(_SLOTS, counts)]
     if ctx.flowers:
         fans.append(_new_record(FanResult, _HEADS[C.FLOWER_TILES] + (ctx.flowers, [partial(_flower_texts, ctx)])))
     if reading.fans[C.MIXED_KONGS]:  # otherwise the table order already runs from high points to low
