@@ -133,10 +133,11 @@ class Reading:
     fan, what its detector used, as a tuple of indices into ``packs`` (the sets) and texts (a
     tile, a knitted straight), or ``None`` for the whole hand. A regular reading records it when
     first read (its detectors run again on that reading, recording), so that the readings that
-    are only compared, and the hands whose evidence nobody reads, do not pay for it.
+    are only compared, and the hands whose evidence nobody reads, do not pay for it. ``total``
+    and ``counted`` (the slots of the counted fans, in table order) are set by ``_tally``.
     """
 
-    __slots__ = ("fans", "packs", "shape", "_evidence", "total")
+    __slots__ = ("fans", "packs", "shape", "_evidence", "total", "counted")
 
     def __init__(self, fans: list[int], packs: tuple[Pack, ...], shape: str,
                  evidence: "list | Callable[[], list]", total: int = 0) -> None:
@@ -1140,8 +1141,23 @@ def _knitted_straight_reading(s: _Situation) -> Reading | None:
     return Reading(ft, packs, "knitted straight", ev)
 
 
-def _total(ft: list[int]) -> int:
-    return sum(map(mul, POINTS, ft))
+_SLOTS = range(N_SLOTS)
+
+
+def _total(ft: list[int], counted: "list[int] | None" = None) -> int:
+    """Points of the fan counts ``ft`` (flowers not included); ``counted``: its counted slots,
+    when known."""
+    total = 0
+    for n in compress(_SLOTS, ft) if counted is None else counted:
+        total += POINTS[n] * ft[n]
+    return total
+
+
+def _tally(r: Reading) -> int:
+    """Set the reading's counted fan slots (``Reading.counted``, in table order) and its total."""
+    r.counted = counted = list(compress(_SLOTS, r.fans))
+    r.total = total = _total(r.fans, counted)
+    return total
 
 
 def best_reading(fixed: tuple[Pack, ...], fixed_table: list[int], standing: list[int], win: int,
@@ -1172,7 +1188,7 @@ def best_reading(fixed: tuple[Pack, ...], fixed_table: list[int], standing: list
     best = special
     best_total = 0
     if special is not None:
-        best_total = special.total = _total(special.fans)
+        best_total = _tally(special)
     if special is None or special.fans[SEVEN_PAIRS]:
         seven_pairs = special is not None
         readings = regular_divisions(standing, 4 - len(fixed))
@@ -1184,7 +1200,7 @@ def best_reading(fixed: tuple[Pack, ...], fixed_table: list[int], standing: list
                 unique_wait = len(waiting_tiles(_without(standing, win), n_standing == 13)) == 1
             for sets, pair in readings:
                 r = _regular_reading(s, fixed + sets + ((PAIR, pair, False),), unique_wait)
-                r.total = total = _total(r.fans)
+                total = _tally(r)
                 if total > best_total:
                     best, best_total = r, total
                 elif total == best_total and (r.fans[PURE_TRIPLE_CHOW] or r.fans[TRIPLE_PUNG] or seven_pairs):

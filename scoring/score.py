@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 from functools import lru_cache, partial
-from itertools import compress
-from operator import add, itemgetter
+from operator import itemgetter
 from typing import Callable, Sequence
 
 from . import calculator as C
@@ -244,7 +243,6 @@ def _spec(n: int) -> Fan:
 #: (number, name_zh, name_en, points) of each fan slot: the head of its FanResult.
 _HEADS = [(_spec(n).number, _spec(n).name_zh, _spec(n).name_en, _spec(n).points) if n else None
           for n in range(C.N_SLOTS)]
-_SLOTS = range(C.N_SLOTS)
 _new_record = tuple.__new__
 
 def _evidence_texts(reading: Reading, hand: Hand, n: int) -> tuple[str, ...]:
@@ -288,22 +286,29 @@ def score(hand: Hand, ctx: WinContext, rules: str | RuleProfile = "mcr") -> Scor
     n_concealed = len(concealed)
     if n_concealed != 13 - 3 * len(melds) or len(melds) > 4:
         check_hand(hand)  # raises the tile-count error
-    fixed_table = [0] * TABLE_SIZE
-    fixed: list[Pack] = []
-    for m in melds:
-        kind, t = m.kind, m.tile
-        fixed.append(_meld_to_pack(kind, t, m.concealed))
-        if kind is MeldKind.CHOW:
-            fixed_table[t] += 1
-            fixed_table[t + 1] += 1
-            fixed_table[t + 2] += 1
-        else:
-            fixed_table[t] += 3 if kind is MeldKind.PUNG else 4
     standing = [0] * TABLE_SIZE
     for t in concealed:
         standing[t] += 1
     standing[win] += 1
-    merged = list(map(add, fixed_table, standing))
+    fixed_table = [0] * TABLE_SIZE
+    fixed: list[Pack] = []
+    merged = standing  # all tiles: the concealed ones, and the melds' when there are melds
+    if melds:
+        merged = standing.copy()
+        for m in melds:
+            kind, t = m.kind, m.tile
+            fixed.append(_meld_to_pack(kind, t, m.concealed))
+            if kind is MeldKind.CHOW:
+                fixed_table[t] += 1
+                fixed_table[t + 1] += 1
+                fixed_table[t + 2] += 1
+                merged[t] += 1
+                merged[t + 1] += 1
+                merged[t + 2] += 1
+            else:
+                n = 3 if kind is MeldKind.PUNG else 4
+                fixed_table[t] += n
+                merged[t] += n
     if max(merged) > 4:
         check_hand(hand)  # raises the fifth-tile error
     if ctx.robbing_kong or ctx.kong_replacement or ctx.fourth_tile:
@@ -316,7 +321,7 @@ def score(hand: Hand, ctx: WinContext, rules: str | RuleProfile = "mcr") -> Scor
                            "and a pair nor a special shape (seven pairs, thirteen orphans, honors and knitted tiles, "
                            "knitted straight)")
     counts = reading.fans
-    fans = [_new_record(FanResult, _HEADS[n] + (counts[n], [None, reading, hand, n])) for n in compress(_SLOTS, counts)]
+    fans = [_new_record(FanResult, _HEADS[n] + (counts[n], [None, reading, hand, n])) for n in reading.counted]
     if ctx.flowers:
         fans.append(_new_record(FanResult, _HEADS[C.FLOWER_TILES] + (ctx.flowers, [partial(_flower_texts, ctx)])))
     if reading.fans[C.MIXED_KONGS]:  # otherwise the table order already runs from high points to low
