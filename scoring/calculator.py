@@ -702,7 +702,7 @@ _MELDED = itemgetter(2)  # a pack's melded flag
 class _Situation:
     """Everything about the hand that does not depend on the reading (built once per hand)."""
 
-    __slots__ = ("ctx", "rules", "fixed", "fixed_table", "standing", "merged", "unique", "masks", "win",
+    __slots__ = ("ctx", "rules", "fixed", "fixed_table", "standing", "merged", "_unique", "masks", "win",
                  "n_standing", "fourth_tile", "fans", "melded_sets", "win_ev", "hogs",
                  "_evidence")
 
@@ -716,7 +716,6 @@ class _Situation:
         if merged is None:
             merged = list(map(add, fixed_table, standing))
         self.merged = merged
-        self.unique = unique = list(compress(_CODES, merged))
         self.masks = masks = tile_masks(merged)
         # Fans of the tiles themselves (suits, kinds of tile, ranks) and of the way the hand was
         # won are the same in every reading: a regular reading starts from a copy of ``fans``.
@@ -742,10 +741,19 @@ class _Situation:
         # (shared by the hands of one winning tile: a reading copies it before adding to it)
         self.win_ev = _WIN_EVIDENCE[win]
         self._evidence = None
+        self._unique = None
         self.hogs = ()
         if 4 in merged:
             kongs = [t for kind, t, _ in fixed if kind == KONG]
-            self.hogs = [t for t in unique if merged[t] == 4 and t not in kongs]
+            self.hogs = [t for t in self.unique if merged[t] == 4 and t not in kongs]
+
+    @property
+    def unique(self) -> list[int]:
+        """The kinds of tile of the hand (tile codes in canonical order), listed when first read."""
+        u = self._unique
+        if u is None:
+            u = self._unique = list(compress(_CODES, self.merged))
+        return u
 
     @property
     def evidence(self) -> list:
@@ -976,9 +984,9 @@ def _shape_evidence(s: _Situation, ft: list[int], knitted: str = "") -> list:
 def _honors_and_knitted_reading(s: _Situation) -> Reading | None:
     """Lesser (34) or Greater (20) Honors and Knitted Tiles, with Knitted Straight (35) when the
     nine knitted tiles are all there."""
-    u = s.unique
-    if len(u) != 14:
+    if len(s.merged) - s.merged.count(0) != 14:  # 14 kinds of tile (before listing them)
         return None
+    u = s.unique
     numbered = [t for t in u if t < 30]
     if not 7 <= len(numbered) <= 9:
         return None
@@ -998,7 +1006,7 @@ def _honors_and_knitted_reading(s: _Situation) -> Reading | None:
 
 
 def _thirteen_orphans_reading(s: _Situation) -> Reading | None:
-    if tuple(s.unique) != THIRTEEN_ORPHANS_TILES:
+    if len(s.merged) - s.merged.count(0) != 13 or tuple(s.unique) != THIRTEEN_ORPHANS_TILES:
         return None
     ft = [0] * N_SLOTS
     ft[THIRTEEN_ORPHANS] = 1
