@@ -707,7 +707,8 @@ class _Situation:
                  "_evidence")
 
     def __init__(self, fixed: tuple[Pack, ...], fixed_table: list[int], standing: list[int], win: int,
-                 n_standing: int, ctx, rules: RuleProfile, fourth_tile: bool, merged: list[int] | None = None) -> None:
+                 n_standing: int, ctx, rules: RuleProfile, fourth_tile: bool, merged: list[int] | None = None,
+                 top: int | None = None) -> None:
         self.ctx = ctx
         self.rules = rules
         self.fixed = fixed
@@ -743,7 +744,7 @@ class _Situation:
         self._evidence = None
         self._unique = None
         self.hogs = ()
-        if 4 in merged:
+        if (max(merged) if top is None else top) == 4:  # four alike somewhere
             kongs = [t for kind, t, _ in fixed if kind == KONG]
             self.hogs = [t for t in self.unique if merged[t] == 4 and t not in kongs]
 
@@ -1170,7 +1171,7 @@ def _tally(r: Reading) -> int:
 
 def best_reading(fixed: tuple[Pack, ...], fixed_table: list[int], standing: list[int], win: int,
                  n_standing: int, ctx, rules: RuleProfile, fourth_tile: bool,
-                 merged: list[int] | None = None) -> Reading | None:
+                 merged: list[int] | None = None, top: int | None = None) -> Reading | None:
     """The highest-scoring reading of a checked hand (flowers not included), or None if the tiles
     do not form a winning hand.
 
@@ -1185,8 +1186,9 @@ def best_reading(fixed: tuple[Pack, ...], fixed_table: list[int], standing: list
         fourth_tile: whether 和绝张 applies (after the tiles' own evidence).
         merged: the count table of all tiles (``fixed_table`` plus ``standing``) when the caller
             has it already.
+        top: the highest count of ``merged`` (at most 4) when the caller has it already.
     """
-    s = _Situation(fixed, fixed_table, standing, win, n_standing, ctx, rules, fourth_tile, merged)
+    s = _Situation(fixed, fixed_table, standing, win, n_standing, ctx, rules, fourth_tile, merged, top)
     special: Reading | None = None
     if not fixed:
         special = (_seven_pairs_reading(s) or _honors_and_knitted_reading(s) or _thirteen_orphans_reading(s)

@@ -309,13 +309,15 @@ def score(hand: Hand, ctx: WinContext, rules: str | RuleProfile = "mcr") -> Scor
                 n = 3 if kind is MeldKind.PUNG else 4
                 fixed_table[t] += n
                 merged[t] += n
-    if max(merged) > 4:
+    top = max(merged)
+    if top > 4:
         check_hand(hand)  # raises the fifth-tile error
     if ctx.robbing_kong or ctx.kong_replacement or ctx.fourth_tile:
         fourth_tile = _check_flags(ctx, hand, fixed_table, standing)
     else:  # no flag to check against the tiles
         fourth_tile = fixed_table[win] == 3  # 和绝张: the other three in the winner's own pung
-    reading = best_reading(tuple(fixed), fixed_table, standing, win, n_concealed, ctx, profile, fourth_tile, merged)
+    reading = best_reading(tuple(fixed), fixed_table, standing, win, n_concealed, ctx, profile, fourth_tile, merged,
+                           top)
     if reading is None:
         raise ScoringError("not-winning", f"{hand.notation()} is not a winning hand: the tiles make neither four sets "
                            "and a pair nor a special shape (seven pairs, thirteen orphans, honors and knitted tiles, "
