@@ -32,9 +32,9 @@ used internally for 明暗杠, which has no number.
 from __future__ import annotations
 
 import dataclasses
-from functools import partial
+from functools import partial, reduce
 from itertools import combinations, compress
-from operator import add, itemgetter, mul
+from operator import add, and_, itemgetter, mul
 from typing import Callable
 
 from .decompose import CHOW, KONG, PAIR, PUNG, Pack, regular_divisions, waiting_tiles
@@ -133,10 +133,11 @@ class Reading:
     fan, what its detector used, as a tuple of indices into ``packs`` (the sets) and texts (a
     tile, a knitted straight), or ``None`` for the whole hand. A regular reading records it when
     first read (its detectors run again on that reading, recording), so that the readings that
-    are only compared, and the hands whose evidence nobody reads, do not pay for it.
+    are only compared, and the hands whose evidence nobody reads, do not pay for it. ``total``
+    and ``counted`` (the slots of the counted fans, in table order) are set by ``_tally``.
     """
 
-    __slots__ = ("fans", "packs", "shape", "_evidence", "total")
+    __slots__ = ("fans", "packs", "shape", "_evidence", "total", "counted")
 
     def __init__(self, fans: list[int], packs: tuple[Pack, ...], shape: str,
                  evidence: "list | Callable[[], list]", total: int = 0) -> None:
@@ -266,12 +267,14 @@ def _count_four_chows(chows: list[int], at: list[int], pair_at: int, ft: list[in
         f = _three_chows(m[i], m[j], m[k])
         if f:
             ft[f] = 1
-            ev[f] = _first_trio(chows, at, f, _three_chows)
+            if ev is not _NO_EVIDENCE:  # counting only: no evidence to record
+                ev[f] = _first_trio(chows, at, f, _three_chows)
             extra = [_two_chows(m[i], m[x]), _two_chows(m[j], m[x]), _two_chows(m[k], m[x])]
             for g in _PAIR_FAN_ORDER:
                 if g in extra:
                     ft[g] = 1
-                    ev[g] = _all_pairs(chows, at, g, _two_chows)
+                    if ev is not _NO_EVIDENCE:  # counting only: no evidence to record
+                        ev[g] = _all_pairs(chows, at, g, _two_chows)
                     break
             return
     pairs = [_two_chows(m[0], m[1]), _two_chows(m[0], m[2]), _two_chows(m[0], m[3]),
@@ -295,7 +298,7 @@ def _pair_evidence(pairs: list[int], positions, chows: list[int], at: list[int],
     """Evidence of the two-chow fans counted: every chow in a pair with that fan (``pairs``: the
     fans of the pairs of ``positions`` in the sorted chows). The sorted chows are the reading's
     chows in another order, so the pairs are the same pairs of sets."""
-    if not any(_PAIR_COUNTS(ft)):
+    if ev is _NO_EVIDENCE or not any(_PAIR_COUNTS(ft)):  # counting only, or no such fan
         return
     order = sorted(range(len(chows)), key=chows.__getitem__)  # sorted position -> reading position
     for g in _PAIR_FAN_ORDER:
@@ -362,14 +365,16 @@ def _count_four_pungs(pungs: list[int], at: list[int], ft: list[int], ev: list) 
         f = _three_pungs(m[i], m[j], m[k])
         if f:
             ft[f] = 1
-            ev[f] = _first_trio(pungs, at, f, _three_pungs)
+            if ev is not _NO_EVIDENCE:  # counting only: no evidence to record
+                ev[f] = _first_trio(pungs, at, f, _three_pungs)
             # the fourth pung may combine once (套算一次)
             for o in range(4):
                 if o != free:
                     g = _two_pungs(m[o], m[free])
                     if g:
                         ft[g] += 1
-                        ev[g] = _all_pairs(pungs, at, g, _two_pungs)
+                        if ev is not _NO_EVIDENCE:  # counting only: no evidence to record
+                            ev[g] = _all_pairs(pungs, at, g, _two_pungs)
                         break
             return
     for i in range(4):
@@ -377,7 +382,7 @@ def _count_four_pungs(pungs: list[int], at: list[int], ft: list[int], ev: list) 
             g = _two_pungs(m[i], m[j])
             if g:
                 ft[g] += 1
-                if ev[g] is None:
+                if ev[g] is None and ev is not _NO_EVIDENCE:  # recording, and not recorded yet
                     ev[g] = _all_pairs(pungs, at, g, _two_pungs)
 
 
@@ -393,7 +398,7 @@ def _count_three_pungs(pungs: list[int], at: list[int], ft: list[int], ev: list)
         g = _two_pungs(m[i], m[j])
         if g:
             ft[g] += 1
-            if ev[g] is None:
+            if ev[g] is None and ev is not _NO_EVIDENCE:  # recording, and not recorded yet
                 ev[g] = _all_pairs(pungs, at, g, _two_pungs)
 
 
@@ -462,12 +467,16 @@ class _Bits:
     GREEN = tuple(sum(TILE_BIT[t] for t in GREEN_TILES if t // 10 == suit) for suit in range(4))
 
 
-def tile_masks(unique: list[int]) -> tuple[int, int, int, int]:
-    """The bit masks (characters, bamboo, dots, honors) of the kinds of tile in ``unique``."""
-    masks = [0, 0, 0, 0]
-    for t in unique:
-        masks[t // 10] |= TILE_BIT[t]
-    return masks[0], masks[1], masks[2], masks[3]
+#: ``1 << code`` for each tile code: the kinds of tile of a count table as one integer
+#: (``tile_masks``), whose bits ``10 * suit + rank`` (``30 + honor``) are each suit's mask shifted.
+_CODE_BIT = [1 << t for t in range(38)]
+
+
+def tile_masks(table: list[int]) -> tuple[int, int, int, int]:
+    """The bit masks (characters, bamboo, dots, honors; bits as ``TILE_BIT``) of the kinds of tile
+    in a count table indexed by tile code (length 38)."""
+    kinds = sum(compress(_CODE_BIT, table))  # each bit once: the sum is the union
+    return kinds & 0x3FE, kinds >> 10 & 0x3FE, kinds >> 20 & 0x3FE, kinds >> 30
 
 
 def _suits(masks: tuple[int, int, int, int], ft: list[int]) -> None:
@@ -525,31 +534,33 @@ def _tile_traits(masks: tuple[int, int, int, int], ft: list[int], set_fans: bool
         ft[ALL_TERMINALS if not honors else ALL_TERMINALS_AND_HONORS] = 1
 
 
+#: What each pack is for the fans of every set and the pair (``_pack_traits``), as bits:
+#: 1 a terminal or honor in it (Outside Hand), 2 a 5 in it (All Five), 4 even pung/kong/pair.
+_PACK_TRAITS = {}
+for _kind in (CHOW, PUNG, KONG, PAIR):
+    for _t in range(1, 38):
+        _r = _t % 10
+        if _t < 30 and not _r or _kind == CHOW and (_t > 30 or _r in (1, 9)):
+            continue
+        if _t > 30:
+            _bits = 1
+        elif _kind == CHOW:
+            _bits = 1 if _r in (2, 8) else 2 if 4 <= _r <= 6 else 0
+        else:
+            _bits = 1 if _r in (1, 9) else 2 if _r == 5 else 4 if _r % 2 == 0 else 0
+        _PACK_TRAITS[(_kind, _t, False)] = _PACK_TRAITS[(_kind, _t, True)] = _bits
+
+
 def _pack_traits(packs: tuple[Pack, ...], ft: list[int]) -> None:
     """Outside Hand, All Five, All Even Pungs (fans 55, 31, 21): a property of every set and the pair."""
-    outside = five = even = 0
-    for kind, t, _ in packs:
-        if t > 30:
-            outside += 1
-            continue
-        r = t % 10
-        if kind == CHOW:
-            if r == 2 or r == 8:
-                outside += 1
-            elif 4 <= r <= 6:
-                five += 1
-        elif r == 1 or r == 9:
-            outside += 1
-        elif r == 5:
-            five += 1
-        elif r % 2 == 0:
-            even += 1
-    if outside == 5:
-        ft[OUTSIDE_HAND] = 1
-    elif five == 5:
-        ft[ALL_FIVE] = 1
-    elif even == 5:
-        ft[ALL_EVEN_PUNGS] = 1
+    every = reduce(and_, map(_PACK_TRAITS.__getitem__, packs))  # the traits all five packs share
+    if every:
+        if every & 1:
+            ft[OUTSIDE_HAND] = 1
+        elif every & 2:
+            ft[ALL_FIVE] = 1
+        else:
+            ft[ALL_EVEN_PUNGS] = 1
 
 
 def _win_flags(ctx, fourth_tile: bool, ft: list[int]) -> None:
@@ -685,15 +696,19 @@ _WIN_EVIDENCE = [(tile_name(t),) if t % 10 or t > 30 else () for t in range(len(
 _EVIDENCE_OF_WIN = [[win_ev if n in _WIN_TILE_FANS else WHOLE_HAND for n in range(N_SLOTS)] for win_ev in _WIN_EVIDENCE]
 
 
+_MELDED = itemgetter(2)  # a pack's melded flag
+
+
 class _Situation:
     """Everything about the hand that does not depend on the reading (built once per hand)."""
 
-    __slots__ = ("ctx", "rules", "fixed", "fixed_table", "standing", "merged", "unique", "masks", "win",
+    __slots__ = ("ctx", "rules", "fixed", "fixed_table", "standing", "merged", "_unique", "masks", "win",
                  "n_standing", "fourth_tile", "fans", "melded_sets", "win_ev", "hogs",
-                 "evidence")
+                 "_evidence")
 
     def __init__(self, fixed: tuple[Pack, ...], fixed_table: list[int], standing: list[int], win: int,
-                 n_standing: int, ctx, rules: RuleProfile, fourth_tile: bool, merged: list[int] | None = None) -> None:
+                 n_standing: int, ctx, rules: RuleProfile, fourth_tile: bool, merged: list[int] | None = None,
+                 top: int | None = None) -> None:
         self.ctx = ctx
         self.rules = rules
         self.fixed = fixed
@@ -702,8 +717,7 @@ class _Situation:
         if merged is None:
             merged = list(map(add, fixed_table, standing))
         self.merged = merged
-        self.unique = unique = list(compress(_CODES, merged))
-        self.masks = masks = tile_masks(unique)
+        self.masks = masks = tile_masks(merged)
         # Fans of the tiles themselves (suits, kinds of tile, ranks) and of the way the hand was
         # won are the same in every reading: a regular reading starts from a copy of ``fans``.
         self.fans = ft = [0] * N_SLOTS
@@ -718,7 +732,7 @@ class _Situation:
             win_fans = _WIN_FANS_OF[flags] = [(n, scratch[n]) for n in _WIN_FANS if scratch[n]]
         for n, c in win_fans:
             ft[n] = c
-        self.melded_sets = [m for _, _, m in fixed].count(True) if fixed else 0
+        self.melded_sets = sum(map(_MELDED, fixed)) if fixed else 0
         self.win = win
         self.n_standing = n_standing
         self.fourth_tile = fourth_tile
@@ -727,14 +741,33 @@ class _Situation:
         # outside a kong. A reading copies it and adds the sets its detectors used.
         # (shared by the hands of one winning tile: a reading copies it before adding to it)
         self.win_ev = _WIN_EVIDENCE[win]
-        self.evidence = _EVIDENCE_OF_WIN[win]
+        self._evidence = None
+        self._unique = None
         self.hogs = ()
-        if 4 in merged:
+        if (max(merged) if top is None else top) == 4:  # four alike somewhere
             kongs = [t for kind, t, _ in fixed if kind == KONG]
-            self.hogs = tuple(f"{tile_name(t)}x4" for t in unique if merged[t] == 4 and t not in kongs)
+            self.hogs = [t for t in self.unique if merged[t] == 4 and t not in kongs]
+
+    @property
+    def unique(self) -> list[int]:
+        """The kinds of tile of the hand (tile codes in canonical order), listed when first read."""
+        u = self._unique
+        if u is None:
+            u = self._unique = list(compress(_CODES, self.merged))
+        return u
+
+    @property
+    def evidence(self) -> list:
+        """The evidence every reading starts from (written when first read: the readings that are
+        only compared do not need it)."""
+        ev = self._evidence
+        if ev is None:
+            ev = _EVIDENCE_OF_WIN[self.win]  # shared by the hands of one winning tile: copied before adding
             if self.hogs:
-                self.evidence = self.evidence.copy()
-                self.evidence[TILE_HOG] = self.hogs
+                ev = ev.copy()
+                ev[TILE_HOG] = tuple(f"{tile_name(t)}x4" for t in self.hogs)
+            self._evidence = ev
+        return ev
 
 
 def _regular_reading(s: _Situation, packs: tuple[Pack, ...], unique_wait: bool, record: bool = False) -> Reading:
@@ -952,9 +985,9 @@ def _shape_evidence(s: _Situation, ft: list[int], knitted: str = "") -> list:
 def _honors_and_knitted_reading(s: _Situation) -> Reading | None:
     """Lesser (34) or Greater (20) Honors and Knitted Tiles, with Knitted Straight (35) when the
     nine knitted tiles are all there."""
-    u = s.unique
-    if len(u) != 14:
+    if len(s.merged) - s.merged.count(0) != 14:  # 14 kinds of tile (before listing them)
         return None
+    u = s.unique
     numbered = [t for t in u if t < 30]
     if not 7 <= len(numbered) <= 9:
         return None
@@ -974,7 +1007,7 @@ def _honors_and_knitted_reading(s: _Situation) -> Reading | None:
 
 
 def _thirteen_orphans_reading(s: _Situation) -> Reading | None:
-    if tuple(s.unique) != THIRTEEN_ORPHANS_TILES:
+    if len(s.merged) - s.merged.count(0) != 13 or tuple(s.unique) != THIRTEEN_ORPHANS_TILES:
         return None
     ft = [0] * N_SLOTS
     ft[THIRTEEN_ORPHANS] = 1
@@ -1117,13 +1150,28 @@ def _knitted_straight_reading(s: _Situation) -> Reading | None:
     return Reading(ft, packs, "knitted straight", ev)
 
 
-def _total(ft: list[int]) -> int:
-    return sum(map(mul, compress(POINTS, ft), compress(ft, ft)))  # the fans counted only
+_SLOTS = range(N_SLOTS)
+
+
+def _total(ft: list[int], counted: "list[int] | None" = None) -> int:
+    """Points of the fan counts ``ft`` (flowers not included); ``counted``: its counted slots,
+    when known."""
+    total = 0
+    for n in compress(_SLOTS, ft) if counted is None else counted:
+        total += POINTS[n] * ft[n]
+    return total
+
+
+def _tally(r: Reading) -> int:
+    """Set the reading's counted fan slots (``Reading.counted``, in table order) and its total."""
+    r.counted = counted = list(compress(_SLOTS, r.fans))
+    r.total = total = _total(r.fans, counted)
+    return total
 
 
 def best_reading(fixed: tuple[Pack, ...], fixed_table: list[int], standing: list[int], win: int,
                  n_standing: int, ctx, rules: RuleProfile, fourth_tile: bool,
-                 merged: list[int] | None = None) -> Reading | None:
+                 merged: list[int] | None = None, top: int | None = None) -> Reading | None:
     """The highest-scoring reading of a checked hand (flowers not included), or None if the tiles
     do not form a winning hand.
 
@@ -1138,8 +1186,9 @@ def best_reading(fixed: tuple[Pack, ...], fixed_table: list[int], standing: list
         fourth_tile: whether 和绝张 applies (after the tiles' own evidence).
         merged: the count table of all tiles (``fixed_table`` plus ``standing``) when the caller
             has it already.
+        top: the highest count of ``merged`` (at most 4) when the caller has it already.
     """
-    s = _Situation(fixed, fixed_table, standing, win, n_standing, ctx, rules, fourth_tile, merged)
+    s = _Situation(fixed, fixed_table, standing, win, n_standing, ctx, rules, fourth_tile, merged, top)
     special: Reading | None = None
     if not fixed:
         special = (_seven_pairs_reading(s) or _honors_and_knitted_reading(s) or _thirteen_orphans_reading(s)
@@ -1149,7 +1198,7 @@ def best_reading(fixed: tuple[Pack, ...], fixed_table: list[int], standing: list
     best = special
     best_total = 0
     if special is not None:
-        best_total = special.total = _total(special.fans)
+        best_total = _tally(special)
     if special is None or special.fans[SEVEN_PAIRS]:
         seven_pairs = special is not None
         readings = regular_divisions(standing, 4 - len(fixed))
@@ -1161,7 +1210,7 @@ def best_reading(fixed: tuple[Pack, ...], fixed_table: list[int], standing: list
                 unique_wait = len(waiting_tiles(_without(standing, win), n_standing == 13)) == 1
             for sets, pair in readings:
                 r = _regular_reading(s, fixed + sets + ((PAIR, pair, False),), unique_wait)
-                r.total = total = _total(r.fans)
+                total = _tally(r)
                 if total > best_total:
                     best, best_total = r, total
                 elif total == best_total and (r.fans[PURE_TRIPLE_CHOW] or r.fans[TRIPLE_PUNG] or seven_pairs):

@@ -299,17 +299,23 @@ def waiting_tiles(standing: list[int], with_seven_pairs: bool) -> list[int]:
     comps.append((honors_ok and honor_pairs == 0, honors_ok and honor_pairs == 1))
     waits: list[int] = []
     not_sets_only = [j for j in range(4) if not comps[j][0]]
-    if len(not_sets_only) > 2:
+    n_blocking = len(not_sets_only)
+    if n_blocking > 2:
         return waits if not with_seven_pairs else _seven_pairs_wait(standing, waits)
+    pair_ok = [c[1] for c in comps]
+    n_pair_ok = pair_ok.count(True)
     for x in range(4):
         # the other components: all split into sets (others_none), or exactly one holds the pair
-        blocking = [j for j in not_sets_only if j != x]
-        if not blocking:
+        blocking = n_blocking - (not comps[x][0])
+        if blocking == 0:
             others_none = True
-            others_one = any(comps[j][1] for j in range(4) if j != x)
-        else:
+            others_one = n_pair_ok - pair_ok[x] > 0
+        elif blocking == 1:
             others_none = False
-            others_one = len(blocking) == 1 and comps[blocking[0]][1]
+            j = not_sets_only[0] if not_sets_only[0] != x else not_sets_only[1]
+            others_one = pair_ok[j]
+        else:
+            continue
         if not others_none and not others_one:
             continue
         if x < 3:

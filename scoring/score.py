@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 from functools import lru_cache, partial
-from itertools import compress
-from operator import add, itemgetter
+from operator import itemgetter
 from typing import Callable, Sequence
 
 from . import calculator as C
@@ -89,13 +88,17 @@ class FanResult(_Record):
 
     @property
     def source(self) -> "tuple[str, ...] | Callable[[], tuple[str, ...]]":
-        return self[5][0]
+        src = self[5][0]
+        return self.tiles if src is None else src
 
     @property
     def tiles(self) -> tuple[str, ...]:
         box = self[5]
         src = box[0]
-        if callable(src):
+        if src is None:  # a fan of a reading (``score``): [None, reading, hand, fan slot]
+            src = box[0] = _evidence_texts(box[1], box[2], box[3])
+            del box[1:]
+        elif callable(src):
             src = box[0] = src()
         return src
 
@@ -240,7 +243,6 @@ def _spec(n: int) -> Fan:
 #: (number, name_zh, name_en, points) of each fan slot: the head of its FanResult.
 _HEADS = [(_spec(n).number, _spec(n).name_zh, _spec(n).name_en, _spec(n).points) if n else None
           for n in range(C.N_SLOTS)]
-_SLOTS = range(C.N_SLOTS)
 _new_record = tuple.__new__
 
 def _evidence_texts(reading: Reading, hand: Hand, n: int) -> tuple[str, ...]:
@@ -284,36 +286,44 @@ def score(hand: Hand, ctx: WinContext, rules: str | RuleProfile = "mcr") -> Scor
     n_concealed = len(concealed)
     if n_concealed != 13 - 3 * len(melds) or len(melds) > 4:
         check_hand(hand)  # raises the tile-count error
-    fixed_table = [0] * TABLE_SIZE
-    fixed: list[Pack] = []
-    for m in melds:
-        kind, t = m.kind, m.tile
-        fixed.append(_meld_to_pack(kind, t, m.concealed))
-        if kind is MeldKind.CHOW:
-            fixed_table[t] += 1
-            fixed_table[t + 1] += 1
-            fixed_table[t + 2] += 1
-        else:
-            fixed_table[t] += 3 if kind is MeldKind.PUNG else 4
     standing = [0] * TABLE_SIZE
     for t in concealed:
         standing[t] += 1
     standing[win] += 1
-    merged = list(map(add, fixed_table, standing))
-    if max(merged) > 4:
+    fixed_table = [0] * TABLE_SIZE
+    fixed: list[Pack] = []
+    merged = standing  # all tiles: the concealed ones, and the melds' when there are melds
+    if melds:
+        merged = standing.copy()
+        for m in melds:
+            kind, t = m.kind, m.tile
+            fixed.append(_meld_to_pack(kind, t, m.concealed))
+            if kind is MeldKind.CHOW:
+                fixed_table[t] += 1
+                fixed_table[t + 1] += 1
+                fixed_table[t + 2] += 1
+                merged[t] += 1
+                merged[t + 1] += 1
+                merged[t + 2] += 1
+            else:
+                n = 3 if kind is MeldKind.PUNG else 4
+                fixed_table[t] += n
+                merged[t] += n
+    top = max(merged)
+    if top > 4:
         check_hand(hand)  # raises the fifth-tile error
     if ctx.robbing_kong or ctx.kong_replacement or ctx.fourth_tile:
         fourth_tile = _check_flags(ctx, hand, fixed_table, standing)
     else:  # no flag to check against the tiles
         fourth_tile = fixed_table[win] == 3  # 和绝张: the other three in the winner's own pung
-    reading = best_reading(tuple(fixed), fixed_table, standing, win, n_concealed, ctx, profile, fourth_tile, merged)
+    reading = best_reading(tuple(fixed), fixed_table, standing, win, n_concealed, ctx, profile, fourth_tile, merged,
+                           top)
     if reading is None:
         raise ScoringError("not-winning", f"{hand.notation()} is not a winning hand: the tiles make neither four sets "
                            "and a pair nor a special shape (seven pairs, thirteen orphans, honors and knitted tiles, "
                            "knitted straight)")
     counts = reading.fans
-    fans = [_new_record(FanResult, _HEADS[n] + (counts[n], [partial(_evidence_texts, reading, hand, n)]))
-            for n in compress(_SLOTS, counts)]
+    fans = [_new_record(FanResult, _HEADS[n] + (counts[n], [None, reading, hand, n])) for n in reading.counted]
     if ctx.flowers:
         fans.append(_new_record(FanResult, _HEADS[C.FLOWER_TILES] + (ctx.flowers, [partial(_flower_texts, ctx)])))
     if reading.fans[C.MIXED_KONGS]:  # otherwise the table order already runs from high points to low
