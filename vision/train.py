@@ -459,15 +459,28 @@ def background_box(it, rng: np.random.Generator):
     return None
 
 
-#: A box beside a tile counts as no tile when it overlaps every labelled box by IoU below this.
+#: A box beside a tile counts as no tile when it overlaps every labelled box by IoU below this
+#: and holds no labelled box's centre (``no_tile``).
 EDGE_IOU = 0.3
+
+
+def no_tile(box, labels: list) -> bool:
+    """True when ``box`` (x1, y1, x2, y2) shows at most part of a labelled tile (``labels``: their
+    boxes): IoU below ``EDGE_IOU`` with each and none's centre inside it. The centre rule keeps
+    out boxes on a tile whose label the data set's export sheared loose (IoU 0.3-0.5 or less with
+    the tile's box: the referee's rule, ``data.match_predictions`` with ``centres``, counts them as
+    that tile)."""
+    for b in labels:
+        cx, cy = (b[0] + b[2]) / 2, (b[1] + b[3]) / 2
+        if D.iou(box, b) >= EDGE_IOU or (box[0] <= cx <= box[2] and box[1] <= cy <= box[3]):
+            return False
+    return True
 
 
 def edge_box(it, rng: np.random.Generator):
     """A box where a detector goes wrong beside real tiles (issue 21: extra boxes at the ends of
     racks and between tiles): a labelled box moved by 45-85% of its side along a row (or 25% of
-    the time across it), 0.4-1.1 times as wide, that overlaps no labelled box by IoU
-    ``EDGE_IOU`` or more: a tile's edge and what lies beyond it (a rack, the felt, half of the
+    the time across it), 0.4-1.1 times as wide, that is no labelled tile (``no_tile``): a tile's edge and what lies beyond it (a rack, the felt, half of the
     next tile). ``(x1, y1, x2, y2)`` in the photo's pixels, or None when 20 tries find none."""
     boxes = [b.box for b in it.boxes]
     if not boxes:
@@ -484,15 +497,14 @@ def edge_box(it, rng: np.random.Generator):
         else:
             cy += f * h; nw, nh = w * rng.uniform(0.9, 1.1), h * s
         nb = (cx - nw / 2, cy - nh / 2, cx + nw / 2, cy + nh / 2)
-        if nb[0] >= 0 and nb[1] >= 0 and nb[2] <= 640 and nb[3] <= 640 and \
-                max(D.iou(nb, b) for b in boxes) < EDGE_IOU:
+        if nb[0] >= 0 and nb[1] >= 0 and nb[2] <= 640 and nb[3] <= 640 and no_tile(nb, boxes):
             return nb
     return None
 
 
 #: The detector's score from which its boxes are mined (``pipeline.RESCUE_FLOOR``: weak boxes are read too).
 HARD_FLOOR = 0.2
-#: A mined box is a hard negative when it overlaps no label by IoU ``EDGE_IOU`` and a label covers
+#: A mined box is a hard negative when it is no labelled tile (``no_tile``) and a label covers
 #: at least this share of it or of the label (a box between tiles or on a tile's edge; a box away
 #: from every label may be a tile nobody labelled, and is not used).
 HARD_COVERED = 0.25
@@ -518,7 +530,7 @@ def mine_hard_negatives(pools: "Pools", model_dir: Path) -> list[tuple]:
             continue
         boxes, weak = det.detect_with_weak(pools.images[it.path], floor=HARD_FLOOR)
         for b in boxes + weak:
-            if max(D.iou(b[:4], l) for l in labels) < EDGE_IOU and _covered(b, labels) >= HARD_COVERED:
+            if no_tile(b[:4], labels) and _covered(b, labels) >= HARD_COVERED:
                 out.append((it.path, tuple(float(v) for v in b[:4])))
     return out
 
@@ -891,7 +903,9 @@ def main(argv: list[str] | None = None) -> int:
         log(f"detector input size and threshold chosen on the held-out photos: {cal}")
     if args.only in (None, "cls") and args.member not in DETECTOR_MEMBERS:
         if AUG["cls_hard"] and args.hard_cache is not None and args.hard_cache.is_file():
-            pools.hard = [(Path(p), tuple(b)) for p, b in json.loads(args.hard_cache.read_text())]
+            labels = {str(it.path): [b.box for b in it.boxes] for it in pools.fit}
+            pools.hard = [(Path(p), tuple(b)) for p, b in json.loads(args.hard_cache.read_text())
+                          if p in labels and no_tile(b, labels[p])]  # the rule of the run, not of the cache's
         elif AUG["cls_hard"]:
             try:
                 pools.hard = mine_hard_negatives(pools, args.mine_from)
