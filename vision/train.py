@@ -545,6 +545,8 @@ def class_weights(samples: list, power: float = 0.6) -> np.ndarray:
 def cls_batch(pools: Pools, rng: np.random.Generator, samples: list, bs: int,
               weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     xs, ys = [], []
+    white_end = 0.25 + AUG["cls_white"]  # then the shares of CLS_EXTRA, in order
+    edge_end = white_end + AUG["cls_edge"]
     for _ in range(bs):
         r = rng.random()
         if r < 0.06:  # face-down tile
@@ -555,9 +557,9 @@ def cls_batch(pools: Pools, rng: np.random.Generator, samples: list, bs: int,
             h = int(rng.integers(30, 120)); w = int(h * rng.uniform(0.5, 1.4))
             crop = cls_crop(render_background(rng, h, w), (0, 0, w, h), rng)
             lab = LABEL_INDEX["unknown"]
-        elif r < 0.16:  # not a tile: background of a photo
+        elif r < 0.16 or white_end <= r < edge_end:  # not a tile: background of a photo, or beside/between tiles
             it = pools.fit[rng.integers(len(pools.fit))]
-            nb = background_box(it, rng)
+            nb = background_box(it, rng) if r < 0.16 else edge_box(it, rng)
             if nb is None:
                 continue
             crop = cls_crop(pools.images[it.path], nb, rng)
@@ -572,18 +574,11 @@ def cls_batch(pools: Pools, rng: np.random.Generator, samples: list, bs: int,
                 img = np.ascontiguousarray(np.rot90(img))
             crop = cls_crop(img, (0, 0, img.shape[1], img.shape[0]), rng)
             lab = LABEL_INDEX[name]
-        elif r < 0.25 + AUG["cls_white"]:  # a real tile painted as a white dragon (白板)
+        elif r < white_end:  # a real tile painted as a white dragon (白板)
             path, box, _ = samples[rng.integers(len(samples))]
             crop = cls_crop(paint_white_dragon(pools.images[path], box, rng), box, rng)
             lab = LABEL_INDEX["P"]
-        elif r < 0.25 + AUG["cls_white"] + AUG["cls_edge"]:  # beside or between tiles: no tile
-            it = pools.fit[rng.integers(len(pools.fit))]
-            nb = edge_box(it, rng)
-            if nb is None:
-                continue
-            crop = cls_crop(pools.images[it.path], nb, rng)
-            lab = LABEL_INDEX["unknown"]
-        elif r < 0.25 + AUG["cls_white"] + AUG["cls_edge"] + AUG["cls_hard"] and pools.hard:  # the detector's own mistakes
+        elif r < edge_end + AUG["cls_hard"] and pools.hard:  # the detector's own mistakes
             path, box = pools.hard[rng.integers(len(pools.hard))]
             crop = cls_crop(pools.images[path], box, rng)
             lab = LABEL_INDEX["unknown"]
