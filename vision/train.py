@@ -23,7 +23,10 @@ Needs the ``train`` extra (PyTorch CPU, onnx). Fixed seeds; one thread.
 Usage: ``python -m vision.train [--det-epochs N] [--cls-epochs N] [--only det|cls|calibrate]
 [--member FILE]`` (``--det-stretch``, ``--det-rotate``: augmentations tried, off by default;
 ``--det-loose``, ``--cls-rotate`` with ``--member``: that member's share of close-ups or turned
-crops instead of its own).
+crops instead of its own; ``--cls-white``, ``--cls-edge``, ``--cls-hard``: the classifier's
+synthetic white dragons, edge boxes and mined hard negatives, ``CLS_EXTRA``; ``--cls-init DIR``,
+``--cls-lr``: fine-tune from exported classifiers; tried for issue 21, off by default, see
+vision/README.md).
 """
 
 from __future__ import annotations
