@@ -51,6 +51,7 @@ import numpy as np  # noqa: E402
 
 import vision.models as M  # noqa: E402
 from vision.data import LabelledBox, LabelledImage, tile_faces  # noqa: E402
+from vision.errors import VisionError  # noqa: E402
 from vision.pipeline import Recognizer  # noqa: E402
 from vision.synth import compose_scene, frame_of  # noqa: E402
 from vision.voting import FRAMES, capture_hand  # noqa: E402
@@ -84,7 +85,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--frames", type=int, default=FRAMES[1], help=f"frames per capture, {FRAMES[0]}-{FRAMES[1]}")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--size", default="720x1280", help="frame size HxW in pixels (default 720x1280, a 16:9 camera)")
+    ap.add_argument("--models", type=Path, default=None,
+                    help="folder of the models to measure (default: the committed vision/models)")
     args = ap.parse_args(argv)
+    if args.models is not None and not args.models.is_dir():
+        ap.error(f"--models {args.models}: not a folder")
     if not FRAMES[0] <= args.frames <= FRAMES[1]:
         ap.error(f"--frames must be {FRAMES[0]} to {FRAMES[1]}, not {args.frames}")
     if args.hands < 1:
@@ -99,7 +104,10 @@ def main(argv: list[str] | None = None) -> int:
         faces = tile_faces("test", per_label=6)
     except FileNotFoundError as e:
         ap.error(str(e))
-    rec = Recognizer()
+    try:
+        rec = Recognizer() if args.models is None else Recognizer(args.models)
+    except VisionError as e:
+        ap.error(f"--models {args.models}: {e.message}")
     engine = [0.0]
     run = M.OnnxNet.run
 

@@ -23,7 +23,10 @@ Needs the ``train`` extra (PyTorch CPU, onnx). Fixed seeds; one thread.
 Usage: ``python -m vision.train [--det-epochs N] [--cls-epochs N] [--only det|cls|calibrate]
 [--member FILE]`` (``--det-stretch``, ``--det-rotate``: augmentations tried, off by default;
 ``--det-loose``, ``--cls-rotate`` with ``--member``: that member's share of close-ups or turned
-crops instead of its own).
+crops instead of its own; ``--cls-white``, ``--cls-edge``, ``--cls-hard``: the classifier's
+synthetic white dragons, edge boxes and mined hard negatives, ``CLS_EXTRA``; ``--cls-init DIR``,
+``--cls-lr``: fine-tune from exported classifiers; tried for issue 21, off by default, see
+vision/README.md).
 """
 
 from __future__ import annotations
@@ -45,8 +48,8 @@ import torch.nn.functional as F
 
 from . import data as D
 from .errors import VisionError
-from .models import CLS_H, CLS_W, DET_SIZE, DET_STRIDE, _metrics, decode_heatmap, to_portrait
-from .synth import compose_loose_scene, compose_scene, render_back, render_background
+from .models import CLS_H, CLS_W, DET_SIZE, DET_STRIDE, TileDetector, _covered, _metrics, decode_heatmap, to_portrait
+from .synth import compose_loose_scene, compose_scene, paint_white_dragon, render_back, render_background
 from .tiles import LABEL_INDEX, LABELS, NUM_LABELS, SUITED, HONORS, FLOWERS
 
 OUT = Path(__file__).resolve().parent / "models"
@@ -142,6 +145,8 @@ class Pools:
                 if h > 1.2 * w and w >= 24 and x1 >= 0 and y1 >= 0 and x2 <= 640 and y2 <= 640:
                     self.faces.setdefault(b.tile, []).append(im[y1:y2, x1:x2])
         self.face_labels = sorted(self.faces)
+        #: hard negatives for the classifier (``mine_hard_negatives``), filled when ``cls_hard`` is on
+        self.hard: list[tuple] = []
 
 
 def random_layout(rng: np.random.Generator) -> list:
@@ -250,7 +255,14 @@ def det_sample(pools: Pools, rng: np.random.Generator, items: list) -> tuple[np.
 #: crops taken around a turned tile in the classifier's.
 #: ``cls_jitter``: the spread (standard deviation, share of the box's side) by which each side of a
 #: classifier crop's box is moved, imitating the detector's box error.
-AUG = {"stretch": 0.0, "rotate": 0.0, "cls_rotate": 0.0, "loose": 0.0, "cls_jitter": 0.05}
+AUG = {"stretch": 0.0, "rotate": 0.0, "cls_rotate": 0.0, "loose": 0.0, "cls_jitter": 0.05,
+       "cls_white": 0.0, "cls_edge": 0.0, "cls_hard": 0.0}
+#: The classifier's shares of synthetic crops against issue 21's silent errors (``cls_batch``):
+#: ``cls_white`` real tiles painted as white dragons (``synth.paint_white_dragon``, label ``P``),
+#: ``cls_edge`` boxes beside or between labelled tiles (``edge_box``, ``unknown``), ``cls_hard``
+#: the committed detectors' own boxes that match no label on the fit photos (``mine_hard_negatives``,
+#: ``unknown``). Off by default (0).
+CLS_EXTRA = ("cls_white", "cls_edge", "cls_hard")
 
 #: The detector ensemble (file name -> share of the synthetic close-ups of turned, scattered or
 #: packed tiles, ``vision.synth.compose_loose_scene``, in its samples). Each member is trained
@@ -450,6 +462,82 @@ def background_box(it, rng: np.random.Generator):
     return None
 
 
+#: A box beside a tile counts as no tile when it overlaps every labelled box by IoU below this
+#: and holds no labelled box's centre (``no_tile``).
+EDGE_IOU = 0.3
+
+
+def no_tile(box, labels: list) -> bool:
+    """True when ``box`` (x1, y1, x2, y2) shows at most part of a labelled tile (``labels``: their
+    boxes): IoU below ``EDGE_IOU`` with each and none's centre inside it. The centre rule keeps
+    out boxes on a tile whose label the data set's export sheared loose (IoU 0.3-0.5 or less with
+    the tile's box: the referee's rule, ``data.match_predictions`` with ``centres``, counts them as
+    that tile)."""
+    for b in labels:
+        cx, cy = (b[0] + b[2]) / 2, (b[1] + b[3]) / 2
+        if D.iou(box, b) >= EDGE_IOU or (box[0] <= cx <= box[2] and box[1] <= cy <= box[3]):
+            return False
+    return True
+
+
+def edge_box(it, rng: np.random.Generator):
+    """A box where a detector goes wrong beside real tiles (issue 21: extra boxes at the ends of
+    racks and between tiles): a labelled box moved by 45-85% of its side along a row (or 25% of
+    the time across it), 0.4-1.1 times as wide, that is no labelled tile (``no_tile``): a tile's edge and what lies beyond it (a rack, the felt, half of the
+    next tile). ``(x1, y1, x2, y2)`` in the photo's pixels, or None when 20 tries find none."""
+    boxes = [b.box for b in it.boxes]
+    if not boxes:
+        return None
+    for _ in range(20):
+        x1, y1, x2, y2 = boxes[rng.integers(len(boxes))]
+        w, h = x2 - x1, y2 - y1
+        along_x = (w <= h) != (rng.random() < 0.25)  # upright tiles stand in a row along x
+        f = rng.uniform(0.45, 0.85) * (1 if rng.random() < 0.5 else -1)
+        s = rng.uniform(0.4, 1.1)
+        cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+        if along_x:
+            cx += f * w; nw, nh = w * s, h * rng.uniform(0.9, 1.1)
+        else:
+            cy += f * h; nw, nh = w * rng.uniform(0.9, 1.1), h * s
+        nb = (cx - nw / 2, cy - nh / 2, cx + nw / 2, cy + nh / 2)
+        if nb[0] >= 0 and nb[1] >= 0 and nb[2] <= 640 and nb[3] <= 640 and no_tile(nb, boxes):
+            return nb
+    return None
+
+
+#: The detector's score from which its boxes are mined (``pipeline.RESCUE_FLOOR``: weak boxes are read too).
+HARD_FLOOR = 0.2
+#: A mined box is a hard negative when it is no labelled tile (``no_tile``) and a label covers
+#: at least this share of it or of the label (a box between tiles or on a tile's edge; a box away
+#: from every label may be a tile nobody labelled, and is not used).
+HARD_COVERED = 0.25
+
+
+def mine_hard_negatives(pools: "Pools", model_dir: Path) -> list[tuple]:
+    """The boxes that the detectors in ``model_dir`` find on the fit photos (never the held-out
+    sessions, ``valid`` or ``test``) from a score of ``HARD_FLOOR`` that are no labelled tile
+    (``EDGE_IOU``, ``HARD_COVERED``): ``(photo path, (x1, y1, x2, y2))`` for the classifier's
+    ``unknown``. Raises VisionError when ``model_dir`` holds no detector."""
+    allowed = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
+    if allowed and len(allowed) > 1:  # one core, so onnxruntime runs one thread beside the other members
+        os.sched_setaffinity(0, {sorted(allowed)[os.getpid() % len(allowed)]})
+    try:
+        det = TileDetector(model_dir)
+    finally:
+        if allowed and len(allowed) > 1:
+            os.sched_setaffinity(0, allowed)
+    out = []
+    for it in pools.fit:
+        labels = [b.box for b in it.boxes]
+        if not labels:
+            continue
+        boxes, weak = det.detect_with_weak(pools.images[it.path], floor=HARD_FLOOR)
+        for b in boxes + weak:
+            if no_tile(b[:4], labels) and _covered(b, labels) >= HARD_COVERED:
+                out.append((it.path, tuple(float(v) for v in b[:4])))
+    return out
+
+
 def class_weights(samples: list, power: float = 0.6) -> np.ndarray:
     """Sampling probabilities that favour rare labels (flowers): each sample weighs count^-power."""
     counts = np.bincount([lab for _, _, lab in samples], minlength=NUM_LABELS).astype(np.float64)
@@ -460,6 +548,8 @@ def class_weights(samples: list, power: float = 0.6) -> np.ndarray:
 def cls_batch(pools: Pools, rng: np.random.Generator, samples: list, bs: int,
               weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     xs, ys = [], []
+    white_end = 0.25 + AUG["cls_white"]  # then the shares of CLS_EXTRA, in order
+    edge_end = white_end + AUG["cls_edge"]
     for _ in range(bs):
         r = rng.random()
         if r < 0.06:  # face-down tile
@@ -470,9 +560,9 @@ def cls_batch(pools: Pools, rng: np.random.Generator, samples: list, bs: int,
             h = int(rng.integers(30, 120)); w = int(h * rng.uniform(0.5, 1.4))
             crop = cls_crop(render_background(rng, h, w), (0, 0, w, h), rng)
             lab = LABEL_INDEX["unknown"]
-        elif r < 0.16:  # not a tile: background of a photo
+        elif r < 0.16 or white_end <= r < edge_end:  # not a tile: background of a photo, or beside/between tiles
             it = pools.fit[rng.integers(len(pools.fit))]
-            nb = background_box(it, rng)
+            nb = background_box(it, rng) if r < 0.16 else edge_box(it, rng)
             if nb is None:
                 continue
             crop = cls_crop(pools.images[it.path], nb, rng)
@@ -487,6 +577,14 @@ def cls_batch(pools: Pools, rng: np.random.Generator, samples: list, bs: int,
                 img = np.ascontiguousarray(np.rot90(img))
             crop = cls_crop(img, (0, 0, img.shape[1], img.shape[0]), rng)
             lab = LABEL_INDEX[name]
+        elif r < white_end:  # a real tile painted as a white dragon (白板)
+            path, box, _ = samples[rng.integers(len(samples))]
+            crop = cls_crop(paint_white_dragon(pools.images[path], box, rng), box, rng)
+            lab = LABEL_INDEX["P"]
+        elif r < edge_end + AUG["cls_hard"] and pools.hard:  # the detector's own mistakes
+            path, box = pools.hard[rng.integers(len(pools.hard))]
+            crop = cls_crop(pools.images[path], box, rng)
+            lab = LABEL_INDEX["unknown"]
         else:
             i = rng.integers(len(samples)) if weights is None else rng.choice(len(samples), p=weights)
             path, box, lab = samples[i]
@@ -507,19 +605,63 @@ def evaluate_classifier(model: nn.Module, pools: Pools, samples: list) -> float:
     return ok / max(1, len(samples))
 
 
+#: Fine-tuning (``--cls-init DIR``): ``path`` the member's ONNX file to start from (set per member),
+#: ``lr`` the peak learning rate (``--cls-lr``; 3e-3 from scratch).
+CLS_INIT: dict = {"path": None, "lr": 3e-3}
+
+
+def load_fused_classifier(model: "Classifier", path: Path) -> None:
+    """Load the weights of an exported classifier (``path``, an ONNX file of ``export``: every
+    batch norm folded into its convolution, weights stored as float16 by ``half_weights``) into
+    ``model``, in place: each convolution takes the folded weight and its batch norm becomes the
+    folded bias (scale 1, running mean 0, variance 1 - eps), so ``model`` in eval mode computes
+    what the file does. For fine-tuning with the batch norms frozen (``train_classifier``).
+    Raises VisionError ``model`` when the file's layers are not this network's."""
+    import onnx
+    from onnx import numpy_helper
+
+    m = onnx.load(str(path))
+    arrays = {(i.name[:-5] if i.name.endswith("_fp16") else i.name): numpy_helper.to_array(i).astype(np.float32)
+              for i in m.graph.initializer}
+    convs = [n for n in m.graph.node if n.op_type == "Conv"]
+    gemms = [n for n in m.graph.node if n.op_type == "Gemm"]
+    layers = [mod for mod in model.body if isinstance(mod, nn.Sequential)]
+    linear = model.body[-1]
+    try:
+        with torch.no_grad():
+            if len(convs) != len(layers) or len(gemms) != 1:
+                raise ValueError(f"{len(convs)} convolutions and {len(gemms)} dense layers, not {len(layers)} and 1")
+            for node, layer in zip(convs, layers):
+                conv, bn = layer[0], layer[1]
+                conv.weight.copy_(torch.from_numpy(arrays[node.input[1]]))
+                bn.weight.fill_(1.0); bn.bias.copy_(torch.from_numpy(arrays[node.input[2]]))
+                bn.running_mean.zero_(); bn.running_var.fill_(1.0 - bn.eps)
+            linear.weight.copy_(torch.from_numpy(arrays[gemms[0].input[1]]))
+            linear.bias.copy_(torch.from_numpy(arrays[gemms[0].input[2]]))
+    except (ValueError, KeyError, RuntimeError, IndexError) as e:
+        raise VisionError("model", f"{path}: not a classifier of this network to fine-tune ({e})") from None
+
+
 def train_classifier(pools: Pools, epochs: int, seed: int, log) -> tuple[nn.Module, dict]:
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed + 1)
     model = Classifier()
+    if CLS_INIT["path"] is not None:
+        load_fused_classifier(model, CLS_INIT["path"])
     fit, hold = cls_samples(pools, pools.fit), cls_samples(pools, pools.hold)
     bs, steps = 64, 120
     weights = class_weights(fit)
-    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=5e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=epochs * steps, pct_start=0.1)
+    lr = CLS_INIT["lr"]
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=5e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=epochs * steps, pct_start=0.1)
     best, best_state = -1.0, None
     t0 = time.time()
     for ep in range(epochs):
         model.train()
+        if CLS_INIT["path"] is not None:  # fine-tuning: the folded batch norms keep their statistics
+            for mod in model.modules():
+                if isinstance(mod, nn.BatchNorm2d):
+                    mod.eval()
         tot = 0.0
         for _ in range(steps):
             x, y = cls_batch(pools, rng, fit, bs, weights)
@@ -634,6 +776,21 @@ def main(argv: list[str] | None = None) -> int:
                     help="print the file of every member of the two ensembles, one per line, and stop (make train)")
     ap.add_argument("--cls-jitter", type=float, default=AUG["cls_jitter"],
                     help="spread of the classifier crops' box sides, a share of the side (the detector's box error)")
+    ap.add_argument("--cls-white", type=float, default=AUG["cls_white"],
+                    help="share of classifier crops of real tiles painted as white dragons (P)")
+    ap.add_argument("--cls-edge", type=float, default=AUG["cls_edge"],
+                    help="share of classifier crops beside or between labelled tiles (unknown)")
+    ap.add_argument("--cls-hard", type=float, default=AUG["cls_hard"],
+                    help="share of classifier crops of the detectors' boxes that match no label on the fit photos (unknown)")
+    ap.add_argument("--cls-init", type=Path, default=None,
+                    help="fine-tune: start each classifier from its file in this folder (its batch norms frozen)")
+    ap.add_argument("--cls-lr", type=float, default=CLS_INIT["lr"],
+                    help="the classifier's peak learning rate (one cycle); lower it to fine-tune")
+    ap.add_argument("--mine-from", type=Path, default=OUT,
+                    help="the folder of the detectors whose boxes --cls-hard mines (default: the committed ones)")
+    ap.add_argument("--hard-cache", type=Path, default=None,
+                    help="a JSON file of the mined boxes: read when it exists, else written after mining "
+                         "(members trained side by side mine once)")
     args = ap.parse_args(argv)
     if args.list_members:
         print("\n".join([*DETECTOR_MEMBERS, *CLASSIFIER_MEMBERS]))
@@ -648,13 +805,22 @@ def main(argv: list[str] | None = None) -> int:
     if args.cls_rotate is not None and part != "cls":
         ap.error("--cls-rotate sets one classifier's share of turned crops: give it with --member and a classifier's file")
     for flag, value in (("--det-stretch", args.det_stretch), ("--det-rotate", args.det_rotate),
-                        ("--det-loose", args.det_loose), ("--cls-rotate", args.cls_rotate)):
+                        ("--det-loose", args.det_loose), ("--cls-rotate", args.cls_rotate),
+                        ("--cls-white", args.cls_white), ("--cls-edge", args.cls_edge), ("--cls-hard", args.cls_hard)):
         if value is not None and not 0.0 <= value <= 1.0:
             ap.error(f"{flag} is a share of the samples, from 0 to 1, not {value}")
     if not 0.0 <= args.cls_jitter <= 0.5:
         ap.error(f"--cls-jitter is a share of a box's side, from 0 to 0.5, not {args.cls_jitter}")
     torch.set_num_threads(1)
-    AUG.update(stretch=args.det_stretch, rotate=args.det_rotate, cls_jitter=args.cls_jitter)
+    AUG.update(stretch=args.det_stretch, rotate=args.det_rotate, cls_jitter=args.cls_jitter,
+               cls_white=args.cls_white, cls_edge=args.cls_edge, cls_hard=args.cls_hard)
+    if args.cls_init is not None and not args.cls_init.is_dir():
+        ap.error(f"--cls-init {args.cls_init}: not a folder")
+    if not 0.0 < args.cls_lr <= 0.1:
+        ap.error(f"--cls-lr is a learning rate above 0 and at most 0.1, not {args.cls_lr}")
+    CLS_INIT["lr"] = args.cls_lr
+    if args.cls_white + args.cls_edge + args.cls_hard > 0.5:
+        ap.error("--cls-white, --cls-edge and --cls-hard together take at most half of the classifier's crops")
     random.seed(args.seed); np.random.seed(args.seed); torch.manual_seed(args.seed)
     args.out.mkdir(parents=True, exist_ok=True)
     tag = f"[{args.member}] " if args.member else ""  # members are trained side by side (make train)
@@ -705,10 +871,18 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             AUG[aug] = share if override is None else override
             seed = args.seed + MEMBER_SEEDS.get(name, 0)
+            if aug == "cls_rotate" and args.cls_init is not None:
+                CLS_INIT["path"] = args.cls_init / name
+                if not CLS_INIT["path"].is_file():
+                    raise SystemExit(f"--cls-init {args.cls_init}: it has no {name} to start from")
             t = time.time()
             model, m = train(pools, epochs, seed, log)
             export(model, shape, args.out / name)
-            done[name] = {**m, aug: AUG[aug], "seed": seed, "epochs": epochs, "seconds": round(time.time() - t)}
+            extra = {k: AUG[k] for k in CLS_EXTRA if AUG[k]} if aug == "cls_rotate" else {}
+            if aug == "cls_rotate" and CLS_INIT["path"] is not None:
+                extra.update(fine_tuned_from=CLS_INIT["path"].name, lr=CLS_INIT["lr"])
+            done[name] = {**m, aug: AUG[aug], **extra, "seed": seed, "epochs": epochs,
+                          "seconds": round(time.time() - t)}
         return done
 
     if args.only in (None, "det") and args.member not in CLASSIFIER_MEMBERS:
@@ -726,6 +900,20 @@ def main(argv: list[str] | None = None) -> int:
         save("detector", calibration=cal)
         log(f"detector input size and threshold chosen on the held-out photos: {cal}")
     if args.only in (None, "cls") and args.member not in DETECTOR_MEMBERS:
+        if AUG["cls_hard"] and args.hard_cache is not None and args.hard_cache.is_file():
+            labels = {str(it.path): [b.box for b in it.boxes] for it in pools.fit}
+            pools.hard = [(Path(p), tuple(b)) for p, b in json.loads(args.hard_cache.read_text())
+                          if p in labels and no_tile(b, labels[p])]  # the rule of the run, not of the cache's
+        elif AUG["cls_hard"]:
+            try:
+                pools.hard = mine_hard_negatives(pools, args.mine_from)
+            except VisionError as e:
+                raise SystemExit(f"cannot mine hard negatives with the detectors in {args.mine_from}: {e.message}") from None
+            if args.hard_cache is not None:
+                tmp = args.hard_cache.with_name(f".{args.hard_cache.name}.{os.getpid()}")
+                tmp.write_text(json.dumps([[str(p), list(b)] for p, b in pools.hard]))
+                os.replace(tmp, args.hard_cache)
+            log(f"hard negatives: {len(pools.hard)} boxes of the detectors in {args.mine_from} on the fit photos")
         cls = save("classifier", train_members(CLASSIFIER_MEMBERS, "cls_rotate", args.cls_rotate, train_classifier,
                                                args.cls_epochs, (2, 3, CLS_H, CLS_W)), labels=list(LABELS))
         log(f"classifiers: {json.dumps(cls['members'])}")
