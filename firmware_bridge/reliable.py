@@ -174,6 +174,13 @@ class ReliableEndpoint:
         self._wire_free = max(self._wire_free, now) + nbytes * self.byte_ms
         return self._wire_free
 
+    def backlog_ms(self, now):
+        """Time (ms) the line still needs, at ``now``, for the bytes written so far
+        (0 when ``byte_ms`` is not set)."""
+        if self.byte_ms is None:
+            return 0
+        return max(0, self._wire_free - now)
+
     def unacknowledged(self):
         """``(in_flight, queued)``: the ``(mtype, payload)`` of the reliable frames sent
         and not cumulatively acknowledged (a SACKed frame is held by the peer, not yet

@@ -76,6 +76,42 @@ def test_sender_retransmits_only_the_missing_frame_after_a_sack():
     assert [f[1] for f in tx.outgoing(11.0 + tx.rto)] == [8, 9]  # never 10, 11
 
 
+def test_a_spurious_timeout_does_not_resend_the_frames_sent_between_the_two_copies():
+    """The peer was only late: frame 1 times out and is sent again, then the
+    acknowledgement of its first copy arrives, sooner than a round trip after the second
+    copy. It proves nothing about frames 2..6, sent after the first copy and before the
+    second: they are not resent. An acknowledgement a round trip or more after the
+    second copy does count it: a frame sent before that copy and not acknowledged is
+    lost."""
+    tx = ReliableEndpoint(window=16)
+    tx.send(0x30, b"s")
+    tx.outgoing(0.0)
+    tx.on_frame(0, 0, 1, 4.0)                     # one clean sample: RTT floor 4 ms
+    tx.send(0x30, b"1")
+    assert [f[1] for f in tx.outgoing(10.0)] == [1]
+    for i in range(5):
+        tx.send(0x30, bytes([i]))
+    assert [f[1] for f in tx.outgoing(12.0)] == [2, 3, 4, 5, 6]
+    t = 10.0 + tx.rto
+    tx.check_timeout(t)                           # the peer is late: only 1 times out
+    assert [f[1] for f in tx.outgoing(t)] == [1]
+    tx.on_frame(0, 0, 2, t + 1.0)                 # ACK of the first copy of 1
+    assert tx.outgoing(t + 1.0) == [] and tx.fast_retransmits == 0
+    tx.on_frame(0, 0, 7, t + 2.0)
+    assert tx.pending() == 0 and tx.retransmitted == 1
+    # 7 lost, 8 sent after it; 7 times out, its second copy is acknowledged a round
+    # trip later without 8: 8 was lost too
+    tx.send(0x30, b"7")
+    tx.outgoing(100.0)
+    tx.send(0x30, b"8")
+    tx.outgoing(102.0)
+    t = 100.0 + tx.rto
+    tx.check_timeout(t)
+    assert [f[1] for f in tx.outgoing(t)] == [7]
+    tx.on_frame(0, 0, 8, t + 5.0)
+    assert [f[1] for f in tx.outgoing(t + 5.0)] == [8] and tx.fast_retransmits == 1
+
+
 def _lossy_exchange(rng, loss, rx_buffering, n=3000):
     """Two endpoints over an in-memory FIFO line that loses frames at random."""
     tx, rx = ReliableEndpoint(window=16), ReliableEndpoint(window=16)
