@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from test_fb_link import Rig
 
 from firmware_bridge import catalogue as C
@@ -169,11 +171,14 @@ def test_version_1_device_is_accepted_without_sack():
     assert rig.call(SetGear(144)).code == ReplyCode.OK
 
 
-def test_noisy_line_telemetry_keeps_up_in_order():
-    """1 % of bytes corrupted, dropped or inserted both ways; the device queues a sensor
-    event whenever its queue has room. Selective repeat keeps more than half of the line
-    rate, and events arrive exactly once, in order."""
-    rig = Rig(noise=0.01, seed=3)
+@pytest.mark.parametrize("noise, share", [(0.01, 0.75), (0.05, 0.30)])
+def test_noisy_line_telemetry_keeps_up_in_order(noise, share):
+    """1 % (5 %) of bytes corrupted, dropped or inserted both ways; the device queues a
+    sensor event whenever its queue has room. Events arrive exactly once, in order, at
+    75 % (30 %) of the line rate of 17-byte frames or more: the aims of issue 17 (the
+    frame survives 1 % noise with p = 0.84 and 5 % with 0.42). Virtual time, so the
+    figure is the protocol's, not this machine's load."""
+    rig = Rig(noise=noise, seed=3)
     rig.connect()
     toggle = [0]
     seconds = 2.0
@@ -193,5 +198,5 @@ def test_noisy_line_telemetry_keeps_up_in_order():
     assert keys == [(t % 4, (t // 4) & 1) for t in range(4, 4 + len(keys))]
     assert rig.dev.events_dropped == 0
     limit = 11520 / encoded_size(7)
-    assert len(ev) / seconds > 0.5 * limit, len(ev) / seconds
+    assert len(ev) / seconds > share * limit, len(ev) / seconds / limit
     assert not [e for e in rig.of(Reply) if e.code != ReplyCode.OK]
