@@ -75,9 +75,10 @@ class DeviceEngine:
             loop, or the line idles. In virtual time (1 ms passes, a UART that drains
             by itself; mean of 5 seeds) 6 ms gives 0.82 / 0.34 of line rate at 1 % / 5 %
             noise, 20 ms 0.80 / 0.32, no limit 0.79 / 0.31. Through the firmware under
-            the MicroPython unix port on this loaded PC (link_bench, 200 commands, 3 % /
-            5 %): 6 ms 0.18 / 0.16-0.20, 20 ms 0.36 / 0.22, no limit 0.35-0.39 / 0.13:
-            there 6 ms idles the line at 3 % for a reason not found yet.
+            the MicroPython unix port (link_bench, 300 commands, runs interleaved at
+            load 8-9), 6 ms against no limit: 3 % 0.49, 0.45 against 0.37, 0.39; 5 %
+            0.29, 0.23 against 0.29, 0.30 (that bench swings with the PC's load: at
+            load 13-15, 3 % gave 0.18 with 6 ms).
     """
 
     def __init__(self, machine, boot_counter, now_ms=0, firmware=(1, 0, 0), profile_id=1,
