@@ -113,7 +113,8 @@ class ReliableEndpoint:
         self.sack_bytes = 2        # SACK bitmap width: 2 (16 frames) or 4 (version 3)
         self.silence_ms = silence_ms
         self.byte_ms = byte_ms
-        self._wire_free = -1e18     # when the line will have sent what was written
+        self._wire_at = 0           # time (ms) of the last write counted ...
+        self._wire_ahead = 0        # ... and the line time (ms) it still needed then
         # statistics survive reset()
         self.sent_new = 0
         self.retransmitted = 0
@@ -168,18 +169,27 @@ class ReliableEndpoint:
     def wrote(self, nbytes, now):
         """``nbytes`` other bytes (control and ACK frames) were written to the line at
         ``now`` (ms); only counted when ``byte_ms`` is set. Returns when they will
-        have left (ms)."""
+        have left (ms; for an int ``now``, the device's, rounded up to a whole ms).
+
+        The line's state is kept relative to ``now``, as small numbers: the RP2040's
+        MicroPython floats are 32-bit, and ms since boot plus a fraction of a ms loses
+        the fraction after 4.7 hours of uptime (everything under 64 ms after 6 days)."""
         if self.byte_ms is None:
             return now
-        self._wire_free = max(self._wire_free, now) + nbytes * self.byte_ms
-        return self._wire_free
+        ahead = self.backlog_ms(now) + nbytes * self.byte_ms
+        self._wire_at = now
+        self._wire_ahead = ahead
+        if isinstance(now, int):
+            whole = int(ahead)
+            return now + (whole if whole == ahead else whole + 1)
+        return now + ahead
 
     def backlog_ms(self, now):
         """Time (ms) the line still needs, at ``now``, for the bytes written so far
         (0 when ``byte_ms`` is not set)."""
         if self.byte_ms is None:
             return 0
-        return max(0, self._wire_free - now)
+        return max(0, self._wire_ahead - (now - self._wire_at))
 
     def unacknowledged(self):
         """``(in_flight, queued)``: the ``(mtype, payload)`` of the reliable frames sent

@@ -200,3 +200,22 @@ def test_noisy_line_telemetry_keeps_up_in_order(noise, share):
     limit = 11520 / encoded_size(7)
     assert len(ev) / seconds > share * limit, len(ev) / seconds / limit
     assert not [e for e in rig.of(Reply) if e.code != ReplyCode.OK]
+
+
+def test_the_line_model_never_adds_a_fraction_to_the_uptime_on_the_device():
+    """The RP2040's floats are 32-bit: 6 days of ms since boot plus a fraction of a ms
+    keeps nothing under 64 ms. With the device's int clock, the time a frame leaves the
+    line is a whole ms (rounded up) and the backlog a small number."""
+    ep = ReliableEndpoint(byte_ms=10000 / 115200)
+    now = 6 * 24 * 3600 * 1000                    # 518,400,000 ms
+    left = ep.wrote(17, now)                      # 17 bytes: 1.48 ms of line
+    assert isinstance(left, int) and left == now + 2
+    assert abs(ep.backlog_ms(now) - 17 * 10000 / 115200) < 1e-9
+    left = ep.wrote(17, now + 1)                  # queued behind the first: 2.95 ms
+    assert left == now + 3 and abs(ep.backlog_ms(now + 2) - (2 * 17 * 10000 / 115200 - 2)) < 1e-9
+    assert ep.backlog_ms(now + 10) == 0
+    ep.send(0x30, b"x")
+    [f] = ep.outgoing(now + 10)
+    assert isinstance(ep._inflight[0][3], int)    # its timer: whole ms
+    host = ReliableEndpoint(byte_ms=10000 / 115200)   # the host's float clock: exact
+    assert host.wrote(17, 1000.25) == 1000.25 + 17 * 10000 / 115200
