@@ -11,7 +11,9 @@ Pacing: a pty does not throttle, so both ends write through ``PacedPort``: every
 at most 16 bytes is handed to the pty only when a real 115200-baud UART (10 bits per
 byte: start, 8 data, stop = 11,520 bytes/s) would have finished sending it, counted from
 when the line became free. Nothing arrives earlier than on the real line and neither
-direction can exceed 11,520 bytes/s. With ``--device micropython`` the firmware's side is
+direction can exceed 11,520 bytes/s. The line's clock runs at write time, as a UART's
+does (until 2026-12 a descheduled pacing thread idled it: on this loaded 2-core machine
+1.4 s of 3 s of telemetry, so the table measured the machine's load as much as the link). With ``--device micropython`` the firmware's side is
 paced by the stand-in's UART instead: its TX ring (512 bytes, as the firmware asks of
 ``machine.UART``) empties at 11,520 bytes/s of the board's clock, which follows real time.
 

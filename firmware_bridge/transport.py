@@ -105,12 +105,17 @@ class PacedPort:
     """Write-side pacing to an honest line rate, for ports that do not throttle (pty,
     ``loop://``, ``socket://``).
 
-    Each write is cut into slices of at most ``slice_bytes``; a pacing thread hands a
-    slice to the underlying port only when a real UART at ``baudrate`` (10 bits per byte:
-    start, 8 data, stop) would have finished sending its last bit, counting from when the
-    line became free. Bytes therefore never arrive earlier than on the real line, and the
-    throughput can never exceed ``baudrate / 10`` bytes per second.
-    ``out_waiting`` gives the bytes still queued (like a UART's TX FIFO fill).
+    The line has its own clock, as a UART has: a write is timed when it is made, each
+    byte leaving 10 bits / ``baudrate`` after the previous one (start, 8 data, stop) or
+    at once if the line is idle, whether or not the process that wrote it runs then (a
+    kernel tty buffer or a UART's interrupt-driven ring keeps sending while the writer
+    is descheduled). A pacing thread hands each slice of at most ``slice_bytes`` to the
+    underlying port no earlier than the moment the slice's last bit has left the line.
+    Bytes therefore never arrive earlier than on the real line, and over any stretch of
+    line time no more than ``baudrate / 10`` bytes per second pass; a late pacing thread
+    delivers late (pessimistic for latency) but does not idle the line.
+    ``out_waiting`` gives the bytes written whose last bit has not left the line yet (a
+    UART's TX FIFO fill).
     """
 
     def __init__(self, port: Any, baudrate: int = 115200, slice_bytes: int = 16,
@@ -119,8 +124,8 @@ class PacedPort:
         self.byte_time = 10.0 / baudrate
         self.slice_bytes = slice_bytes
         self.noise = noise
-        self._q: collections.deque[bytes] = collections.deque()
-        self._queued = 0
+        self._q: collections.deque[tuple[float, bytes]] = collections.deque()
+        self._line_free = 0.0     # perf_counter time when the line has sent all written
         self._cv = threading.Condition()
         self._stop = False
         self.bytes_written = 0
@@ -145,39 +150,36 @@ class PacedPort:
 
     @property
     def out_waiting(self) -> int:
-        return self._queued
+        return max(0, int((self._line_free - time.perf_counter()) / self.byte_time + 0.999))
 
     def write(self, data: bytes) -> int:
         if self.noise is not None:
             data = self.noise.apply(data)
         with self._cv:
+            due = max(self._line_free, time.perf_counter())
             for i in range(0, len(data), self.slice_bytes):
                 piece = data[i:i + self.slice_bytes]
-                self._q.append(piece)
-                self._queued += len(piece)
+                due += len(piece) * self.byte_time
+                self._q.append((due, piece))
+            self._line_free = due
             self._cv.notify()
         return len(data)
 
     def _run(self) -> None:
-        free_at = 0.0
         while True:
             with self._cv:
                 while not self._q and not self._stop:
                     self._cv.wait()
                 if self._stop:
                     return
-                piece = self._q.popleft()
-            now = time.perf_counter()
-            free_at = max(free_at, now) + len(piece) * self.byte_time
-            delay = free_at - time.perf_counter()
+                due, piece = self._q.popleft()
+            delay = due - time.perf_counter()
             if delay > 0:
                 time.sleep(delay)
             try:
                 self.port.write(piece)
             except Exception:
                 return
-            with self._cv:
-                self._queued -= len(piece)
             self.bytes_written += len(piece)
 
     def close(self) -> None:

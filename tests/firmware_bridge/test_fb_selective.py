@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from test_fb_link import Rig
 
 from firmware_bridge import catalogue as C
@@ -76,6 +78,42 @@ def test_sender_retransmits_only_the_missing_frame_after_a_sack():
     assert [f[1] for f in tx.outgoing(11.0 + tx.rto)] == [8, 9]  # never 10, 11
 
 
+def test_a_spurious_timeout_does_not_resend_the_frames_sent_between_the_two_copies():
+    """The peer was only late: frame 1 times out and is sent again, then the
+    acknowledgement of its first copy arrives, sooner than a round trip after the second
+    copy. It proves nothing about frames 2..6, sent after the first copy and before the
+    second: they are not resent. An acknowledgement a round trip or more after the
+    second copy does count it: a frame sent before that copy and not acknowledged is
+    lost."""
+    tx = ReliableEndpoint(window=16)
+    tx.send(0x30, b"s")
+    tx.outgoing(0.0)
+    tx.on_frame(0, 0, 1, 4.0)                     # one clean sample: RTT floor 4 ms
+    tx.send(0x30, b"1")
+    assert [f[1] for f in tx.outgoing(10.0)] == [1]
+    for i in range(5):
+        tx.send(0x30, bytes([i]))
+    assert [f[1] for f in tx.outgoing(12.0)] == [2, 3, 4, 5, 6]
+    t = 10.0 + tx.rto
+    tx.check_timeout(t)                           # the peer is late: only 1 times out
+    assert [f[1] for f in tx.outgoing(t)] == [1]
+    tx.on_frame(0, 0, 2, t + 1.0)                 # ACK of the first copy of 1
+    assert tx.outgoing(t + 1.0) == [] and tx.fast_retransmits == 0
+    tx.on_frame(0, 0, 7, t + 2.0)
+    assert tx.pending() == 0 and tx.retransmitted == 1
+    # 7 lost, 8 sent after it; 7 times out, its second copy is acknowledged a round
+    # trip later without 8: 8 was lost too
+    tx.send(0x30, b"7")
+    tx.outgoing(100.0)
+    tx.send(0x30, b"8")
+    tx.outgoing(102.0)
+    t = 100.0 + tx.rto
+    tx.check_timeout(t)
+    assert [f[1] for f in tx.outgoing(t)] == [7]
+    tx.on_frame(0, 0, 8, t + 5.0)
+    assert [f[1] for f in tx.outgoing(t + 5.0)] == [8] and tx.fast_retransmits == 1
+
+
 def _lossy_exchange(rng, loss, rx_buffering, n=3000):
     """Two endpoints over an in-memory FIFO line that loses frames at random."""
     tx, rx = ReliableEndpoint(window=16), ReliableEndpoint(window=16)
@@ -133,11 +171,14 @@ def test_version_1_device_is_accepted_without_sack():
     assert rig.call(SetGear(144)).code == ReplyCode.OK
 
 
-def test_noisy_line_telemetry_keeps_up_in_order():
-    """1 % of bytes corrupted, dropped or inserted both ways; the device queues a sensor
-    event whenever its queue has room. Selective repeat keeps more than half of the line
-    rate, and events arrive exactly once, in order."""
-    rig = Rig(noise=0.01, seed=3)
+@pytest.mark.parametrize("noise, share", [(0.01, 0.75), (0.05, 0.30)])
+def test_noisy_line_telemetry_keeps_up_in_order(noise, share):
+    """1 % (5 %) of bytes corrupted, dropped or inserted both ways; the device queues a
+    sensor event whenever its queue has room. Events arrive exactly once, in order, at
+    75 % (30 %) of the line rate of 17-byte frames or more: the aims of issue 17 (the
+    frame survives 1 % noise with p = 0.84 and 5 % with 0.42). Virtual time, so the
+    figure is the protocol's, not this machine's load."""
+    rig = Rig(noise=noise, seed=3)
     rig.connect()
     toggle = [0]
     seconds = 2.0
@@ -157,5 +198,24 @@ def test_noisy_line_telemetry_keeps_up_in_order():
     assert keys == [(t % 4, (t // 4) & 1) for t in range(4, 4 + len(keys))]
     assert rig.dev.events_dropped == 0
     limit = 11520 / encoded_size(7)
-    assert len(ev) / seconds > 0.5 * limit, len(ev) / seconds
+    assert len(ev) / seconds > share * limit, len(ev) / seconds / limit
     assert not [e for e in rig.of(Reply) if e.code != ReplyCode.OK]
+
+
+def test_the_line_model_never_adds_a_fraction_to_the_uptime_on_the_device():
+    """The RP2040's floats are 32-bit: 6 days of ms since boot plus a fraction of a ms
+    keeps nothing under 64 ms. With the device's int clock, the time a frame leaves the
+    line is a whole ms (rounded up) and the backlog a small number."""
+    ep = ReliableEndpoint(byte_ms=10000 / 115200)
+    now = 6 * 24 * 3600 * 1000                    # 518,400,000 ms
+    left = ep.wrote(17, now)                      # 17 bytes: 1.48 ms of line
+    assert isinstance(left, int) and left == now + 2
+    assert abs(ep.backlog_ms(now) - 17 * 10000 / 115200) < 1e-9
+    left = ep.wrote(17, now + 1)                  # queued behind the first: 2.95 ms
+    assert left == now + 3 and abs(ep.backlog_ms(now + 2) - (2 * 17 * 10000 / 115200 - 2)) < 1e-9
+    assert ep.backlog_ms(now + 10) == 0
+    ep.send(0x30, b"x")
+    [f] = ep.outgoing(now + 10)
+    assert isinstance(ep._inflight[0][3], int)    # its timer: whole ms
+    host = ReliableEndpoint(byte_ms=10000 / 115200)   # the host's float clock: exact
+    assert host.wrote(17, 1000.25) == 1000.25 + 17 * 10000 / 115200

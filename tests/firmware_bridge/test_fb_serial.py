@@ -80,3 +80,43 @@ def test_loop_url_without_device_times_out_cleanly():
 def test_bad_port_is_a_clear_error():
     with pytest.raises(TransportError, match="cannot open serial port '/dev/nonexistent-mj'"):
         open_port("/dev/nonexistent-mj")
+
+
+def test_paced_port_line_keeps_its_clock_while_the_writer_stalls_and_never_runs_early():
+    """A UART keeps sending what is buffered while the CPU does other work: the paced
+    line's clock runs from the write, not from when its pacing thread gets to a slice. A
+    pacing thread held up (here: the port under it blocks) delivers late, but the line is
+    not idled by it (``out_waiting`` falls with line time), and no slice reaches the port
+    before its last bit would have left a real 115200-baud line."""
+    import threading
+
+    class Port:
+        def __init__(self) -> None:
+            self.release = threading.Event()
+            self.got: list[tuple[float, int]] = []
+
+        def write(self, data: bytes) -> int:
+            self.release.wait(5)
+            self.got.append((time.perf_counter(), len(data)))
+            return len(data)
+
+        def close(self) -> None:
+            pass
+
+    port = Port()
+    paced = PacedPort(port, 115200)
+    t0 = time.perf_counter()
+    paced.write(bytes(1152))                 # 100 ms of line
+    assert 1000 <= paced.out_waiting <= 1152
+    time.sleep(0.15)
+    assert paced.out_waiting == 0 and port.got == []   # sent on the line, none delivered
+    port.release.set()
+    end = time.monotonic() + 5
+    while sum(n for _, n in port.got) < 1152 and time.monotonic() < end:
+        time.sleep(0.01)
+    sent = 0
+    for at, n in port.got:
+        sent += n
+        assert at >= t0 + sent * 10 / 115200
+    assert sent == 1152
+    paced.close()
