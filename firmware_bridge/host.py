@@ -43,8 +43,10 @@ from typing import Any, Callable
 from . import catalogue as C
 from .errors import (CommandRejected, FrameError, HandshakeError, LinkDown, LinkError,
                      LinkTimeout, PeerReset, TransportError)
-from .messages import (Command, DeviceHeartbeat, DeviceInfo, DeviceState,
-                       Reply, ReplyCode, Status, StopReason, decode_device_message, _enum)
+from table_vocabulary import Command, Reply, ReplyCode, Status, StopReason
+
+from .codec import (DeviceHeartbeat, DeviceInfo, decode_event, device_heartbeat, device_info,
+                    pack_command, stop_reason)
 from .reliable import ReliableEndpoint
 from .wire import (PROTOCOL_VERSION, PROTOCOL_VERSIONS, FLAG_RELIABLE, FrameDecoder,
                    encode_frame, frame_format, frame_formats)
@@ -275,7 +277,7 @@ class HostProtocol:
     def _pump(self) -> None:
         while self._unsent and self.link.space() > 0:
             cmd_id, command = self._unsent.popleft()
-            self.link.send(command.TYPE, command.pack(cmd_id))
+            self.link.send(*pack_command(cmd_id, command))
 
     # ------------------------------------------------------------------ input
     def feed(self, data: bytes, now: float) -> list[Any]:
@@ -325,7 +327,7 @@ class HostProtocol:
         return events
 
     def _deliver(self, mtype: int, payload: bytes, events: list) -> None:
-        ev = decode_device_message(mtype, payload)
+        ev = decode_event(mtype, payload)
         if ev is None:
             self.protocol_errors += 1
             return
@@ -346,8 +348,7 @@ class HostProtocol:
                 f"device speaks protocol version {f[0]}, this host speaks "
                 f"{PROTOCOL_VERSION}"))))
             return
-        info = DeviceInfo(f[0], (f[2], f[3], f[4]), f[5], f[6], f[7], f[8],
-                          _enum(StopReason, f[9]))
+        info = device_info(f)
         if self.boot is not None and info.boot_counter != self.boot:
             events.append(McuReset(self.boot, info.boot_counter))
         self.boot = info.boot_counter
@@ -368,8 +369,7 @@ class HostProtocol:
             self.protocol_errors += 1
             return False
         f = struct.unpack(C.FORMATS[C.T_DEV_HEARTBEAT], payload)
-        hb = DeviceHeartbeat(f[0], f[1], _enum(DeviceState, f[2]), _enum(StopReason, f[3]),
-                             f[4], f[5], f[6])
+        hb = device_heartbeat(f)
         self.last_heartbeat = hb
         events.append(hb)
         if self.state in ("connected", "lost"):
@@ -514,7 +514,7 @@ class PendingCommand:
         v = self._value
         if isinstance(v, Reply) and v.code != ReplyCode.OK:
             text = _REPLY_TEXT.get(v.code, "refused (code {code})")
-            reason = _enum(StopReason, v.detail)
+            reason = stop_reason(v.detail)
             reason = reason.text if isinstance(reason, StopReason) else reason
             raise CommandRejected(
                 f"device refused {type(self.command).__name__} (command {self.cmd_id}): "
