@@ -6,11 +6,11 @@ unpacks a device message into the vocabulary's own event (``Reply``, ``Status``,
 ``SensorChanged``, ``StacksCounted``, ``MotionDone``, ``Fault``). Both are driven by the message
 catalogue (:data:`firmware_bridge.catalogue.MESSAGES`: type, struct format, field order): a
 command's or event's dataclass fields are the catalogue's fields in order (a command's after
-``cmd_id``), and a catalogue field's name says how its value is coded (:data:`FIELD_CODECS`). The
-vocabulary's parts and codes are matched with the catalogue's constants by name (``Sensor.JAM`` <->
-``SENSOR_JAM``, ``Motor.CENTRE_LIFT`` <-> ``MOTOR_CENTRE``), derived here at import: a part added to
-one and not the other, or a class whose fields do not line up with its message, fails at import,
-not on a running table.
+``cmd_id``), and a catalogue field's name says how its value is coded (:data:`ENCODE`,
+:data:`DECODE`). The vocabulary's parts and codes are matched with the catalogue's constants by
+name (``Sensor.JAM`` <-> ``SENSOR_JAM``, ``Motor.CENTRE_LIFT`` <-> ``MOTOR_CENTRE``), derived here at
+import: a part added to one and not the other, or a class whose fields do not line up with its
+message, fails at import, not on a running table.
 
 Also here, because they are the wire's own: the STATUS masks and the ``(code, side code)`` pairs
 that address the parts of a machine behind the device engine (:func:`sensor_code`,
@@ -140,23 +140,24 @@ def _identity(v: Any) -> Any:
     return v
 
 
-#: how a catalogue field is coded, by its name: ``(value -> wire int, wire int -> value)``. A
-#: field not named here is an integer on both sides. A wire code the vocabulary does not know (a
-#: newer firmware) is passed on as its int.
-FIELD_CODECS: dict[str, tuple[Callable[[Any], int], Callable[[int], Any]]] = {
-    "side": (_side_out, _side_in),
-    "motor": (MOTOR_OUT.__getitem__, lambda v: MOTOR_IN.get(v, v)),
-    "sensor": (SENSOR_OUT.__getitem__, lambda v: SENSOR_IN.get(v, v)),
-    "direction": (int, bool),
-    "lights_mask": (_lights_out, lambda v: Light(v & C.LIGHTS_ALL)),
-    "state": (int, lambda v: STATE_IN.get(v, v)),
-    "stop_reason": (int, lambda v: STOP_IN.get(v, v)),
-    "result": (int, lambda v: REPLY_IN.get(v, v)),
-    "outcome": (int, lambda v: OUTCOME_IN.get(v, v)),
-    "code": (int, lambda v: FAULT_IN.get(v, v)),
-    "command_type": (int, lambda v: COMMAND_NAMES.get(v, f"type 0x{v:02x}")),
-    "motors_mask": (int, running_from_mask),
-    "sensors_mask": (int, readings_from_mask),
+#: how a command's field is put on the wire, by its catalogue name (the value -> the wire's int); a
+#: field not named here is an integer already
+ENCODE: dict[str, Callable[[Any], int]] = {
+    "side": _side_out, "motor": MOTOR_OUT.__getitem__, "direction": int, "lights_mask": _lights_out}
+#: how an event's field is read from the wire, by its catalogue name (the wire's int -> the value);
+#: a field not named here stays an integer. A code the vocabulary does not know (a newer firmware)
+#: is passed on as its int.
+DECODE: dict[str, Callable[[int], Any]] = {
+    "side": _side_in,
+    "sensor": lambda v: SENSOR_IN.get(v, v),
+    "state": lambda v: STATE_IN.get(v, v),
+    "stop_reason": lambda v: STOP_IN.get(v, v),
+    "result": lambda v: REPLY_IN.get(v, v),
+    "outcome": lambda v: OUTCOME_IN.get(v, v),
+    "code": lambda v: FAULT_IN.get(v, v),
+    "command_type": lambda v: COMMAND_NAMES.get(v, f"type 0x{v:02x}"),
+    "motors_mask": running_from_mask,
+    "sensors_mask": readings_from_mask,
 }
 
 
@@ -178,12 +179,12 @@ if set(EVENT_CLASSES) != set(C.EVENT_TYPES):
 
 #: goal command class -> (type, struct format, (attribute name, encoder) per field after cmd_id)
 _PACK = {cls: (t, C.FORMATS[t], tuple(
-    (f.name, FIELD_CODECS.get(w, (_identity,))[0])
+    (f.name, ENCODE.get(w, _identity))
     for f, w in zip(dataclasses.fields(cls), _line_up(cls, t, 1))))
     for cls, t in COMMAND_TYPES.items()}
 #: message type -> (event class, struct format, decoder per field or None)
 _UNPACK = {t: (cls, C.FORMATS[t], struct.calcsize(C.FORMATS[t]), tuple(
-    FIELD_CODECS[w][1] if w in FIELD_CODECS else None for w in _line_up(cls, t, 0)))
+    DECODE.get(w) for w in _line_up(cls, t, 0)))
     for t, cls in EVENT_CLASSES.items()}
 
 

@@ -14,6 +14,8 @@ vocabulary), so that the three (the doc, the catalogue, the codec) cannot drift:
 
 from __future__ import annotations
 
+import dataclasses
+import enum
 import pathlib
 import re
 import struct
@@ -168,6 +170,21 @@ def test_the_codec_is_the_catalogue():
     for mtype in C.FORMATS:
         known = K.decode_event(mtype, bytes(struct.calcsize(C.FORMATS[mtype]))) is not None
         assert known == (mtype in C.EVENT_TYPES), C.NAMES[mtype]
+
+
+def test_the_codec_refuses_a_vocabulary_that_does_not_match_the_catalogue():
+    """The import-time checks: a part missing on one side, a class whose fields do not line up
+    with its message."""
+    three_sides = enum.IntEnum("Side", {"E": 0, "S": 1, "W": 2})
+    with pytest.raises(ImportError, match=r"Side and the catalogue's SIDE_\* differ in \['N'\]"):
+        K._by_name(three_sides, "SIDE_", skip=("NONE",))
+
+    @dataclasses.dataclass(frozen=True)
+    class Feed:
+        side: V.Side
+        deadline_ms: int
+    with pytest.raises(ImportError, match=r"Feed has the fields \['side', 'deadline_ms'\], its message FEED_STACK"):
+        K._line_up(Feed, C.T_FEED_STACK, 1)
 
 
 def test_protocol_version_in_the_title():
