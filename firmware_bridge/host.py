@@ -43,7 +43,7 @@ from typing import Any, Callable
 from . import catalogue as C
 from .errors import (CommandRejected, FrameError, HandshakeError, LinkDown, LinkError,
                      LinkTimeout, PeerReset, TransportError)
-from table_vocabulary import Command, Reply, ReplyCode, Status, StopReason
+from table_vocabulary import Command, CommandError, Reply, ReplyCode, Status, StopReason
 
 from .codec import (DeviceHeartbeat, DeviceInfo, decode_event, device_heartbeat, device_info,
                     pack_command, stop_reason)
@@ -213,7 +213,8 @@ class HostProtocol:
         self._held: list[Any] = []   # events for the next tick (from connect)
         self._next_cmd = 1
         self.pending: dict[int, Command] = {}
-        self._unsent: collections.deque[tuple[int, Command]] = collections.deque()
+        #: (cmd_id, (type, payload)) of the commands not yet given to the reliable layer
+        self._unsent: collections.deque[tuple[int, tuple[int, bytes]]] = collections.deque()
 
     # ------------------------------------------------------- adaptive timing
     def heartbeat_period(self) -> float:
@@ -262,22 +263,24 @@ class HostProtocol:
         """Queue ``command``; returns its cmd_id (1..65535, wrapping). The reply arrives
         later as a :class:`Reply` (or :class:`Status`) event with that id, or a
         :class:`CommandFailed` if the device resets first. Raises LinkDown when not
-        connected (handshaking, or the link is lost)."""
+        connected (handshaking, or the link is lost), FrameError for something that is not
+        a goal command (packed here, not later on the I/O thread)."""
         if self.state != "connected":
             raise LinkDown(f"cannot send {type(command).__name__}: link is {self.state}")
-        if not isinstance(command, Command):
-            raise FrameError(f"not a command: {command!r}")
         cmd_id = self._next_cmd
+        try:
+            message = pack_command(cmd_id, command)
+        except CommandError as exc:
+            raise FrameError(str(exc)) from None
         self._next_cmd = cmd_id % 0xFFFF + 1
         self.pending[cmd_id] = command
-        self._unsent.append((cmd_id, command))
+        self._unsent.append((cmd_id, message))
         self._pump()
         return cmd_id
 
     def _pump(self) -> None:
         while self._unsent and self.link.space() > 0:
-            cmd_id, command = self._unsent.popleft()
-            self.link.send(*pack_command(cmd_id, command))
+            self.link.send(*self._unsent.popleft()[1])
 
     # ------------------------------------------------------------------ input
     def feed(self, data: bytes, now: float) -> list[Any]:

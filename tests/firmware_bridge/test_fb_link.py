@@ -9,11 +9,11 @@ import pytest
 
 from firmware_bridge import catalogue as C
 from firmware_bridge.device import DeviceEngine
-from firmware_bridge.errors import LinkDown, PeerReset
+from firmware_bridge.errors import FrameError, LinkDown, PeerReset
 from firmware_bridge.host import CommandFailed, Connected, HostProtocol, LinkLost, McuReset
 from firmware_bridge.machine import FakeMachine
 from firmware_bridge.codec import DeviceHeartbeat
-from table_vocabulary import (ClearSafeStop, Fault, FaultCode, FeedStacks, GetStatus, Lift,
+from table_vocabulary import (ClearSafeStop, Command, Fault, FaultCode, FeedStacks, GetStatus, Lift,
                               MotionDone, Motor, Outcome, Reply, ReplyCode, RollDice, SelfTestStep,
                               Sensor, SensorChanged, SetGear, Side, StacksCounted, StartShuffle,
                               Status, StopAll, StopReason)
@@ -330,3 +330,16 @@ def test_device_refuses_malformed_commands_without_crashing():
     assert [f[4][2] for f in frames] == [C.REPLY_UNKNOWN, C.REPLY_UNKNOWN]
     assert rig.call(GetStatus()).cmd_id  # the link carries on
 
+
+
+def test_something_that_is_not_a_goal_command_is_refused_at_submit():
+    """The codec packs at submit (not later on the I/O thread): a non-command raises FrameError
+    naming the goal commands, uses no cmd_id, and the link carries on."""
+    rig = Rig()
+    rig.connect()
+    before = rig.host._next_cmd
+    for bad in ("StopAll", Command(), (C.T_STOP_ALL, b"\x01\x00")):
+        with pytest.raises(FrameError, match=r"not a table command: .* \(allowed: StartShuffle, "):
+            rig.host.submit(bad, rig.now)
+    assert rig.host._next_cmd == before and not rig.host.pending
+    assert rig.call(GetStatus()).cmd_id == before
