@@ -178,3 +178,16 @@ def test_controller_and_service_import_nothing_of_firmware_bridge(package):
     assert not {k: v for k, v in bad.items() if v}
     text = {p: p.read_text(encoding="utf-8") for p in (ROOT / package).rglob("*.py")}
     assert not [str(p) for p, t in text.items() if "firmware_bridge" in t]  # nor in a docstring
+
+
+def test_the_vocabulary_is_a_leaf_and_firmware_bridge_does_not_import_hardware():
+    """No package cycle hardware <-> firmware_bridge: the vocabulary both use imports nothing of the
+    project, and firmware_bridge nothing of hardware (nor anything above it)."""
+    project = {p.name for p in ROOT.iterdir() if (p / "__init__.py").exists()}
+    assert {"table_vocabulary", "hardware", "firmware_bridge"} <= project
+    leaf = {m for p in (ROOT / "table_vocabulary").rglob("*.py") for m in _imports(p)}
+    assert not {m for m in leaf if m.split(".")[0] in project}
+    above = project - {"firmware_bridge", "table_vocabulary"}
+    bad = {str(p.relative_to(ROOT)): sorted(m for m in _imports(p) if m.split(".")[0] in above)
+           for p in (ROOT / "firmware_bridge").rglob("*.py")}
+    assert not {k: v for k, v in bad.items() if v}
