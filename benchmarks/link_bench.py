@@ -71,10 +71,10 @@ from firmware_bridge.device import DeviceEngine  # noqa: E402
 from firmware_bridge.errors import CommandRejected, LinkDown, LinkError, LinkTimeout  # noqa: E402
 from firmware_bridge.host import HostLink, LinkLost  # noqa: E402
 from firmware_bridge.machine import FakeMachine  # noqa: E402
-from firmware_bridge.messages import ClearSafeStop, SensorChanged, SetGear  # noqa: E402
 from firmware_bridge.noise import ByteNoise  # noqa: E402
 from firmware_bridge.transport import DeviceRunner, PacedPort, pty_pair  # noqa: E402
 from firmware_bridge.wire import encoded_size  # noqa: E402
+from table_vocabulary import ClearSafeStop, SensorChanged, SetGear  # noqa: E402
 
 TABLE_LEVELS = (0.0, 0.01, 0.03, 0.05, 0.10)
 

@@ -1,8 +1,9 @@
 """The message catalogue as plain constants: type codes, payload layouts, enum values.
 
 Shared by the device engine (MicroPython-portable: ints and ``struct`` formats only) and
-the host's typed messages in :mod:`firmware_bridge.messages`. All multi-byte fields are
-little-endian. ``docs/protocol.md`` documents every entry.
+the host's codec, :mod:`firmware_bridge.codec`, which packs and unpacks the table's vocabulary
+(:mod:`table_vocabulary`) with these layouts and derives its code maps from these constants by
+name. All multi-byte fields are little-endian. ``docs/protocol.md`` documents every entry.
 """
 
 # ---------------------------------------------------------------- sides E/S/W/N

@@ -15,13 +15,6 @@ class FrameError(LinkError):
     """A frame could not be built (payload too long, field out of range)."""
 
 
-class CommandError(LinkError, ValueError):
-    """A command was given an argument outside what the protocol allows.
-
-    The message names the field, the value given and what is allowed.
-    """
-
-
 class LinkTimeout(LinkError, TimeoutError):
     """The peer did not answer in time (handshake, reply, or retransmissions exhausted)."""
 
@@ -46,7 +39,7 @@ class CommandRejected(LinkError):
     """The microcontroller received the command and refused it.
 
     Attributes:
-        code: the :class:`~firmware_bridge.messages.ReplyCode` sent by the device.
+        code: the :class:`~table_vocabulary.ReplyCode` sent by the device.
         cmd_id: the command's id.
     """
 

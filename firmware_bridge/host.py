@@ -43,8 +43,10 @@ from typing import Any, Callable
 from . import catalogue as C
 from .errors import (CommandRejected, FrameError, HandshakeError, LinkDown, LinkError,
                      LinkTimeout, PeerReset, TransportError)
-from .messages import (Command, DeviceHeartbeat, DeviceInfo, DeviceState,
-                       Reply, ReplyCode, Status, StopReason, decode_device_message, _enum)
+from table_vocabulary import Command, CommandError, Reply, ReplyCode, Status, StopReason
+
+from .codec import (DeviceHeartbeat, DeviceInfo, decode_event, device_heartbeat, device_info,
+                    pack_command, stop_reason)
 from .reliable import ReliableEndpoint
 from .wire import (PROTOCOL_VERSION, PROTOCOL_VERSIONS, FLAG_RELIABLE, FrameDecoder,
                    encode_frame, frame_format, frame_formats)
@@ -211,7 +213,8 @@ class HostProtocol:
         self._held: list[Any] = []   # events for the next tick (from connect)
         self._next_cmd = 1
         self.pending: dict[int, Command] = {}
-        self._unsent: collections.deque[tuple[int, Command]] = collections.deque()
+        #: (cmd_id, (type, payload)) of the commands not yet given to the reliable layer
+        self._unsent: collections.deque[tuple[int, tuple[int, bytes]]] = collections.deque()
 
     # ------------------------------------------------------- adaptive timing
     def heartbeat_period(self) -> float:
@@ -260,22 +263,24 @@ class HostProtocol:
         """Queue ``command``; returns its cmd_id (1..65535, wrapping). The reply arrives
         later as a :class:`Reply` (or :class:`Status`) event with that id, or a
         :class:`CommandFailed` if the device resets first. Raises LinkDown when not
-        connected (handshaking, or the link is lost)."""
+        connected (handshaking, or the link is lost), FrameError for something that is not
+        a goal command (packed here, not later on the I/O thread)."""
         if self.state != "connected":
             raise LinkDown(f"cannot send {type(command).__name__}: link is {self.state}")
-        if not isinstance(command, Command):
-            raise FrameError(f"not a command: {command!r}")
         cmd_id = self._next_cmd
+        try:
+            message = pack_command(cmd_id, command)
+        except CommandError as exc:
+            raise FrameError(str(exc)) from None
         self._next_cmd = cmd_id % 0xFFFF + 1
         self.pending[cmd_id] = command
-        self._unsent.append((cmd_id, command))
+        self._unsent.append((cmd_id, message))
         self._pump()
         return cmd_id
 
     def _pump(self) -> None:
         while self._unsent and self.link.space() > 0:
-            cmd_id, command = self._unsent.popleft()
-            self.link.send(command.TYPE, command.pack(cmd_id))
+            self.link.send(*self._unsent.popleft()[1])
 
     # ------------------------------------------------------------------ input
     def feed(self, data: bytes, now: float) -> list[Any]:
@@ -325,7 +330,7 @@ class HostProtocol:
         return events
 
     def _deliver(self, mtype: int, payload: bytes, events: list) -> None:
-        ev = decode_device_message(mtype, payload)
+        ev = decode_event(mtype, payload)
         if ev is None:
             self.protocol_errors += 1
             return
@@ -346,8 +351,7 @@ class HostProtocol:
                 f"device speaks protocol version {f[0]}, this host speaks "
                 f"{PROTOCOL_VERSION}"))))
             return
-        info = DeviceInfo(f[0], (f[2], f[3], f[4]), f[5], f[6], f[7], f[8],
-                          _enum(StopReason, f[9]))
+        info = device_info(f)
         if self.boot is not None and info.boot_counter != self.boot:
             events.append(McuReset(self.boot, info.boot_counter))
         self.boot = info.boot_counter
@@ -368,8 +372,7 @@ class HostProtocol:
             self.protocol_errors += 1
             return False
         f = struct.unpack(C.FORMATS[C.T_DEV_HEARTBEAT], payload)
-        hb = DeviceHeartbeat(f[0], f[1], _enum(DeviceState, f[2]), _enum(StopReason, f[3]),
-                             f[4], f[5], f[6])
+        hb = device_heartbeat(f)
         self.last_heartbeat = hb
         events.append(hb)
         if self.state in ("connected", "lost"):
@@ -514,7 +517,7 @@ class PendingCommand:
         v = self._value
         if isinstance(v, Reply) and v.code != ReplyCode.OK:
             text = _REPLY_TEXT.get(v.code, "refused (code {code})")
-            reason = _enum(StopReason, v.detail)
+            reason = stop_reason(v.detail)
             reason = reason.text if isinstance(reason, StopReason) else reason
             raise CommandRejected(
                 f"device refused {type(self.command).__name__} (command {self.cmd_id}): "

@@ -13,9 +13,10 @@ builds the simulated machine and, for gpio and mcu, the real backend code wired 
   (real time; machine ``speed`` times faster). On a Pi use :func:`open_mcu`.
 
 The table's vocabulary (sides, motors, sensors, lights, goal commands with their deadlines,
-backend-neutral events) is :mod:`hardware.vocabulary`, exported here; every backend speaks it
-(:mod:`hardware.interface`), and :mod:`hardware.translate` is the one place that maps it to the
-serial protocol of :mod:`firmware_bridge`. :mod:`hardware.sim.faults` lists the injectable
+backend-neutral events) is :mod:`hardware.vocabulary` (written in the leaf package
+:mod:`table_vocabulary`), exported here; every backend speaks it (:mod:`hardware.interface`), and
+the codec of :mod:`firmware_bridge` (:mod:`firmware_bridge.codec`) packs and unpacks these very
+classes on the serial protocol. :mod:`hardware.sim.faults` lists the injectable
 faults.
 """
 

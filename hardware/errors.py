@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-
-class HardwareError(Exception):
-    """Base class of every error raised by the hardware package."""
+# The family's base and the goal commands' error live with the vocabulary (a leaf package that
+# firmware_bridge's codec imports too); they are the hardware package's all the same.
+from table_vocabulary import CommandError, HardwareError
 
 
 class ProfileError(HardwareError, ValueError):
@@ -32,6 +32,5 @@ class BackendLinkError(BackendError):
     what was seen."""
 
 
-class CommandError(HardwareError, ValueError):
-    """A goal command was given a field outside what the table allows; the message names the
-    field, the value given and what is allowed."""
+__all__ = ["HardwareError", "ProfileError", "FaultSpecError", "BackendError", "HardwareTimeout",
+           "BackendLinkError", "CommandError"]

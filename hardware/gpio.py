@@ -33,9 +33,9 @@ from functools import partial
 from typing import Any
 
 from firmware_bridge import catalogue as C
+from firmware_bridge.codec import SENSOR_CODES
 
 from .errors import BackendError
-from . import translate as X
 from .interface import SensorSnapshot
 from .local import LocalBackend, LocalExecutor
 from .profile import DEFAULT_PIN_FACTORY, LIGHT_BITS, PER_SIDE_INPUTS, SINGLE_INPUTS, Profile
@@ -249,8 +249,8 @@ class GpioBackend(LocalBackend):
 
     def sensors(self) -> SensorSnapshot:
         with self.lock:
-            return SensorSnapshot(self.now(), {key: self._read(*X.sensor_code(*key))
-                                               for key in X.SENSOR_KEYS})
+            return SensorSnapshot(self.now(), {key: self._read(*code)
+                                               for key, code in SENSOR_CODES.items()})
 
     def _release(self) -> None:
         if self._heartbeat is not None:

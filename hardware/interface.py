@@ -11,8 +11,9 @@ Commands and events are the table's vocabulary, :mod:`hardware.vocabulary`: goal
 GetStatus, ClearSafeStop) each with its deadline in ms of machine time, and backend-neutral
 events (Reply, Status, SensorChanged, StacksCounted, MotionDone, Fault; on a backend with a
 link to a board also Connected, BackendReset, BackendLost, CommandFailed). Every backend
-speaks exactly these; the translation to and from the serial protocol's messages is
-:mod:`hardware.translate`, the one place that maps between the two. (Below the device engine
+speaks exactly these; :mod:`firmware_bridge.codec` packs and unpacks these very classes as the
+serial protocol's messages (the one place that knows both), and the MCU backend turns the link's
+own events into the neutral ones. (Below the device engine
 that sim and gpio run in-process, the simulated machine, the GPIO pin machine and the
 profiles' pin maps still address parts by the engine's codes, ``firmware_bridge.catalogue``.)
 

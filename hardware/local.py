@@ -2,8 +2,8 @@
 
 :class:`LocalExecutor` gives a machine driven from the Pi itself the microcontroller's
 command rules: it runs the same :class:`firmware_bridge.executor.CommandCore` as the
-device engine, packs the goal commands and decodes its reports with the host's own codec,
-and translates both at :mod:`hardware.translate`, so that the events are the ones the MCU
+device engine, and packs the goal commands and decodes its reports into the table's events with
+the link's own codec (:mod:`firmware_bridge.codec`), so that the events are the ones the MCU
 backend gives. :class:`LocalBackend` adds the event queue, the clock
 and time stepping (virtual: the machine model's discrete events and the motion
 deadlines, in order; real: a ticker thread).
@@ -17,9 +17,9 @@ import time
 from typing import Any, Callable
 
 from firmware_bridge import catalogue as C
+from firmware_bridge.codec import decode_event, pack_command, readings_to_mask
 from firmware_bridge.executor import CommandCore
 
-from . import translate as X
 from .errors import BackendError, CommandError, HardwareTimeout
 from .interface import Event
 from .profile import Profile
@@ -46,7 +46,7 @@ class LocalExecutor:
                  read: Callable[[int, int], int], gear: int = 136) -> None:
         self.now_ms = now_ms
         self.emit = emit
-        mask = X.readings_to_mask(read)
+        mask = readings_to_mask(read)
         self.core = CommandCore(machine, self._report, now_ms(), gear, mask)
         self.table = self.core.table
 
@@ -55,7 +55,7 @@ class LocalExecutor:
         return self.core.stop_reason
 
     def _report(self, mtype: int, payload: bytes, essential: bool) -> bool:
-        self.emit(X.from_payload(mtype, payload))
+        self.emit(decode_event(mtype, payload))
         return True
 
     def on_sensor(self, sensor: int, side: int, value: int) -> None:
@@ -72,8 +72,7 @@ class LocalExecutor:
     def execute(self, cmd_id: int, command: Command) -> None:
         """Execute the goal ``command`` (already validated by its dataclass); emits the Reply
         or Status first, then whatever the motion produces."""
-        wire = X.to_wire(command)
-        self.core.execute(wire.TYPE, wire.pack(cmd_id), self.now_ms())
+        self.core.execute(*pack_command(cmd_id, command), self.now_ms())
 
 
 class LocalBackend:

@@ -1,9 +1,9 @@
 """The ``mcu`` backend: the table's microcontroller over :mod:`firmware_bridge`.
 
 Commands go through :class:`firmware_bridge.host.HostLink` (reliable frames, heartbeat,
-reset detection); the device's events come back through its event queue. Both are translated
-at :mod:`hardware.translate`: the controller gives goal commands and gets the table's events
-(:mod:`hardware.vocabulary`), the link's own events included (McuReset -> BackendReset,
+reset detection), whose codec (:mod:`firmware_bridge.codec`) packs the goal commands and unpacks
+the device's replies and events as the table's own (:mod:`hardware.vocabulary`). The link's own
+events are turned here into the neutral ones (:func:`link_event`: McuReset -> BackendReset,
 LinkLost -> BackendLost, CommandFailed, Connected); the link object stays inside, and
 :meth:`McuBackend.health` gives its counters. With a
 simulated microcontroller (:class:`hardware.sim.mcu_device.SimulatedMcu`) the machine
@@ -27,18 +27,19 @@ import time
 from typing import Any, Callable
 
 from firmware_bridge import host as H
-from firmware_bridge.errors import LinkError
+from firmware_bridge.errors import LinkError, PeerReset
 from firmware_bridge.host import HostLink, PendingCommand
 
-from . import translate as X
 from .errors import BackendError, BackendLinkError, CommandError, HardwareTimeout
 from .interface import Event, SensorSnapshot
 from .profile import ALL_PARTS, Profile
-from .vocabulary import (BackendLost, Command, Connected, Fault, FaultCode, FeedStacks, GetStatus,
-                         Lift, LinkHealth, MotionDone, RollDice, SelfTestStep, SensorChanged,
-                         SetIndicators, StacksCounted, StartShuffle, Status, StopAll)
+from .vocabulary import (BackendLost, BackendReset, Command, CommandFailed, Connected, Fault,
+                         FaultCode, FeedStacks, GetStatus, Lift, LinkHealth, MotionDone, RollDice,
+                         SelfTestStep, SensorChanged, SetIndicators, StacksCounted, StartShuffle,
+                         Status, StopAll, all_sensor_keys)
 
 _U32 = 0xFFFFFFFF
+_SENSOR_KEYS = tuple(all_sensor_keys())
 #: seconds before the first new try at opening a missing or failed serial port; doubled after
 #: each failure up to RETRY_MAX_S
 RETRY_FIRST_S = 1.0
@@ -98,7 +99,7 @@ class McuBackend:
         """Handshake and read every sensor once (GetStatus). Raises BackendLinkError."""
         try:
             self._link.connect(timeout)
-            st = X.from_wire(self._link.call(X.to_wire(GetStatus()), timeout))
+            st = self._link.call(GetStatus(), timeout)
         except LinkError as exc:
             raise BackendLinkError(f"microcontroller not reachable: {exc}") from None
         self._mirror.update(st.readings)
@@ -139,10 +140,13 @@ class McuBackend:
         was opened): frames received and rejected, CRC errors, retransmissions, round-trip time,
         whether it is connected, its port and the board's firmware version."""
         link = self._link
-        stats = link.stats() if link is not None else H.LinkStats(0, 0, 0, 0, 0, 0, 0, 0, None, 0.0)
-        return X.health(stats, connected=link is not None and link.connected and self._down is None,
-                        port=self.port_name or _port_of(link) or "", reconnects=self.reconnects,
-                        info=None if link is None else link.device_info)
+        s = link.stats() if link is not None else H.LinkStats(0, 0, 0, 0, 0, 0, 0, 0, None, 0.0)
+        info = None if link is None else link.device_info
+        return LinkHealth(link is not None and link.connected and self._down is None,
+                          self.port_name or _port_of(link) or "", self.reconnects, s.frames_received,
+                          s.frames_rejected, s.crc_errors, s.sent_new, s.retransmitted,
+                          s.duplicates_dropped, s.out_of_order_dropped, s.protocol_errors, s.srtt_ms,
+                          s.rto_ms, "" if info is None else _version(info))
 
     def _lost(self, reason: str) -> None:
         """The link is down for ``reason``: tell the controller once (BackendLost -> E62)."""
@@ -223,7 +227,7 @@ class McuBackend:
             raise BackendLinkError(f"cannot send {type(command).__name__}: the microcontroller is not "
                                    f"connected ({self._down})")
         try:
-            call = self._link.submit(X.to_wire(self._scale(command)))
+            call = self._link.submit(self._scale(command))
         except LinkError as exc:
             raise BackendLinkError(f"cannot send {type(command).__name__}: {exc}") from None
         self._pending[call.cmd_id] = call
@@ -234,9 +238,9 @@ class McuBackend:
             if call.done():
                 del self._pending[cmd_id]
                 if call._error is not None:
-                    self._events.append(X.from_wire(H.CommandFailed(cmd_id, call._error, call.executed)))
+                    self._events.append(link_event(H.CommandFailed(cmd_id, call._error, call.executed)))
                 else:
-                    v = X.from_wire(call._value)
+                    v = call._value
                     if isinstance(v, Status):
                         self._mirror.update(v.readings)
                         if cmd_id == self._resync:
@@ -247,13 +251,13 @@ class McuBackend:
             ev = self._link.get_event(timeout=0)
             if ev is None:
                 break
-            ev = X.from_wire(ev)
+            ev = link_event(ev)
             if isinstance(ev, Connected):
                 if self._down is not None:
                     self.reconnects += 1
                 self._down = None
                 try:  # read every sensor afresh: they may have changed while the link was down
-                    call = self._link.submit(X.to_wire(GetStatus()))
+                    call = self._link.submit(GetStatus())
                     self._pending[call.cmd_id] = call
                     self._resync = call.cmd_id
                 except LinkError:
@@ -301,7 +305,7 @@ class McuBackend:
 
     def sensors(self) -> SensorSnapshot:
         self._collect()
-        return SensorSnapshot(self.now(), {key: self._mirror.get(key, 0) for key in X.SENSOR_KEYS})
+        return SensorSnapshot(self.now(), {key: self._mirror.get(key, 0) for key in _SENSOR_KEYS})
 
     def stop_all(self, timeout: float = 1.0) -> None:
         """StopAll, waiting up to ``timeout`` s (real) for the reply. When the link is
@@ -309,7 +313,7 @@ class McuBackend:
         if self._link is None:
             return
         try:
-            self._link.call(X.to_wire(StopAll()), timeout)
+            self._link.call(StopAll(), timeout)
         except LinkError:
             pass
 
@@ -341,3 +345,24 @@ def _port_of(link: Any) -> str | None:
             return obj
         obj = getattr(obj, "port", None)
     return None
+
+
+def _version(info: Any) -> str:
+    """The board's firmware version as ``"1.4.2"`` (from the handshake's DeviceInfo)."""
+    return ".".join(map(str, info.firmware_version))
+
+
+def link_event(ev: Any) -> Any:
+    """The table's event for what the link's queue gives: the link's own events become the neutral
+    ones (Connected, McuReset -> BackendReset, LinkLost -> BackendLost, CommandFailed, with
+    ``reset`` when the board restarted); the device's events (already the vocabulary's, unpacked by
+    :mod:`firmware_bridge.codec`) pass as they are."""
+    if isinstance(ev, H.Connected):
+        return Connected(_version(ev.info), ev.info.boot_counter, ev.info.gear_tiles)
+    if isinstance(ev, H.McuReset):
+        return BackendReset(ev.previous_boot, ev.boot)
+    if isinstance(ev, H.LinkLost):
+        return BackendLost(ev.reason)
+    if isinstance(ev, H.CommandFailed):
+        return CommandFailed(ev.cmd_id, str(ev.error), ev.executed, isinstance(ev.error, PeerReset))
+    return ev

@@ -3,7 +3,8 @@ model, on its virtual clock. The fastest backend (tests, the demo)."""
 
 from __future__ import annotations
 
-from .. import translate as X
+from firmware_bridge.codec import SENSOR_CODES
+
 from ..interface import SensorSnapshot
 from ..local import LocalBackend, LocalExecutor
 from ..profile import ALL_PARTS, Profile
@@ -48,4 +49,4 @@ class SimBackend(LocalBackend):
 
     def sensors(self) -> SensorSnapshot:
         r = self.model.reading
-        return SensorSnapshot(self.now(), {key: r[X.sensor_code(*key)] for key in X.SENSOR_KEYS})
+        return SensorSnapshot(self.now(), {key: r[code] for key, code in SENSOR_CODES.items()})

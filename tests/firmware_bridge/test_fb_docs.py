@@ -1,25 +1,30 @@
 """docs/protocol.md's message catalogue agrees with firmware_bridge.catalogue, the one table the
-code is built from (and from which firmware_bridge.messages derives its enums), so that the three
-copies (the doc, the catalogue, the typed messages) cannot drift:
+code is built from (and from which firmware_bridge.codec derives its code maps for the table's
+vocabulary), so that the three (the doc, the catalogue, the codec) cannot drift:
 
 * every TYPE row of the doc names a message of the catalogue, under its code, with its payload
   layout and its fields in order, and every message of the catalogue has a row; the control
   rows give the direction;
 * the code sets written out in the doc (sides, motors, sensors, states, stop reasons, outcomes,
   fault codes, reply results, lights, gears) are the catalogue's;
-* the typed messages (firmware_bridge.messages) have exactly the catalogue's codes and layouts.
+* the codec (firmware_bridge.codec) maps every part and code of the vocabulary to the catalogue's
+  code of the same name, packs every goal command in its catalogue layout and decodes exactly the
+  catalogue's events.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import enum
 import pathlib
 import re
 import struct
 
 import pytest
 
+import table_vocabulary as V
 from firmware_bridge import catalogue as C
-from firmware_bridge import messages as M
+from firmware_bridge import codec as K
 from firmware_bridge.wire import PROTOCOL_VERSION
 
 DOC = pathlib.Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
@@ -132,35 +137,54 @@ def test_parts_written_with_their_codes(label, stop, prefix):
 
 def test_sides_stop_reasons_lights_and_gears():
     assert f"Sides: E = {C.SIDE_E}, S = {C.SIDE_S}, W = {C.SIDE_W}, N = {C.SIDE_N}, none = 0x{C.SIDE_NONE:X}" in SECTION
-    reasons = ", ".join(f"{r.value} {r.text}" for r in M.StopReason)
+    reasons = ", ".join(f"{code} {reason.text}" for code, reason in sorted(K.STOP_IN.items()))
     assert f"Stop reasons: {reasons}." in SECTION
-    dealers = "/".join(f"0x{int(M.Light.dealer(s)):02x}" for s in M.Side)
+    dealers = "/".join(f"0x{K.LIGHT_OUT[V.Light.dealer(s)]:02x}" for s in V.Side)
     assert (f"0x{C.LIGHT_READY:02x} ready, 0x{C.LIGHT_FAULT:02x} fault, {dealers} dealer seat E/S/W/N"
             in SECTION)
     assert f"Gears: {', '.join(map(str, C.GEARS))} tiles." in SECTION
 
 
-def test_the_typed_messages_are_the_catalogue():
-    """firmware_bridge.messages: each enum has the catalogue's codes; each command packs to its
-    catalogue layout; decode_device_message knows exactly the catalogue's events."""
-    for enum, prefix in ((M.Side, "SIDE_"), (M.Motor, "MOTOR_"), (M.Sensor, "SENSOR_"),
-                         (M.DeviceState, "STATE_"), (M.StopReason, "STOP_"), (M.ReplyCode, "REPLY_"),
-                         (M.Outcome, "OUTCOME_"), (M.FaultCode, "FAULT_")):
-        codes = sorted(v for k, v in vars(C).items() if k.startswith(prefix) and type(v) is int
-                       and k != "SIDE_NONE")
-        assert sorted(int(m) for m in enum) == codes, enum
-    assert set(M.COMMAND_NAMES) == set(C.COMMAND_TYPES)
-    sample = {M.StartShuffle: (5,), M.FeedStacks: (M.Side.E, 1, 5), M.Lift: (None, True, 5),
-              M.RollDice: (1, 5), M.SetGear: (136,), M.SelfTestStep: (0, M.Motor.DICE, None, 1, 5),
-              M.SetIndicators: (1, 0)}
-    for mtype, cls_name in M.COMMAND_NAMES.items():
-        cls = getattr(M, cls_name)
-        assert cls.TYPE == mtype
-        payload = cls(*sample.get(cls, ())).pack(7)
-        assert len(payload) == struct.calcsize(C.FORMATS[mtype]), cls_name
+def test_the_codec_is_the_catalogue():
+    """firmware_bridge.codec: each vocabulary enum maps onto the catalogue's codes of the same
+    names, one to one; each goal command packs to its catalogue type and layout; decode_event knows
+    exactly the catalogue's events."""
+    for (out, into), prefix, rename in (
+            ((K.SIDE_OUT, K.SIDE_IN), "SIDE_", {}), ((K.MOTOR_OUT, K.MOTOR_IN), "MOTOR_", {"CENTRE_LIFT": "CENTRE"}),
+            ((K.SENSOR_OUT, K.SENSOR_IN), "SENSOR_", {})):
+        assert {m: getattr(C, prefix + rename.get(m.name, m.name)) for m in out} == out
+        assert {v: k for k, v in out.items()} == into
+    for into, prefix in ((K.STATE_IN, "STATE_"), (K.STOP_IN, "STOP_"), (K.REPLY_IN, "REPLY_"),
+                         (K.OUTCOME_IN, "OUTCOME_"), (K.FAULT_IN, "FAULT_")):
+        codes = {v for k, v in vars(C).items() if k.startswith(prefix) and type(v) is int}
+        assert set(into) == codes and all(getattr(C, prefix + m.name) == v for v, m in into.items())
+    assert sorted(K.LIGHT_OUT.values()) == [C.LIGHT_READY, C.LIGHT_FAULT] + [C.LIGHT_DEALER_E << i for i in range(4)]
+    sample = {V.StartShuffle: (5,), V.FeedStacks: (V.Side.E, 1, 5), V.Lift: (None, True, 5),
+              V.RollDice: (1, 5), V.SetGear: (136,), V.SelfTestStep: (0, V.Motor.DICE, None, 1, 5),
+              V.SetIndicators: (1, 0)}
+    assert set(K.COMMAND_TYPES.values()) == set(C.COMMAND_TYPES)
+    for cls in V.COMMANDS:
+        mtype, payload = K.pack_command(7, cls(*sample.get(cls, ())))
+        assert mtype == K.COMMAND_TYPES[cls] and len(payload) == struct.calcsize(C.FORMATS[mtype]), cls
+        assert struct.unpack(C.FORMATS[mtype], payload)[0] == 7
     for mtype in C.FORMATS:
-        known = M.decode_device_message(mtype, bytes(struct.calcsize(C.FORMATS[mtype]))) is not None
+        known = K.decode_event(mtype, bytes(struct.calcsize(C.FORMATS[mtype]))) is not None
         assert known == (mtype in C.EVENT_TYPES), C.NAMES[mtype]
+
+
+def test_the_codec_refuses_a_vocabulary_that_does_not_match_the_catalogue():
+    """The import-time checks: a part missing on one side, a class whose fields do not line up
+    with its message."""
+    three_sides = enum.IntEnum("Side", {"E": 0, "S": 1, "W": 2})
+    with pytest.raises(ImportError, match=r"Side and the catalogue's SIDE_\* differ in \['N'\]"):
+        K._by_name(three_sides, "SIDE_", skip=("NONE",))
+
+    @dataclasses.dataclass(frozen=True)
+    class Feed:
+        side: V.Side
+        deadline_ms: int
+    with pytest.raises(ImportError, match=r"Feed has the fields \['side', 'deadline_ms'\], its message FEED_STACK"):
+        K._line_up(Feed, C.T_FEED_STACK, 1)
 
 
 def test_protocol_version_in_the_title():

@@ -13,8 +13,8 @@ from hypothesis import given, settings, strategies as st
 from test_fb_link import TICK, Rig
 
 from firmware_bridge.host import CommandFailed, LinkLost, McuReset
-from firmware_bridge.messages import GetStatus, Reply, SetGear, SetIndicators, Status
 from firmware_bridge.noise import ByteNoise, VirtualLine
+from table_vocabulary import GetStatus, Reply, SetGear, SetIndicators, Status
 
 _COMMANDS = (lambda i: SetGear((136, 144, 152, 108)[i % 4]), lambda i: GetStatus(),
              lambda i: SetIndicators(i % 64, 0))

@@ -197,12 +197,13 @@ def test_the_command_core_of_the_microcontroller_waits_the_dead_time_too():
     """The device engine (what the MCU runs, and the simulated MCU) executes commands through
     CommandCore, whose MotionTable holds the lift relays apart on a reversal."""
     from firmware_bridge.executor import CommandCore
-    from firmware_bridge.messages import ClearSafeStop, Lift, Side, StopAll
+    from firmware_bridge.codec import pack_command
+    from table_vocabulary import ClearSafeStop, Lift, Side, StopAll
     m = FakeMachine()
     core = CommandCore(m, lambda *a: True, now_ms=0)
     for i, (cmd, now) in enumerate([(ClearSafeStop(), 0), (Lift(Side.N, True, 3000), 0),
                                     (StopAll(), 700), (Lift(Side.N, False, 3000), 720)]):
-        core.execute(cmd.TYPE, cmd.pack(i + 1), now)
+        core.execute(*pack_command(i + 1, cmd), now)
     assert not m.running
     core.tick(749)
     assert not m.running

@@ -11,9 +11,9 @@ import pytest
 from test_fb_link import Rig
 
 from firmware_bridge import catalogue as C
-from firmware_bridge.messages import Reply, ReplyCode, SensorChanged, SetGear
 from firmware_bridge.reliable import ReliableEndpoint
 from firmware_bridge.wire import FLAG_RELIABLE, encoded_size
+from table_vocabulary import Reply, ReplyCode, SensorChanged, SetGear
 
 
 def _sack(ep: ReliableEndpoint) -> int | None:

@@ -11,9 +11,9 @@ from firmware_bridge.device import DeviceEngine
 from firmware_bridge.errors import CommandRejected, LinkTimeout, TransportError
 from firmware_bridge.host import HostLink
 from firmware_bridge.machine import FakeMachine
-from firmware_bridge.messages import (ClearSafeStop, FeedStacks, GetStatus, MotionDone,
-                                      Outcome, Side, StacksCounted, StartShuffle, Status)
 from firmware_bridge.transport import DeviceRunner, PacedPort, open_port, pty_pair
+from table_vocabulary import (ClearSafeStop, FeedStacks, GetStatus, MotionDone, Outcome, Side,
+                              StacksCounted, StartShuffle, Status)
 
 
 @pytest.fixture
