@@ -287,7 +287,8 @@ class SelfTestReplayBackend:
     recorded command (the same one, else the replay stops with a :class:`Divergence`) and answers
     with its id; ``run_until`` returns the recorded events that follow, up to the one its predicate
     accepts (none among them: ``HardwareTimeout``, as the live run raised); ``advance`` and
-    ``events`` the recorded events up to the next command or op; ``sensors`` the next ``readings``
+    ``events`` the recorded events up to the next command or op (a window that runs into the end of a
+    trace without its end record was cut off: the replay stops there, unjudged); ``sensors`` the next ``readings``
     op; ``now`` the time of the last record served; ``cancelled`` True once a wait ran into two
     ``stop_all`` ops (the operator stopped the live self-test there). ``fitted`` is the header's
     (the parts the recorded build has; every part when it has none)."""
@@ -299,6 +300,10 @@ class SelfTestReplayBackend:
         fitted = trace.header.extra.get("fitted")
         self.fitted = frozenset(fitted) if isinstance(fitted, list) else ALL_PARTS
         self.records = [r for r in trace.records if not (r.kind == "op" and r.data["op"] in ("tick", "end"))]
+        # a trace with its end record and no cut line holds every wait in full; otherwise a wait that
+        # runs into the trace's last record was cut off there and is not judged
+        self.complete = trace.cut_line is None and any(
+            r.kind == "op" and r.data["op"] == "end" for r in trace.records)
         self.i = 0
         self.t = 0.0
         self.commands = 0
@@ -357,7 +362,10 @@ class SelfTestReplayBackend:
                               f"recorded up to line {r.line})")
 
     def advance(self, dt: float) -> list:
-        return self._recorded_events()[0]
+        seen, _, r = self._recorded_events()
+        if r is None and not self.complete:  # the recording stops inside this window: it proves nothing
+            raise _Stop()
+        return seen
 
     def events(self) -> list:
         return self.advance(0.0)

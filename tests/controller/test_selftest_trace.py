@@ -130,3 +130,15 @@ def test_the_operators_stop_replays_as_the_same_abort():
     r = replayed(text)
     assert r.aborted == str(live) and r.ends is None and r.divergence is None
     assert 0 < len(r.report.parts) < 26
+
+
+def test_a_trace_cut_inside_a_timed_window_leaves_that_part_unjudged():
+    """The disc is judged from what its 1 s spin recorded: a recording that stops inside that
+    window holds none of its pulses, and must not read as a stalled disc (E51)."""
+    live, text = record()
+    lines = text.splitlines(keepends=True)
+    k = next(i for i, line in enumerate(lines) if '"command":"StartShuffle"' in line)
+    r = replayed("".join(lines[:k + 2]) + lines[k + 2][:15])  # the command, its reply, then cut
+    assert r.ends is not None and "mid-self-test" in r.ends["text"]
+    assert not r.report.failed and live.passed
+    assert "shuffle disc" not in {p.part_en for p in r.report.parts}
