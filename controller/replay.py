@@ -454,11 +454,11 @@ def replay_selftest(trace: Trace) -> SelfTestReplay:
         report = run_selftest(be, progress=parts.append, cancel=lambda: be.cancelled)
     except _Stop as e:
         divergence, stopped = e.divergence, e.divergence is None
-        report = SelfTestReport(tuple(parts))
+        report = SelfTestReport(tuple(parts), complete=False)
     except SelfTestAborted as e:
-        aborted, report = str(e), SelfTestReport(tuple(parts))
+        aborted, report = str(e), SelfTestReport(tuple(parts), complete=False)
     except HardwareTimeout as e:  # the live run raised it at the same wait (a dead line, a lost report)
-        aborted, report = f"no report in time: {e}", SelfTestReport(tuple(parts))
+        aborted, report = f"no report in time: {e}", SelfTestReport(tuple(parts), complete=False)
     ended = any(r.kind == "op" and r.data["op"] == "end" for r in trace.records)
     ends = None
     if stopped or trace.cut_line is not None or (not ended and aborted is None):

@@ -130,15 +130,19 @@ class PartResult:
 
 @dataclass(frozen=True)
 class SelfTestReport:
-    """Every part's verdict, in test order. ``passed`` is True when every part passed.
-    ``steps``: the steps of the script that ran, in order, with what came of each."""
+    """Every part's verdict, in test order. ``passed`` is True when the self-test ran to its end
+    and every part passed. ``steps``: the steps of the script that ran, in order, with what came of
+    each. ``complete``: False for a report of the parts judged before the self-test stopped short
+    (a replayed trace that is cut off or was aborted, ``controller.replay.replay_selftest``): a
+    part never reached is not a pass."""
 
     parts: tuple[PartResult, ...]
     steps: tuple["StepOutcome", ...] = ()
+    complete: bool = True
 
     @property
     def passed(self) -> bool:
-        return all(p.passed for p in self.parts)
+        return self.complete and all(p.passed for p in self.parts)
 
     @property
     def failed(self) -> list[PartResult]:
@@ -146,9 +150,9 @@ class SelfTestReport:
         return [p for p in self.parts if not p.passed]
 
     def to_dict(self) -> dict:
-        """JSON-ready: ``{"passed": bool, "parts": [PartResult.to_dict(), ...], "steps":
-        [StepOutcome.to_dict(), ...]}``."""
-        return {"passed": self.passed, "parts": [p.to_dict() for p in self.parts],
+        """JSON-ready: ``{"passed": bool, "complete": bool, "parts": [PartResult.to_dict(), ...],
+        "steps": [StepOutcome.to_dict(), ...]}``."""
+        return {"passed": self.passed, "complete": self.complete, "parts": [p.to_dict() for p in self.parts],
                 "steps": [s.to_dict() for s in self.steps]}
 
     def render(self) -> str:
@@ -170,6 +174,9 @@ class SelfTestReport:
         if bad:
             lines.append(f"self-test FAILED: {bad} of {n} parts failed / 自检未通过：{n} 项中 "
                          f"{bad} 项不合格")
+        elif not self.complete:
+            lines.append(f"self-test stopped short: the {n} parts judged passed, the rest were not reached / "
+                         f"自检未完成：已判定的 {n} 项合格，其余未检")
         else:
             lines.append(f"self-test passed: all {n} parts / 自检通过：全部 {n} 项合格")
         return "\n".join(lines)

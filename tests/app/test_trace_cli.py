@@ -85,7 +85,7 @@ def test_selftest_record_and_diagnose_trace_give_the_live_verdicts(capsys, tmp_p
     code, out, _ = run(["diagnose", "--trace", str(trace), "--json"], capsys)
     got = json.loads(out)
     assert code == 0 and got["run"] == "selftest" and got["trace"] == str(trace)
-    assert {k: got[k] for k in ("passed", "parts", "steps")} == live
+    assert {k: got[k] for k in ("passed", "complete", "parts", "steps")} == live
     assert got["diagnosis"]["code"] == "E31" and got["diagnosis"]["side"] == "S" and len(got["diagnoses"]) == 1
     assert got["replay"]["divergence"] is None and got["replay"]["ends"] is None and got["replay"]["aborted"] is None
     code, out, _ = run(["diagnose", "--trace", str(trace)], capsys)

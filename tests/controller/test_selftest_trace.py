@@ -129,7 +129,7 @@ def test_the_operators_stop_replays_as_the_same_abort():
     assert isinstance(live, SelfTestAborted) and "stopped by the operator" in str(live)
     r = replayed(text)
     assert r.aborted == str(live) and r.ends is None and r.divergence is None
-    assert 0 < len(r.report.parts) < 26
+    assert 0 < len(r.report.parts) < 26 and not r.report.passed
 
 
 def test_a_trace_cut_inside_a_timed_window_leaves_that_part_unjudged():
@@ -142,3 +142,8 @@ def test_a_trace_cut_inside_a_timed_window_leaves_that_part_unjudged():
     assert r.ends is not None and "mid-self-test" in r.ends["text"]
     assert not r.report.failed and live.passed
     assert "shuffle disc" not in {p.part_en for p in r.report.parts}
+    # a report of the parts before the cut is no pass: it says the rest were not reached
+    assert not r.report.passed and r.report.to_dict()["complete"] is False
+    n = len(r.report.parts)
+    assert r.report.render().splitlines()[-1].startswith(f"self-test stopped short: the {n} parts judged passed")
+    assert "self-test passed" not in r.report.render()
