@@ -29,7 +29,8 @@ const T = {
     toConfirm: (n) => `还有 ${n} 张牌需要确认`, allChecked: "所有牌已确认", gapHere: "似乎少了一张牌",
     gapsToCheck: (n) => `有 ${n} 处似乎少了一张牌（虚线框），请查看照片`, corrected: "已改正", winTile: "和牌张",
     readAs: (t, c) => `识别为 ${t}（可信度 ${c}）`, seconds: "秒", cycles: "次洗牌", noTrend: "还没有洗牌记录",
-    partsPassed: (k, n) => `${n} 个部件中 ${k} 个通过`, selftestAborted: "自检中止", newRunning: "新的局分",
+    partsPassed: (k, n) => `${n} 个部件中 ${k} 个通过`, selftestAborted: "自检中止",
+    faultTrace: "下载故障记录", selftestTrace: "下载自检记录", noTrace: "没有保存此事件的记录", newRunning: "新的局分",
     pays: "付", gets: "得", confirmDelete: "删除这一盘？", reading: "正在识别照片…", afterDice: "开牌处",
     changedSettings: "已保存", appliesNext: "下一次洗牌起生效", up: "升", down: "降", moving: "动", centre: "中",
     flowerNames: ["春", "夏", "秋", "冬", "梅", "兰", "竹", "菊"] },
@@ -69,6 +70,7 @@ const T = {
     gapsToCheck: (n) => `a tile seems to be missing at ${n} place(s) (dashed): check the photo`, corrected: "corrected",
     winTile: "winning tile", readAs: (t, c) => `read as ${t} (confidence ${c})`, seconds: "s", cycles: "cycles",
     noTrend: "no cycle yet", partsPassed: (k, n) => `${k} of ${n} parts passed`, selftestAborted: "self-test aborted",
+    faultTrace: "Download the fault's trace", selftestTrace: "Download the self-test's trace", noTrace: "no trace is kept for this event",
     newRunning: "new session points", pays: "pays", gets: "gets", confirmDelete: "Delete this hand?",
     reading: "reading the photo…", afterDice: "break", changedSettings: "saved", appliesNext: "applies from the next cycle",
     up: "up", down: "down", moving: "moving", centre: "C",
@@ -292,9 +294,30 @@ async function checkPairing() {
   $("pair-form").hidden = ok;
 }
 
+// ---- traces: a fault's or a self-test's recording, for `mjtable diagnose --trace FILE` (docs/trace.md) ----
+async function downloadTrace(id, name) {
+  const headers = token() ? { Authorization: "Bearer " + token() } : {};
+  const r = await fetch(`/api/faults/${id}/trace`, { headers });
+  if (!r.ok) { showMessage(r.status === 401 ? t("needToken") : t("noTrace")); return; }
+  const a = document.createElement("a");
+  a.href = URL.createObjectURL(await r.blob());
+  a.download = name;
+  document.body.appendChild(a); a.click(); a.remove();
+  setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+}
+$("btn-fault-trace").onclick = async () => {
+  const r = await (await fetch("/api/faults?limit=1")).json();  // the latched fault is the last one logged
+  if (r.recent && r.recent.length) downloadTrace(r.recent[0].id, `fault-${r.recent[0].id}.jsonl`); else showMessage(t("noTrace"));
+};
+$("btn-selftest-trace").onclick = async () => {
+  const r = await (await fetch("/api/selftest")).json();
+  if (r.id) downloadTrace(r.id, `selftest-${r.id}.jsonl`); else showMessage(t("noTrace"));
+};
+
 // ---- self-test: the summary first, then the failed parts with their checks ----
 async function renderSelftest(r) {
   lastSelftest = r;
+  $("btn-selftest-trace").hidden = !(r.parts && r.parts.length);
   const parts = r.parts || [];
   const ok = parts.filter((p) => p.passed).length;
   $("selftest-summary").textContent = t("partsPassed", ok, parts.length) + (r.aborted ? ` — ${t("selftestAborted")}` : "");

@@ -6,6 +6,9 @@ walls, an injected fault is diagnosed and cleared, a photo is scored. The screen
 
 from __future__ import annotations
 
+import contextlib
+import io
+import json
 import re
 import shutil
 from pathlib import Path
@@ -13,12 +16,21 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect, sync_playwright
 
+from app.cli import main
 from service_support import ROOT, Server, serving, wait_js
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--disable-sync", "--no-first-run"]
 ARTIFACTS = ROOT / "tests" / "service" / "artifacts"
+
+
+def diagnosed(trace: Path) -> dict:
+    """``mjtable diagnose --trace TRACE --json`` as a technician runs it on a downloaded trace."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        main(["diagnose", "--trace", str(trace), "--json"])
+    return json.loads(out.getvalue())
 
 
 @pytest.fixture
@@ -73,6 +85,12 @@ def test_the_page_runs_the_table(server, hand_photo, tmp_path) -> None:
             page.click("#lang")
             expect(page.locator("#fault-observed")).to_contain_text("西")  # the diagnosis in Chinese
             page.click("#lang")
+            # the fault's trace, for `mjtable diagnose --trace` on a technician's laptop
+            with page.expect_download() as dl:
+                page.click("#btn-fault-trace")
+            assert dl.value.suggested_filename.startswith("fault-")
+            replayed = diagnosed(Path(dl.value.path()))
+            assert replayed["diagnosis"]["code"] == "E21" and replayed["diagnosis"]["side"] == "W", replayed
             page.click("#btn-clear")
             expect(page.locator("#fault-none")).to_be_visible(timeout=15000)
             # repaired on the page: the technician practises on without a restart
@@ -120,6 +138,11 @@ def test_the_page_runs_the_table(server, hand_photo, tmp_path) -> None:
             expect(page.locator("#selftest tr.fail")).to_have_count(1)
             expect(page.locator("#selftest tr.fail").first).to_contain_text("E31")
             expect(page.locator("#selftest tr.fail ol li").first).to_be_visible()
+            with page.expect_download() as dl:  # the self-test's own trace (docs/trace.md section 8)
+                page.click("#btn-selftest-trace")
+            assert dl.value.suggested_filename.startswith("selftest-")
+            replayed = diagnosed(Path(dl.value.path()))
+            assert replayed["run"] == "selftest" and [p["code"] for p in replayed["diagnoses"]] == ["E31"], replayed
 
             # the event log, filtered by kind
             page.select_option("#log-kind", "selftest")
