@@ -214,7 +214,8 @@ VERDICTS = ("tile", "partial", "back", "none")
 def load_audit(path: Path = AUDIT) -> dict[str, dict[str, list[dict]]]:
     """The label audit (``benchmarks/label_audit.json``): split -> photo file name -> entries
     ``{"box": [x1, y1, x2, y2] (the photo's pixels), "verdict": one of VERDICTS, "tile": a tile
-    in scoring notation for "tile", else null, "note": optional}``; the file's ``header`` (what
+    in scoring notation for "tile", else null, "note": optional}``, and ``"label"`` (the data
+    set's name) when the entry re-checks a label at that box (``audited``); the file's ``header`` (what
     was audited, by what rule, when) is left out. Raises ValueError naming the first malformed
     entry, OSError when the file cannot be read."""
     from vision.tiles import BACK, LABELS, UNKNOWN
@@ -233,6 +234,8 @@ def load_audit(path: Path = AUDIT) -> dict[str, dict[str, list[dict]]]:
                 box = e.get("box")
                 if not (isinstance(box, list) and len(box) == 4 and box[0] < box[2] and box[1] < box[3]):
                     raise ValueError(f"{where}: box {box!r}, allowed: [x1, y1, x2, y2] with x1 < x2, y1 < y2")
+                if "label" in e and (e["label"] not in LABELS or e["label"] in (BACK, UNKNOWN)):
+                    raise ValueError(f"{where}: label {e['label']!r}: the data set's name of the re-checked label")
                 tile = e.get("tile")
                 if (e["verdict"] == "tile") != (tile is not None) or (
                         tile is not None and (tile not in LABELS or tile in (BACK, UNKNOWN))):
@@ -243,17 +246,36 @@ def load_audit(path: Path = AUDIT) -> dict[str, dict[str, list[dict]]]:
 
 
 def audited(it, entries: list[dict]):
-    """A labelled photo with its audit applied: ``(LabelledImage, ignore)``. Every ``tile`` entry
-    becomes a label of its audited name (so a box there is right or wrong by name, and no box there
-    is a missed tile); the boxes of ``partial`` and ``back`` entries are returned as ``ignore``
-    (``judge``: a box on them is neither right nor extra); ``none`` changes nothing (a box there
-    stays an extra). ``entries``: one photo's list of ``load_audit``."""
+    """A labelled photo with its audit applied: ``(LabelledImage, ignore)``. ``entries``: one
+    photo's list of ``load_audit``.
+
+    An entry on a box no label has (a box of the reader that matched no label): ``tile`` becomes a
+    label of its audited name (so a box there is right or wrong by name, and no box there is a
+    missed tile); ``partial`` and ``back`` boxes are returned in ``ignore`` (``judge``: a box on
+    them is neither right nor extra); ``none`` changes nothing (a box there stays an extra).
+
+    An entry with ``"label"`` re-checks a label of the data set (its name and exact box): ``tile``
+    renames it to the audited name; ``partial`` and ``back`` remove it and ignore its box; ``none``
+    removes it. Raises ValueError when the photo has no such label (the audit no longer fits the
+    data set)."""
     import dataclasses
 
     from vision.data import LabelledBox
-    tiles = tuple(LabelledBox(e["tile"], tuple(map(float, e["box"]))) for e in entries if e["verdict"] == "tile")
-    ignore = tuple(tuple(map(float, e["box"])) for e in entries if e["verdict"] in ("partial", "back"))
-    return dataclasses.replace(it, boxes=it.boxes + tiles), ignore
+    boxes = list(it.boxes)
+    tiles, ignore = [], []
+    for e in entries:
+        box = tuple(map(float, e["box"]))
+        if "label" in e:
+            at = [gi for gi, g in enumerate(boxes) if g is not None and g.tile == e["label"]
+                  and max(abs(a - b) for a, b in zip(g.box, box)) < 0.5]
+            if not at:
+                raise ValueError(f"{it.path.name}: no label {e['label']} at {list(box)} to re-check")
+            boxes[at[0]] = LabelledBox(e["tile"], boxes[at[0]].box) if e["verdict"] == "tile" else None
+        elif e["verdict"] == "tile":
+            tiles.append(LabelledBox(e["tile"], box))
+        if e["verdict"] in ("partial", "back"):
+            ignore.append(box)
+    return dataclasses.replace(it, boxes=tuple(b for b in boxes if b is not None) + tuple(tiles)), tuple(ignore)
 
 
 def judge(reading: dict, it, seconds: float, ignore: tuple = ()) -> dict:
@@ -411,7 +433,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"mahjong-detector not installed ({e}); install the bench extra: pip install -e '.[bench]'")
     results: dict = {}
     bands = tempfile.TemporaryDirectory(prefix="vision_eval_band_")  # the --band pictures, removed at the end
-    print(f"{'split':<12} {'system':<17} {'photos':>6} {'tiles':>5} {'tile acc':>8} {'det rec':>7} {'det prec':>8} "
+    print(f"{'split':<14} {'system':<17} {'photos':>6} {'tiles':>5} {'tile acc':>8} {'det rec':>7} {'det prec':>8} "
           f"{'exact':>6} {'strict':>6} {'flowers':>8} {'ms/img':>7} {'silent':>6} {'-gaps':>6} {'flags':>5} {'gaps':>5} {'ECE':>5} "
           f"{'wrong':>5} {'extra':>5} {'missed':>6}")
     for split in args.splits:
@@ -442,7 +464,7 @@ def main(argv: list[str] | None = None) -> int:
             for key, r in rows:
                 results[f"{key}/{name}"] = r
                 fr = "n/a" if r["flower_recall"] is None else f"{100 * r['flower_recall']:.1f}%"
-                print(f"{key:<12} {name:<17} {r['photos']:>6} {r['tiles']:>5} {100 * r['tile_accuracy']:>7.1f}% "
+                print(f"{key:<14} {name:<17} {r['photos']:>6} {r['tiles']:>5} {100 * r['tile_accuracy']:>7.1f}% "
                       f"{100 * r['detection_recall']:>6.1f}% {100 * r['detection_precision']:>7.1f}% "
                       f"{100 * r['exact_hand_rate']:>5.1f}% {100 * r['exact_hand_rate_strict']:>5.1f}% "
                       f"{fr:>8} {'n/a' if r['median_latency_ms'] is None else format(r['median_latency_ms'], '.1f'):>7} "

@@ -12,7 +12,7 @@ from pathlib import Path
 import cv2
 import pytest
 
-from vision.data import DETECTION, LabelledBox, LabelledImage
+from vision.data import DETECTION, LabelledBox, LabelledImage, is_holdout_session, load_split
 from vision.tiles import BACK, LABELS, UNKNOWN
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -29,17 +29,19 @@ def ve():
 
 def test_audit_file_is_well_formed(ve):
     raw = json.loads(ve.AUDIT.read_text())
-    assert {"what", "verdicts", "limits", "when"} <= set(raw["header"])
+    assert {"what", "verdicts", "limits", "when", "label re-checks"} <= set(raw["header"])
     audit = ve.load_audit()  # validates verdicts, boxes and names; raises ValueError otherwise
     assert {"test", "valid"} <= set(audit)
     if not DETECTION.is_dir():
         pytest.skip(f"{DETECTION} is not there (../shared/data must sit beside the project)")
     n = 0
     for split, photos in audit.items():
+        items = {it.path.name: it for it in load_split("train" if split == "holdout" else split)}
         for name, entries in photos.items():
-            path = DETECTION / ("train" if split == "holdout" else split) / "images" / name
-            img = cv2.imread(str(path))
-            assert img is not None, f"{split}/{name}: no such photo"
+            assert name in items, f"{split}/{name}: no such labelled photo"
+            if split == "holdout":
+                assert is_holdout_session(items[name].session), f"{name}: not a held-out session"
+            img = cv2.imread(str(items[name].path))
             h, w = img.shape[:2]
             assert entries, f"{split}/{name}: a photo listed with no audited box"
             for e in entries:
@@ -50,7 +52,11 @@ def test_audit_file_is_well_formed(ve):
                     assert e["tile"] in LABELS and e["tile"] not in (BACK, UNKNOWN), (split, name, e)
                 else:
                     assert e["tile"] is None
+                if "label" in e:  # a re-checked label: the data set has it at that box
+                    assert any(g.tile == e["label"] and max(abs(a - b) for a, b in zip(g.box, e["box"])) < 0.5
+                               for g in items[name].boxes), (split, name, e)
                 n += 1
+            ve.audited(items[name], entries)  # applies without error
     assert n >= 100
 
 
@@ -67,6 +73,10 @@ def test_load_audit_names_the_bad_entry(ve, tmp_path):
     bad["test"]["a.jpg"][0] = {"box": [10, 0, 5, 10], "verdict": "none", "tile": None}
     p.write_text(json.dumps(bad))
     with pytest.raises(ValueError, match="box"):
+        ve.load_audit(p)
+    bad["test"]["a.jpg"][0] = {"box": [0, 0, 10, 10], "label": "unknown", "verdict": "none", "tile": None}
+    p.write_text(json.dumps(bad))
+    with pytest.raises(ValueError, match="label 'unknown'"):
         ve.load_audit(p)
 
 
@@ -111,6 +121,16 @@ def test_audit_relabels_a_fake_photo(ve):
     misread["tiles"][2] = ("3m", box(100), 0.9, False)
     r = ve.judge(misread, labels, 0.1, ignore)
     assert (r["wrong"], r["extra"], r["missed"], r["silent"]) == (0, 0, 0, False)
+
+    # re-checked labels: 2m renamed 5m (the reading of 5m there becomes right), 1m removed as no tile
+    checks = entries + [{"box": list(box(50)), "label": "2m", "verdict": "tile", "tile": "5m"},
+                        {"box": list(box(0)), "label": "1m", "verdict": "none", "tile": None}]
+    labels2, ignore2 = ve.audited(photo, checks)
+    assert [b.tile for b in labels2.boxes] == ["5m", "3m", "4m"] and ignore2 == ignore
+    r = ve.judge(reading, labels2, 0.1, ignore2)
+    assert (r["labels"], r["ok"], r["wrong"], r["extra"], r["missed"]) == (3, 2, 0, 2, 1)  # 1m's box is now extra
+    with pytest.raises(ValueError, match="no label 7m"):
+        ve.audited(photo, [{"box": list(box(0)), "label": "7m", "verdict": "none", "tile": None}])
 
     # the rows of the benchmark sum the kinds
     s = ve.summarise([before, after])
