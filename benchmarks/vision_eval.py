@@ -2,7 +2,7 @@
 a YOLOv8 model trained on Japanese tile art), on the real photos of
 ``../shared/data/tiles/chinese-mahjong-detection`` ``test`` and ``valid`` (never used in training).
 
-Usage: ``python benchmarks/vision_eval.py [--splits test valid] [--no-peer] [--limit N]``
+Usage: ``python benchmarks/vision_eval.py [--splits test valid] [--no-peer] [--limit N] [--audited]``
 (the peer needs the ``bench`` extra: ``pip install -e '.[bench]'``).
 
 Figures, per system and split:
@@ -21,6 +21,8 @@ Figures, per system and split:
   no flagged box and no layout gap (``Assembly.gaps``) covers by a third of its box
   (``vision.confidence.NEAR``). The peer flags nothing: its every error is silent. Unlabelled
   tiles in a photo count as extra boxes here too, as in "strict";
+* wrong / extra / missed: the unflagged errors by kind, counted over the photos: a box on a label
+  read as another tile, a box on no label, a label no box reads and nothing asks about;
 * -gaps: the silent share when layout gaps ask nothing (flagged tiles only);
 * flags: tiles flagged per photo (the player's confirmation burden); gaps: layout gaps per photo;
 * ECE: the expected calibration error of the reported confidence (tile-weighted mean gap between
@@ -32,6 +34,19 @@ flagged below ``vision.assemble.MIN_CONFIDENCE`` (0.6). ``mjtable-calib`` is the
 the calibrated confidence (``vision.confidence``, fitted on the training split's held-out sessions)
 flagged below its fitted threshold: kept off in the product while it does worse on valid
 (``--no-calibrated`` skips it).
+
+``--audited`` (issue 21) adds ``SPLIT+audit`` (and ``SPLIT-+audit``): the same predictions, no
+second run, judged against ``benchmarks/label_audit.json``, an audit made by looking at the photos:
+every box of this pipeline that matched no label (flagged or not) was judged ``tile`` (a real
+tile, named from the picture: it becomes a label, so a box there is right or wrong by name and no
+box there a missed tile), ``partial`` (cut by the edge, mostly hidden or seen from its side) or
+``back`` (face-down: a box there is neither right nor extra), or ``none`` (no further tile: a box
+there stays an extra); and every label an unflagged box read as another tile was re-checked (a
+wrong label renamed, ``audited``). Its limits: a box found by another pipeline (a retrained
+model) on a tile nobody labelled is still an extra, since only this pipeline's boxes were
+audited; labels no box reads (missed) and labels read right were not re-checked; the session of
+``valid`` labelled all 1p was not re-checked. The header of the file says what was audited, how
+and when.
 
 A split with photos whose labels cannot be right (more of a tile than one set holds:
 ``vision.data.impossible_labels``; ``valid`` has a session whose every tile is labelled ``1p``)
