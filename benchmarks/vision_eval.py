@@ -429,6 +429,14 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"--band must be above 1 and at most 20, not {args.band}")
     if args.squeeze and not args.band:
         ap.error("--squeeze needs --band RATIO (the band's width over its height, e.g. 10)")
+    if args.audited and args.band:
+        ap.error("--audited takes whole photos: the audit's boxes are in the photos' pixels, not a band's")
+    audits: dict = {}
+    if args.audited:
+        try:
+            audits = load_audit()
+        except (OSError, ValueError) as e:
+            ap.error(f"--audited: {e}")
     try:
         systems = {"mjtable": mjtable_predict(model_dir=args.models)}
         if not args.no_calibrated:  # the calibration of issue 21 (off in the product)
@@ -458,14 +466,9 @@ def main(argv: list[str] | None = None) -> int:
             items = items[:args.limit]
         if args.band:
             items = band(items, args.band, Path(bands.name), args.squeeze)
-        audit = None
-        if args.audited:  # read per split, as the split starts
-            try:
-                audit = load_audit().get(split)
-            except (OSError, ValueError) as e:
-                ap.error(f"--audited: {e}")
-            if audit is None:
-                print(f"--audited: {AUDIT.name} has no audit of {split}: no {split}+audit row")
+        audit = audits.get(split)
+        if args.audited and audit is None:
+            print(f"--audited: {AUDIT.name} has no audit of {split}: no {split}+audit row")
         for name, fn in systems.items():
             photos = score_photos(fn, items, audit=audit)
             rows = [(split, summarise(photos))]
@@ -473,8 +476,8 @@ def main(argv: list[str] | None = None) -> int:
                 # the same run, without the photos whose labels cannot be right
                 rows.append((f"{split}-", summarise([p for p in photos if p["possible"]])))
             if audit is not None:  # the same predictions, judged against the audited labels
-                rows += [(f"{split}+audit", summarise([p["audited"] for p in photos]))]
-                if len(rows) == 3:
+                rows.append((f"{split}+audit", summarise([p["audited"] for p in photos])))
+                if any(key == f"{split}-" for key, _ in rows):
                     rows.append((f"{split}-+audit", summarise([p["audited"] for p in photos if p["possible"]])))
             for key, r in rows:
                 results[f"{key}/{name}"] = r
