@@ -2,7 +2,7 @@
 a YOLOv8 model trained on Japanese tile art), on the real photos of
 ``../shared/data/tiles/chinese-mahjong-detection`` ``test`` and ``valid`` (never used in training).
 
-Usage: ``python benchmarks/vision_eval.py [--splits test valid] [--no-peer] [--limit N]``
+Usage: ``python benchmarks/vision_eval.py [--splits test valid] [--no-peer] [--limit N] [--audited]``
 (the peer needs the ``bench`` extra: ``pip install -e '.[bench]'``).
 
 Figures, per system and split:
@@ -21,6 +21,8 @@ Figures, per system and split:
   no flagged box and no layout gap (``Assembly.gaps``) covers by a third of its box
   (``vision.confidence.NEAR``). The peer flags nothing: its every error is silent. Unlabelled
   tiles in a photo count as extra boxes here too, as in "strict";
+* wrong / extra / missed: the unflagged errors by kind, counted over the photos: a box on a label
+  read as another tile, a box on no label, a label no box reads and nothing asks about;
 * -gaps: the silent share when layout gaps ask nothing (flagged tiles only);
 * flags: tiles flagged per photo (the player's confirmation burden); gaps: layout gaps per photo;
 * ECE: the expected calibration error of the reported confidence (tile-weighted mean gap between
@@ -32,6 +34,19 @@ flagged below ``vision.assemble.MIN_CONFIDENCE`` (0.6). ``mjtable-calib`` is the
 the calibrated confidence (``vision.confidence``, fitted on the training split's held-out sessions)
 flagged below its fitted threshold: kept off in the product while it does worse on valid
 (``--no-calibrated`` skips it).
+
+``--audited`` (issue 21) adds ``SPLIT+audit`` (and ``SPLIT-+audit``): the same predictions, no
+second run, judged against ``benchmarks/label_audit.json``, an audit made by looking at the photos:
+every box of this pipeline that matched no label (flagged or not) was judged ``tile`` (a real
+tile, named from the picture: it becomes a label, so a box there is right or wrong by name and no
+box there a missed tile), ``partial`` (cut by the edge, mostly hidden or seen from its side) or
+``back`` (face-down: a box there is neither right nor extra), or ``none`` (no further tile: a box
+there stays an extra); and every label an unflagged box read as another tile was re-checked (a
+wrong label renamed, ``audited``). Its limits: a box found by another pipeline (a retrained
+model) on a tile nobody labelled is still an extra, since only this pipeline's boxes were
+audited; labels no box reads (missed) and labels read right were not re-checked; the session of
+``valid`` labelled all 1p was not re-checked. The header of the file says what was audited, how
+and when.
 
 A split with photos whose labels cannot be right (more of a tile than one set holds:
 ``vision.data.impossible_labels``; ``valid`` has a session whose every tile is labelled ``1p``)
@@ -62,9 +77,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-os.environ.setdefault("OMP_NUM_THREADS", "1")
-if hasattr(os, "sched_setaffinity"):
-    os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
+if __name__ == "__main__":  # one core when run as the benchmark (not when a test imports ``judge``)
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
 
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
@@ -74,7 +90,8 @@ from vision.data import impossible_labels, is_holdout_session, load_split, match
 from vision.errors import VisionError  # noqa: E402
 from vision.pipeline import Recognizer  # noqa: E402
 
-cv2.setNumThreads(1)
+if __name__ == "__main__":
+    cv2.setNumThreads(1)
 
 PEER_NAMES = {"chun": "C", "haku": "P", "hatsu": "F", "tou": "E", "nan": "S", "sha": "W", "pe": "N"}
 
@@ -180,8 +197,12 @@ def peer_predict():
     return run
 
 
-def score_photos(predict, items, warmup: int = 2) -> list[dict]:
-    """Run ``predict`` on every photo: per photo, ``judge``'s record with the seconds it took."""
+def score_photos(predict, items, warmup: int = 2, audit: dict | None = None) -> list[dict]:
+    """Run ``predict`` on every photo: per photo, ``judge``'s record with the seconds it took.
+
+    ``audit`` (one split of ``load_audit``: photo file name -> entries): each record also gets
+    ``"audited"``, the same reading judged against the audited labels (``audited``; no second
+    run of ``predict``), with the photo's ``possible`` of its data-set labels."""
     for it in items[:warmup]:
         predict(cv2.imread(str(it.path)))
     out = []
@@ -189,17 +210,113 @@ def score_photos(predict, items, warmup: int = 2) -> list[dict]:
         img = cv2.imread(str(it.path))
         t0 = time.perf_counter()
         reading = predict(img)
-        out.append(judge(reading, it, time.perf_counter() - t0))
+        seconds = time.perf_counter() - t0
+        rec = judge(reading, it, seconds)
+        if audit is not None:
+            labels, ignore = audited(it, audit.get(it.path.name, []))
+            rec["audited"] = {**judge(reading, labels, seconds, ignore), "possible": rec["possible"]}
+        out.append(rec)
     return out
 
 
-def judge(reading: dict, it, seconds: float) -> dict:
+#: The label audit of issue 21 (``load_audit``).
+AUDIT = ROOT / "benchmarks" / "label_audit.json"
+#: An audited box's verdict: a real tile whose face can be named; a real tile cut by the photo's
+#: edge, mostly hidden or seen from its side; a face-down tile (a wall); no tile at all.
+VERDICTS = ("tile", "partial", "back", "none")
+
+
+def load_audit(path: Path = AUDIT) -> dict[str, dict[str, list[dict]]]:
+    """The label audit (``benchmarks/label_audit.json``): split -> photo file name -> entries
+    ``{"box": [x1, y1, x2, y2] (the photo's pixels), "verdict": one of VERDICTS, "tile": a tile
+    in scoring notation for "tile", else null, "note": optional}``, and ``"label"`` (the data
+    set's name) when the entry re-checks a label at that box (``audited``); the file's ``header`` (what
+    was audited, by what rule, when) is left out. Raises ValueError naming the first malformed
+    entry, OSError when the file cannot be read."""
+    from vision.tiles import BACK, LABELS, UNKNOWN
+    data = json.loads(Path(path).read_text())
+    if not isinstance(data, dict) or "header" not in data:
+        raise ValueError(f"{path}: a JSON object with a 'header' and one object per split")
+    out: dict[str, dict[str, list[dict]]] = {}
+    for split, photos in data.items():
+        if split == "header":
+            continue
+        for name, entries in photos.items():
+            for k, e in enumerate(entries):
+                where = f"{path}: {split}/{name} entry {k}"
+                if e.get("verdict") not in VERDICTS:
+                    raise ValueError(f"{where}: verdict {e.get('verdict')!r}, allowed: {', '.join(VERDICTS)}")
+                box = e.get("box")
+                if not (isinstance(box, list) and len(box) == 4 and box[0] < box[2] and box[1] < box[3]):
+                    raise ValueError(f"{where}: box {box!r}, allowed: [x1, y1, x2, y2] with x1 < x2, y1 < y2")
+                if "label" in e and (e["label"] not in LABELS or e["label"] in (BACK, UNKNOWN)):
+                    raise ValueError(f"{where}: label {e['label']!r}: the data set's name of the re-checked label")
+                tile = e.get("tile")
+                if (e["verdict"] == "tile") != (tile is not None) or (
+                        tile is not None and (tile not in LABELS or tile in (BACK, UNKNOWN))):
+                    raise ValueError(f"{where}: tile {tile!r}: a tile in scoring notation (1m..9m, 1p..9p, "
+                                     f"1s..9s, E S W N C F P, 1f..8f) for verdict 'tile', null otherwise")
+        out[split] = photos
+    return out
+
+
+def audited(it, entries: list[dict]):
+    """A labelled photo with its audit applied: ``(LabelledImage, ignore)``. ``entries``: one
+    photo's list of ``load_audit``.
+
+    An entry on a box no label has (a box of the reader that matched no label): ``tile`` becomes a
+    label of its audited name (so a box there is right or wrong by name, and no box there is a
+    missed tile); ``partial`` and ``back`` boxes are returned in ``ignore`` (``judge``: a box on
+    them is neither right nor extra); ``none`` changes nothing (a box there stays an extra).
+
+    An entry with ``"label"`` re-checks a label of the data set (its name and exact box): ``tile``
+    renames it to the audited name; ``partial`` and ``back`` remove it and ignore its box; ``none``
+    removes it. Raises ValueError when the photo has no such label (the audit no longer fits the
+    data set)."""
+    import dataclasses
+
+    from vision.data import LabelledBox
+    boxes = list(it.boxes)
+    tiles, ignore = [], []
+    for e in entries:
+        box = tuple(map(float, e["box"]))
+        if "label" in e:
+            at = [gi for gi, g in enumerate(boxes) if g is not None and g.tile == e["label"]
+                  and max(abs(a - b) for a, b in zip(g.box, box)) < 0.5]
+            if not at:
+                raise ValueError(f"{it.path.name}: no label {e['label']} at {list(box)} to re-check")
+            boxes[at[0]] = LabelledBox(e["tile"], boxes[at[0]].box) if e["verdict"] == "tile" else None
+        elif e["verdict"] == "tile":
+            tiles.append(LabelledBox(e["tile"], box))
+        if e["verdict"] in ("partial", "back"):
+            ignore.append(box)
+    return dataclasses.replace(it, boxes=tuple(b for b in boxes if b is not None) + tuple(tiles)), tuple(ignore)
+
+
+def judge(reading: dict, it, seconds: float, ignore: tuple = ()) -> dict:
     """One photo's record: its label count, the labels read right, the labels detected, flowers
     labelled and read right, predictions, hits, ``seconds``, the tiles flagged for the player,
-    whether an error went unflagged (``silent``) and, per prediction, its confidence and whether
-    it is right (``conf``). ``reading``: ``{"tiles": [(name, box, confidence, flagged)], "gaps":
-    [box]}`` (``mjtable_predict``); ``it``: the labelled photo (``vision.data.LabelledImage``)."""
+    whether an error went unflagged (``silent``), the unflagged errors by kind (``wrong``: a box
+    on a label read as another tile; ``extra``: a box on no label; ``missed``: a label no box
+    reads and nothing asks about) and, per prediction, its confidence and whether it is right
+    (``conf``). ``reading``: ``{"tiles": [(name, box, confidence, flagged)], "gaps": [box]}``
+    (``mjtable_predict``); ``it``: the labelled photo (``vision.data.LabelledImage``).
+
+    ``ignore``: boxes (x1, y1, x2, y2) of real tiles that no reader can be held to (the audit's
+    ``partial`` and ``back``): a prediction on no label that one of them takes by the referee's
+    rule (one prediction each) is left out of every figure but ``flagged`` (the player is still
+    asked about it) and the askers of a missed label."""
+    from vision.data import LabelledBox, LabelledImage
+    askers = [p[1] for p in reading["tiles"] if p[3]] + list(reading["gaps"])
+    flagged = sum(p[3] for p in reading["tiles"])
     preds = reading["tiles"]
+    if ignore:
+        ref = match_predictions([p[1] for p in preds], it, centres=True)
+        left = [pi for pi in range(len(preds)) if pi not in ref]
+        taken = match_predictions([preds[pi][1] for pi in left], LabelledImage(
+            it.path, tuple(LabelledBox("ignored", tuple(b)) for b in ignore), it.session), centres=True)
+        dropped = {left[k] for k in taken}
+        preds = [p for pi, p in enumerate(preds) if pi not in dropped]
     match = match_predictions([p[1] for p in preds], it)  # prediction -> label, IoU > 0.5
     ok_g = {gi for pi, gi in match.items() if preds[pi][0] == it.boxes[gi].tile}
     fl = [gi for gi, g in enumerate(it.boxes) if g.tile.endswith("f")]
@@ -207,7 +324,6 @@ def judge(reading: dict, it, seconds: float) -> dict:
     # flagged, a missed one that a flagged tile or a layout gap covers (NEAR of its box); a
     # tile is matched by the referee's rule here (IoU > 0.5, or the same place boxed otherwise)
     ref = match_predictions([p[1] for p in preds], it, centres=True)
-    askers = [p[1] for p in preds if p[3]] + list(reading["gaps"])
     wrong_unflagged = [pi for pi, p in enumerate(preds)
                        if not p[3] and (pi not in ref or it.boxes[ref[pi]].tile != p[0])]
     missed = set(range(len(it.boxes))) - set(ref.values())
@@ -215,10 +331,12 @@ def judge(reading: dict, it, seconds: float) -> dict:
     return {"labels": len(it.boxes), "ok": len(ok_g), "detected": len(match), "preds": len(preds),
             "hits": len(match), "flowers": len(fl), "flowers_ok": sum(gi in ok_g for gi in fl),
             "seconds": seconds, "possible": not impossible_labels(it),
-            "flagged": sum(p[3] for p in preds), "gaps": len(reading["gaps"]),
+            "flagged": flagged, "gaps": len(reading["gaps"]),
             "silent": bool(wrong_unflagged or missed_unasked),
             "silent_no_gaps": bool(wrong_unflagged or [gi for gi in missed if not any(
-                _share(it.boxes[gi].box, p[1]) >= NEAR for p in preds if p[3])]),
+                _share(it.boxes[gi].box, a) >= NEAR for a in askers[:flagged])]),
+            "wrong": sum(pi in ref for pi in wrong_unflagged), "extra": sum(pi not in ref for pi in wrong_unflagged),
+            "missed": len(missed_unasked),
             "conf": [(p[2], pi in ref and it.boxes[ref[pi]].tile == p[0]) for pi, p in enumerate(preds)
                      if p[2] is not None]}
 
@@ -242,6 +360,8 @@ def summarise(photos: list[dict]) -> dict:
             "gaps_per_photo": sum(p["gaps"] for p in photos) / max(1, len(photos)),
             "ece": expected_calibration_error([c for c, _ in conf], [r for _, r in conf]) if conf else None,
             "reliability": reliability([c for c, _ in conf], [r for _, r in conf]) if conf else [],
+            "unflagged_wrong": sum(p["wrong"] for p in photos), "unflagged_extra": sum(p["extra"] for p in photos),
+            "unflagged_missed": sum(p["missed"] for p in photos),
             "flowers": flowers,
             "flower_recall": sum(p["flowers_ok"] for p in photos) / flowers if flowers else None,
             "median_latency_ms": 1000 * statistics.median(times) if times else None}
@@ -283,6 +403,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--squeeze", action="store_true",
                     help="with --band: squeeze each band (and the band turned a quarter) into a square, "
                          "as an upload squeezes a photo of a row of tiles (--band 10 --squeeze)")
+    ap.add_argument("--audited", action="store_true",
+                    help="add SPLIT+audit rows: the same predictions judged with benchmarks/label_audit.json applied "
+                         "(audited tiles become labels; partial tiles and backs are ignored)")
     ap.add_argument("--models", default=None,
                     help="a folder of models to measure instead of the committed ones (vision.train --out); "
                          "the peak memory is still that of `mjtable recognize` with the committed ones")
@@ -306,6 +429,14 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"--band must be above 1 and at most 20, not {args.band}")
     if args.squeeze and not args.band:
         ap.error("--squeeze needs --band RATIO (the band's width over its height, e.g. 10)")
+    if args.audited and args.band:
+        ap.error("--audited takes whole photos: the audit's boxes are in the photos' pixels, not a band's")
+    audits: dict = {}
+    if args.audited:
+        try:
+            audits = load_audit()
+        except (OSError, ValueError) as e:
+            ap.error(f"--audited: {e}")
     try:
         systems = {"mjtable": mjtable_predict(model_dir=args.models)}
         if not args.no_calibrated:  # the calibration of issue 21 (off in the product)
@@ -325,8 +456,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"mahjong-detector not installed ({e}); install the bench extra: pip install -e '.[bench]'")
     results: dict = {}
     bands = tempfile.TemporaryDirectory(prefix="vision_eval_band_")  # the --band pictures, removed at the end
-    print(f"{'split':<6} {'system':<17} {'photos':>6} {'tiles':>5} {'tile acc':>8} {'det rec':>7} {'det prec':>8} "
-          f"{'exact':>6} {'strict':>6} {'flowers':>8} {'ms/img':>7} {'silent':>6} {'-gaps':>6} {'flags':>5} {'gaps':>5} {'ECE':>5}")
+    print(f"{'split':<14} {'system':<17} {'photos':>6} {'tiles':>5} {'tile acc':>8} {'det rec':>7} {'det prec':>8} "
+          f"{'exact':>6} {'strict':>6} {'flowers':>8} {'ms/img':>7} {'silent':>6} {'-gaps':>6} {'flags':>5} {'gaps':>5} {'ECE':>5} "
+          f"{'wrong':>5} {'extra':>5} {'missed':>6}")
     for split in args.splits:
         items = ([i for i in load_split("train") if is_holdout_session(i.session)] if split == "holdout"
                  else load_split(split))
@@ -334,21 +466,29 @@ def main(argv: list[str] | None = None) -> int:
             items = items[:args.limit]
         if args.band:
             items = band(items, args.band, Path(bands.name), args.squeeze)
+        audit = audits.get(split)
+        if args.audited and audit is None:
+            print(f"--audited: {AUDIT.name} has no audit of {split}: no {split}+audit row")
         for name, fn in systems.items():
-            photos = score_photos(fn, items)
+            photos = score_photos(fn, items, audit=audit)
             rows = [(split, summarise(photos))]
             if any(p["possible"] for p in photos) and not all(p["possible"] for p in photos):
                 # the same run, without the photos whose labels cannot be right
                 rows.append((f"{split}-", summarise([p for p in photos if p["possible"]])))
+            if audit is not None:  # the same predictions, judged against the audited labels
+                rows.append((f"{split}+audit", summarise([p["audited"] for p in photos])))
+                if any(key == f"{split}-" for key, _ in rows):
+                    rows.append((f"{split}-+audit", summarise([p["audited"] for p in photos if p["possible"]])))
             for key, r in rows:
                 results[f"{key}/{name}"] = r
                 fr = "n/a" if r["flower_recall"] is None else f"{100 * r['flower_recall']:.1f}%"
-                print(f"{key:<6} {name:<17} {r['photos']:>6} {r['tiles']:>5} {100 * r['tile_accuracy']:>7.1f}% "
+                print(f"{key:<14} {name:<17} {r['photos']:>6} {r['tiles']:>5} {100 * r['tile_accuracy']:>7.1f}% "
                       f"{100 * r['detection_recall']:>6.1f}% {100 * r['detection_precision']:>7.1f}% "
                       f"{100 * r['exact_hand_rate']:>5.1f}% {100 * r['exact_hand_rate_strict']:>5.1f}% "
                       f"{fr:>8} {'n/a' if r['median_latency_ms'] is None else format(r['median_latency_ms'], '.1f'):>7} "
                       f"{100 * r['silent_error_rate']:>5.1f}% {100 * r['silent_error_rate_no_gaps']:>5.1f}% {r['flagged_per_photo']:>5.2f} {r['gaps_per_photo']:>5.2f} "
-                      f"{'n/a' if r['ece'] is None else format(r['ece'], '.3f'):>5}", flush=True)
+                      f"{'n/a' if r['ece'] is None else format(r['ece'], '.3f'):>5} "
+                      f"{r['unflagged_wrong']:>5} {r['unflagged_extra']:>5} {r['unflagged_missed']:>6}", flush=True)
             for key, r in rows:
                 if args.reliability and r["reliability"]:
                     print(f"  reliability {key}/{name}: " + "; ".join(
