@@ -36,7 +36,7 @@ flagged below its fitted threshold: kept off in the product while it does worse 
 (``--no-calibrated`` skips it).
 
 ``--audited`` (issue 21) adds ``SPLIT+audit`` (and ``SPLIT-+audit``): the same predictions, no
-second run, judged against ``benchmarks/label_audit.json``, an audit made by looking at the photos:
+second run, judged against ``vision/label_audit.json``, an audit made by looking at the photos:
 every box of this pipeline that matched no label (flagged or not) was judged ``tile`` (a real
 tile, named from the picture: it becomes a label, so a box there is right or wrong by name and no
 box there a missed tile), ``partial`` (cut by the edge, mostly hidden or seen from its side) or
@@ -86,7 +86,8 @@ import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
 from vision.confidence import NEAR, _share, expected_calibration_error, reliability  # noqa: E402
-from vision.data import impossible_labels, is_holdout_session, load_split, match_predictions  # noqa: E402
+from vision.data import (audited, impossible_labels, is_holdout_session, load_audit, load_split,  # noqa: E402
+                         match_predictions)
 from vision.errors import VisionError  # noqa: E402
 from vision.pipeline import Recognizer  # noqa: E402
 
@@ -219,80 +220,6 @@ def score_photos(predict, items, warmup: int = 2, audit: dict | None = None) -> 
     return out
 
 
-#: The label audit of issue 21 (``load_audit``).
-AUDIT = ROOT / "benchmarks" / "label_audit.json"
-#: An audited box's verdict: a real tile whose face can be named; a real tile cut by the photo's
-#: edge, mostly hidden or seen from its side; a face-down tile (a wall); no tile at all.
-VERDICTS = ("tile", "partial", "back", "none")
-
-
-def load_audit(path: Path = AUDIT) -> dict[str, dict[str, list[dict]]]:
-    """The label audit (``benchmarks/label_audit.json``): split -> photo file name -> entries
-    ``{"box": [x1, y1, x2, y2] (the photo's pixels), "verdict": one of VERDICTS, "tile": a tile
-    in scoring notation for "tile", else null, "note": optional}``, and ``"label"`` (the data
-    set's name) when the entry re-checks a label at that box (``audited``); the file's ``header`` (what
-    was audited, by what rule, when) is left out. Raises ValueError naming the first malformed
-    entry, OSError when the file cannot be read."""
-    from vision.tiles import BACK, LABELS, UNKNOWN
-    data = json.loads(Path(path).read_text())
-    if not isinstance(data, dict) or "header" not in data:
-        raise ValueError(f"{path}: a JSON object with a 'header' and one object per split")
-    out: dict[str, dict[str, list[dict]]] = {}
-    for split, photos in data.items():
-        if split == "header":
-            continue
-        for name, entries in photos.items():
-            for k, e in enumerate(entries):
-                where = f"{path}: {split}/{name} entry {k}"
-                if e.get("verdict") not in VERDICTS:
-                    raise ValueError(f"{where}: verdict {e.get('verdict')!r}, allowed: {', '.join(VERDICTS)}")
-                box = e.get("box")
-                if not (isinstance(box, list) and len(box) == 4 and box[0] < box[2] and box[1] < box[3]):
-                    raise ValueError(f"{where}: box {box!r}, allowed: [x1, y1, x2, y2] with x1 < x2, y1 < y2")
-                if "label" in e and (e["label"] not in LABELS or e["label"] in (BACK, UNKNOWN)):
-                    raise ValueError(f"{where}: label {e['label']!r}: the data set's name of the re-checked label")
-                tile = e.get("tile")
-                if (e["verdict"] == "tile") != (tile is not None) or (
-                        tile is not None and (tile not in LABELS or tile in (BACK, UNKNOWN))):
-                    raise ValueError(f"{where}: tile {tile!r}: a tile in scoring notation (1m..9m, 1p..9p, "
-                                     f"1s..9s, E S W N C F P, 1f..8f) for verdict 'tile', null otherwise")
-        out[split] = photos
-    return out
-
-
-def audited(it, entries: list[dict]):
-    """A labelled photo with its audit applied: ``(LabelledImage, ignore)``. ``entries``: one
-    photo's list of ``load_audit``.
-
-    An entry on a box no label has (a box of the reader that matched no label): ``tile`` becomes a
-    label of its audited name (so a box there is right or wrong by name, and no box there is a
-    missed tile); ``partial`` and ``back`` boxes are returned in ``ignore`` (``judge``: a box on
-    them is neither right nor extra); ``none`` changes nothing (a box there stays an extra).
-
-    An entry with ``"label"`` re-checks a label of the data set (its name and exact box): ``tile``
-    renames it to the audited name; ``partial`` and ``back`` remove it and ignore its box; ``none``
-    removes it. Raises ValueError when the photo has no such label (the audit no longer fits the
-    data set)."""
-    import dataclasses
-
-    from vision.data import LabelledBox
-    boxes = list(it.boxes)
-    tiles, ignore = [], []
-    for e in entries:
-        box = tuple(map(float, e["box"]))
-        if "label" in e:
-            at = [gi for gi, g in enumerate(boxes) if g is not None and g.tile == e["label"]
-                  and max(abs(a - b) for a, b in zip(g.box, box)) < 0.5]
-            if not at:
-                raise ValueError(f"{it.path.name}: no label {e['label']} at {list(box)} to re-check")
-            boxes[at[0]] = LabelledBox(e["tile"], boxes[at[0]].box) if e["verdict"] == "tile" else None
-        elif e["verdict"] == "tile":
-            tiles.append(LabelledBox(e["tile"], box))
-        if e["verdict"] in ("partial", "back"):
-            ignore.append(box)
-    return dataclasses.replace(it, boxes=tuple(b for b in boxes if b is not None) + tuple(tiles)), tuple(ignore)
-
-
 def judge(reading: dict, it, seconds: float, ignore: tuple = ()) -> dict:
     """One photo's record: its label count, the labels read right, the labels detected, flowers
     labelled and read right, predictions, hits, ``seconds``, the tiles flagged for the player,
@@ -404,7 +331,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="with --band: squeeze each band (and the band turned a quarter) into a square, "
                          "as an upload squeezes a photo of a row of tiles (--band 10 --squeeze)")
     ap.add_argument("--audited", action="store_true",
-                    help="add SPLIT+audit rows: the same predictions judged with benchmarks/label_audit.json applied "
+                    help="add SPLIT+audit rows: the same predictions judged with vision/label_audit.json applied "
                          "(audited tiles become labels; partial tiles and backs are ignored)")
     ap.add_argument("--models", default=None,
                     help="a folder of models to measure instead of the committed ones (vision.train --out); "

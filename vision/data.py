@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import json
 import re
 from collections import Counter
 from pathlib import Path
@@ -191,16 +192,91 @@ def match_predictions(pred_boxes: list[tuple[float, float, float, float]],
     return out
 
 
+#: The label audit of issue 21 (``load_audit``).
+AUDIT = Path(__file__).resolve().parent / "label_audit.json"
+#: An audited box's verdict: a real tile whose face can be named; a real tile cut by the photo's
+#: edge, mostly hidden or seen from its side; a face-down tile (a wall); no tile at all.
+VERDICTS = ("tile", "partial", "back", "none")
+
+
+def load_audit(path: Path = AUDIT) -> dict[str, dict[str, list[dict]]]:
+    """The label audit (``vision/label_audit.json``): split -> photo file name -> entries
+    ``{"box": [x1, y1, x2, y2] (the photo's pixels), "verdict": one of VERDICTS, "tile": a tile
+    in scoring notation for "tile", else null, "note": optional}``, and ``"label"`` (the data
+    set's name) when the entry re-checks a label at that box (``audited``); the file's ``header`` (what
+    was audited, by what rule, when) is left out. Raises ValueError naming the first malformed
+    entry, OSError when the file cannot be read."""
+    from .tiles import BACK, LABELS, UNKNOWN
+    data = json.loads(Path(path).read_text())
+    if not isinstance(data, dict) or "header" not in data:
+        raise ValueError(f"{path}: a JSON object with a 'header' and one object per split")
+    out: dict[str, dict[str, list[dict]]] = {}
+    for split, photos in data.items():
+        if split == "header":
+            continue
+        for name, entries in photos.items():
+            for k, e in enumerate(entries):
+                where = f"{path}: {split}/{name} entry {k}"
+                if e.get("verdict") not in VERDICTS:
+                    raise ValueError(f"{where}: verdict {e.get('verdict')!r}, allowed: {', '.join(VERDICTS)}")
+                box = e.get("box")
+                if not (isinstance(box, list) and len(box) == 4 and box[0] < box[2] and box[1] < box[3]):
+                    raise ValueError(f"{where}: box {box!r}, allowed: [x1, y1, x2, y2] with x1 < x2, y1 < y2")
+                if "label" in e and (e["label"] not in LABELS or e["label"] in (BACK, UNKNOWN)):
+                    raise ValueError(f"{where}: label {e['label']!r}: the data set's name of the re-checked label")
+                tile = e.get("tile")
+                if (e["verdict"] == "tile") != (tile is not None) or (
+                        tile is not None and (tile not in LABELS or tile in (BACK, UNKNOWN))):
+                    raise ValueError(f"{where}: tile {tile!r}: a tile in scoring notation (1m..9m, 1p..9p, "
+                                     f"1s..9s, E S W N C F P, 1f..8f) for verdict 'tile', null otherwise")
+        out[split] = photos
+    return out
+
+
+def audited(it, entries: list[dict]):
+    """A labelled photo with its audit applied: ``(LabelledImage, ignore)``. ``entries``: one
+    photo's list of ``load_audit``.
+
+    An entry on a box no label has (a box of the reader that matched no label): ``tile`` becomes a
+    label of its audited name (so a box there is right or wrong by name, and no box there is a
+    missed tile); ``partial`` and ``back`` boxes are returned in ``ignore`` (``benchmarks/vision_eval.judge``: a
+    box on them is neither right nor extra); ``none`` changes nothing (a box there stays an extra).
+
+    An entry with ``"label"`` re-checks a label of the data set (its name and exact box): ``tile``
+    renames it to the audited name; ``partial`` and ``back`` remove it and ignore its box; ``none``
+    removes it. Raises ValueError when the photo has no such label (the audit no longer fits the
+    data set)."""
+    boxes = list(it.boxes)
+    tiles, ignore = [], []
+    for e in entries:
+        box = tuple(map(float, e["box"]))
+        if "label" in e:
+            at = [gi for gi, g in enumerate(boxes) if g is not None and g.tile == e["label"]
+                  and max(abs(a - b) for a, b in zip(g.box, box)) < 0.5]
+            if not at:
+                raise ValueError(f"{it.path.name}: no label {e['label']} at {list(box)} to re-check")
+            boxes[at[0]] = LabelledBox(e["tile"], boxes[at[0]].box) if e["verdict"] == "tile" else None
+        elif e["verdict"] == "tile":
+            tiles.append(LabelledBox(e["tile"], box))
+        if e["verdict"] in ("partial", "back"):
+            ignore.append(box)
+    return dataclasses.replace(it, boxes=tuple(b for b in boxes if b is not None) + tuple(tiles)), tuple(ignore)
+
+
 def tile_faces(split: str = "test", per_label: int = 3, min_height: int = 50) -> dict[str, list[np.ndarray]]:
     """Upright tile crops (HxWx3 BGR uint8) from the labelled photos of ``split`` of
     chinese-mahjong-detection, up to ``per_label`` per tile, in file order: boxes at least
     ``min_height`` px tall and 1.25 times taller than wide, wholly inside the 640 px photo. The
     tests and the capture benchmark lay synthetic scenes out of them (``split="test"``: photos no
-    model was trained on). Raises FileNotFoundError when the split's folder is missing."""
+    model was trained on). The labels are read with the label audit applied (``audited``): a crop
+    of 九萬 that the data set labels 5m is a 9m face here, a tile the data set left unlabelled
+    may be a face. Raises FileNotFoundError when the split's folder is missing."""
     if not (DETECTION / split).is_dir():
         raise FileNotFoundError(f"{DETECTION / split} is not there (../shared/data must sit beside the project)")
+    audit = load_audit().get(split, {})
     faces: dict[str, list[np.ndarray]] = {}
     for item in load_split(split):
+        item = audited(item, audit.get(item.path.name, []))[0]
         img = None
         for b in item.boxes:
             x1, y1, x2, y2 = (int(round(v)) for v in b.box)

@@ -1,4 +1,4 @@
-"""The label audit of issue 21 (``benchmarks/label_audit.json``) and the ``--audited`` judging of
+"""The label audit of issue 21 (``vision/label_audit.json``) and the ``--audited`` judging of
 ``benchmarks/vision_eval.py``: the file is well formed against the data set's photos, and an
 audit applied to a tiny fake photo turns label gaps into labels and ignored boxes as it says.
 No model is run."""
@@ -12,6 +12,7 @@ from pathlib import Path
 import cv2
 import pytest
 
+import vision.data as D
 from vision.data import DETECTION, LabelledBox, LabelledImage, is_holdout_session, load_split
 from vision.tiles import BACK, LABELS, UNKNOWN
 
@@ -28,9 +29,9 @@ def ve():
 
 
 def test_audit_file_is_well_formed(ve):
-    raw = json.loads(ve.AUDIT.read_text())
+    raw = json.loads(D.AUDIT.read_text())
     assert {"what", "verdicts", "limits", "when", "label re-checks"} <= set(raw["header"])
-    audit = ve.load_audit()  # validates verdicts, boxes and names; raises ValueError otherwise
+    audit = D.load_audit()  # validates verdicts, boxes and names; raises ValueError otherwise
     assert {"test", "valid"} <= set(audit)
     if not DETECTION.is_dir():
         pytest.skip(f"{DETECTION} is not there (../shared/data must sit beside the project)")
@@ -47,7 +48,7 @@ def test_audit_file_is_well_formed(ve):
             for e in entries:
                 x1, y1, x2, y2 = e["box"]
                 assert -1 <= x1 < x2 <= w + 1 and -1 <= y1 < y2 <= h + 1, (split, name, e["box"])
-                assert e["verdict"] in ve.VERDICTS
+                assert e["verdict"] in D.VERDICTS
                 if e["verdict"] == "tile":
                     assert e["tile"] in LABELS and e["tile"] not in (BACK, UNKNOWN), (split, name, e)
                 else:
@@ -56,7 +57,7 @@ def test_audit_file_is_well_formed(ve):
                     assert any(g.tile == e["label"] and max(abs(a - b) for a, b in zip(g.box, e["box"])) < 0.5
                                for g in items[name].boxes), (split, name, e)
                 n += 1
-            ve.audited(items[name], entries)  # applies without error
+            D.audited(items[name], entries)  # applies without error
     assert n >= 100
 
 
@@ -65,19 +66,19 @@ def test_load_audit_names_the_bad_entry(ve, tmp_path):
     p = tmp_path / "audit.json"
     p.write_text(json.dumps(bad))
     with pytest.raises(ValueError, match=r"test/a.jpg entry 0: tile 'back'"):
-        ve.load_audit(p)
+        D.load_audit(p)
     bad["test"]["a.jpg"][0] = {"box": [0, 0, 10, 10], "verdict": "maybe", "tile": None}
     p.write_text(json.dumps(bad))
     with pytest.raises(ValueError, match="verdict 'maybe', allowed: tile, partial, back, none"):
-        ve.load_audit(p)
+        D.load_audit(p)
     bad["test"]["a.jpg"][0] = {"box": [10, 0, 5, 10], "verdict": "none", "tile": None}
     p.write_text(json.dumps(bad))
     with pytest.raises(ValueError, match="box"):
-        ve.load_audit(p)
+        D.load_audit(p)
     bad["test"]["a.jpg"][0] = {"box": [0, 0, 10, 10], "label": "unknown", "verdict": "none", "tile": None}
     p.write_text(json.dumps(bad))
     with pytest.raises(ValueError, match="label 'unknown'"):
-        ve.load_audit(p)
+        D.load_audit(p)
 
 
 def box(x: float) -> tuple[float, float, float, float]:
@@ -104,7 +105,7 @@ def test_audit_relabels_a_fake_photo(ve):
     assert (before["wrong"], before["extra"], before["missed"]) == (1, 3, 0)
     assert before["silent"] and before["flagged"] == 1
 
-    labels, ignore = ve.audited(photo, entries)
+    labels, ignore = D.audited(photo, entries)
     assert [b.tile for b in labels.boxes] == ["1m", "2m", "3m", "4m"] and ignore == (box(200), box(250))
     after = ve.judge(reading, labels, 0.1, ignore)
     assert (after["labels"], after["ok"], after["preds"], after["hits"]) == (4, 2, 4, 3)
@@ -125,12 +126,12 @@ def test_audit_relabels_a_fake_photo(ve):
     # re-checked labels: 2m renamed 5m (the reading of 5m there becomes right), 1m removed as no tile
     checks = entries + [{"box": list(box(50)), "label": "2m", "verdict": "tile", "tile": "5m"},
                         {"box": list(box(0)), "label": "1m", "verdict": "none", "tile": None}]
-    labels2, ignore2 = ve.audited(photo, checks)
+    labels2, ignore2 = D.audited(photo, checks)
     assert [b.tile for b in labels2.boxes] == ["5m", "3m", "4m"] and ignore2 == ignore
     r = ve.judge(reading, labels2, 0.1, ignore2)
     assert (r["labels"], r["ok"], r["wrong"], r["extra"], r["missed"]) == (3, 2, 0, 2, 1)  # 1m's box is now extra
     with pytest.raises(ValueError, match="no label 7m"):
-        ve.audited(photo, [{"box": list(box(0)), "label": "7m", "verdict": "none", "tile": None}])
+        D.audited(photo, [{"box": list(box(0)), "label": "7m", "verdict": "none", "tile": None}])
 
     # the rows of the benchmark sum the kinds
     s = ve.summarise([before, after])
