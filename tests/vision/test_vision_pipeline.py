@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import cv2
@@ -363,3 +364,25 @@ def test_a_weak_box_read_surely_as_a_white_dragon_is_kept_and_flagged_others_are
     # however sure its reading, a tile from a weak box is listed for the player to confirm
     assert r.tiles[3].score == 0.3 and r.tiles[3].confidence > 0.8
     assert [t.tile for t in r.assembly.uncertain] == ["P"]
+
+
+def test_a_box_mostly_over_a_surer_box_is_listed_for_the_player():
+    # issue 21: a second box on a tile another box already reads (here 4p over the 3m's right
+    # side, read surely) was a silent extra tile; a box over more than COVERED_FLAG of a surer box
+    # is now asked about, and a box that only touches its neighbour is not
+    from vision import pipeline
+    from vision.assemble import DetectedTile
+    rec = Recognizer.__new__(Recognizer)
+    rec.detector = type("D", (), {"threshold": 0.35})()
+    rec.min_confidence = 0.6
+    row = [DetectedTile(n, (100.0 + 50 * i, 200.0, 145.0 + 50 * i, 260.0), 0.99, False, 0.9)
+           for i, n in enumerate(["1m", "2m", "3m"])]
+    second = DetectedTile("4p", (205.0, 200.0, 250.0, 260.0), 0.95, False, 0.5)  # 35 of its 45 px over 3m
+    r = rec.recognition_of(row + [second], 0.0)
+    assert [t.tile for t in r.assembly.uncertain] == ["4p"]
+    assert pipeline._covered(second.box, [row[2].box]) > pipeline.COVERED_FLAG
+    # the same box, surer than the one under it: the other one is asked about instead
+    r = rec.recognition_of(row[:2] + [dataclasses.replace(row[2], score=0.4), second], 0.0)
+    assert [t.tile for t in r.assembly.uncertain] == ["3m"]
+    # neighbours 5 px apart: nothing asked
+    assert rec.recognition_of(row, 0.0).assembly.uncertain == ()
