@@ -134,10 +134,10 @@ class Reading:
     tile, a knitted straight), or ``None`` for the whole hand. A regular reading records it when
     first read (its detectors run again on that reading, recording), so that the readings that
     are only compared, and the hands whose evidence nobody reads, do not pay for it. ``total``
-    and ``counted`` (the slots of the counted fans, in table order) are set by ``_tally``.
+    is set by ``_tally``.
     """
 
-    __slots__ = ("fans", "packs", "shape", "_evidence", "total", "counted")
+    __slots__ = ("fans", "packs", "shape", "_evidence", "total")
 
     def __init__(self, fans: list[int], packs: tuple[Pack, ...], shape: str,
                  evidence: "list | Callable[[], list]", total: int = 0) -> None:
@@ -1153,19 +1153,17 @@ def _knitted_straight_reading(s: _Situation) -> Reading | None:
 _SLOTS = range(N_SLOTS)
 
 
-def _total(ft: list[int], counted: "list[int] | None" = None) -> int:
-    """Points of the fan counts ``ft`` (flowers not included); ``counted``: its counted slots,
-    when known."""
+def _total(ft: list[int]) -> int:
+    """Points of the fan counts ``ft`` (flowers not included)."""
     total = 0
-    for n in compress(_SLOTS, ft) if counted is None else counted:
+    for n in compress(_SLOTS, ft):
         total += POINTS[n] * ft[n]
     return total
 
 
 def _tally(r: Reading) -> int:
-    """Set the reading's counted fan slots (``Reading.counted``, in table order) and its total."""
-    r.counted = counted = list(compress(_SLOTS, r.fans))
-    r.total = total = _total(r.fans, counted)
+    """Set the reading's total (``Reading.total``) and return it."""
+    r.total = total = _total(r.fans)
     return total
 
 

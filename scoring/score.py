@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 from functools import lru_cache, partial
+from itertools import compress
 from operator import itemgetter
 from typing import Callable, Sequence
 
@@ -144,7 +145,9 @@ class ScoreResult(_Record):
             that a caller that needs only the points does not pay for it).
         rules: the rule profile used (``"mcr"`` or ``"mcr-1998"``).
         shape: the winning shape read (``"regular"``, ``"seven pairs"``, ``"knitted straight"``…).
-        fans: the fans counted, highest points first.
+        fans: the fans counted, highest points first (their records are made from the chosen
+            reading when first read, so that a caller that needs only the points, the waits of a
+            hand or a legality check, does not pay for them).
         total: all points, flowers included.
         fan_points: points without flowers (what the 8-point minimum is checked on).
         legal: the hand reaches the minimum of 8 points without flowers.
@@ -156,7 +159,7 @@ class ScoreResult(_Record):
 
     def __new__(cls, hand: "str | Hand", rules: str, shape: str, fans: tuple[FanResult, ...], total: int,
                 fan_points: int, legal: bool, payments: Payments | None) -> "ScoreResult":
-        return tuple.__new__(cls, ([hand], rules, shape, fans, total, fan_points, legal, payments))
+        return tuple.__new__(cls, ([hand], rules, shape, [fans], total, fan_points, legal, payments))
 
     @property
     def hand(self) -> str:
@@ -168,7 +171,15 @@ class ScoreResult(_Record):
 
     rules = property(itemgetter(1))
     shape = property(itemgetter(2))
-    fans = property(itemgetter(3))
+
+    @property
+    def fans(self) -> tuple[FanResult, ...]:
+        box = self[3]
+        if len(box) > 1:  # made by ``score``: [None, reading, hand, ctx]
+            box[0] = _fan_results(box[1], box[2], box[3])
+            del box[1:]
+        return box[0]
+
     total = property(itemgetter(4))
     fan_points = property(itemgetter(5))
     legal = property(itemgetter(6))
@@ -244,6 +255,7 @@ def _spec(n: int) -> Fan:
 _HEADS = [(_spec(n).number, _spec(n).name_zh, _spec(n).name_en, _spec(n).points) if n else None
           for n in range(C.N_SLOTS)]
 _new_record = tuple.__new__
+_SLOTS = range(C.N_SLOTS)
 
 def _evidence_texts(reading: Reading, hand: Hand, n: int) -> tuple[str, ...]:
     """The evidence of fan ``n`` that its detector recorded (``Reading.evidence``), as notation:
@@ -322,17 +334,23 @@ def score(hand: Hand, ctx: WinContext, rules: str | RuleProfile = "mcr") -> Scor
         raise ScoringError("not-winning", f"{hand.notation()} is not a winning hand: the tiles make neither four sets "
                            "and a pair nor a special shape (seven pairs, thirteen orphans, honors and knitted tiles, "
                            "knitted straight)")
+    fan_points = reading.total
+    total = fan_points + ctx.flowers * C.POINTS[C.FLOWER_TILES] if ctx.flowers else fan_points  # 1 point a flower
+    legal = fan_points >= MINIMUM_POINTS
+    return _new_record(ScoreResult, ([hand], profile.name, reading.shape, [None, reading, hand, ctx], total,
+                                  fan_points, legal, _payments(total, ctx.self_drawn) if legal else None))
+
+
+def _fan_results(reading: Reading, hand: Hand, ctx: WinContext) -> tuple[FanResult, ...]:
+    """The FanResults of the chosen reading (and of the flowers), highest points first."""
     counts = reading.fans
-    fans = [_new_record(FanResult, _HEADS[n] + (counts[n], [None, reading, hand, n])) for n in reading.counted]
+    fans = [_new_record(FanResult, _HEADS[n] + (counts[n], [None, reading, hand, n]))
+            for n in compress(_SLOTS, counts)]
     if ctx.flowers:
         fans.append(_new_record(FanResult, _HEADS[C.FLOWER_TILES] + (ctx.flowers, [partial(_flower_texts, ctx)])))
-    if reading.fans[C.MIXED_KONGS]:  # otherwise the table order already runs from high points to low
+    if counts[C.MIXED_KONGS]:  # otherwise the table order already runs from high points to low
         fans.sort(key=lambda r: (-r.points, r.number if r.number is not None else 999))
-    fan_points = reading.total
-    total = fan_points + ctx.flowers
-    legal = fan_points >= MINIMUM_POINTS
-    return _new_record(ScoreResult, ([hand], profile.name, reading.shape, tuple(fans), total, fan_points, legal,
-                                  _payments(total, ctx.self_drawn) if legal else None))
+    return tuple(fans)
 
 
 @lru_cache(maxsize=1024)
