@@ -37,7 +37,7 @@ from itertools import combinations, compress
 from operator import add, and_, itemgetter, mul
 from typing import Callable
 
-from .decompose import CHOW, KONG, PAIR, PUNG, Pack, regular_divisions, waiting_tiles
+from .decompose import CHOW, KONG, PAIR, PUNG, Division, Pack, regular_divisions, waiting_tiles
 from .fans import FANS, MELDED_AND_CONCEALED_KONG
 from .tiles import (DRAGONS, GREEN_TILES, KNITTED_STRAIGHTS, REVERSIBLE_TILES, TERMINALS, THIRTEEN_ORPHANS_TILES,
                     WINDS, tile_name, tiles_to_string)
@@ -699,16 +699,20 @@ _EVIDENCE_OF_WIN = [[win_ev if n in _WIN_TILE_FANS else WHOLE_HAND for n in rang
 _MELDED = itemgetter(2)  # a pack's melded flag
 
 
+#: ``best_reading``'s ``split`` of a hand without melds.
+NO_MELDS: tuple[tuple[int, ...], ...] = ((), (), (), ())
+
+
 class _Situation:
     """Everything about the hand that does not depend on the reading (built once per hand)."""
 
     __slots__ = ("ctx", "rules", "fixed", "fixed_table", "standing", "merged", "_unique", "masks", "win",
                  "n_standing", "fourth_tile", "fans", "melded_sets", "win_ev", "hogs",
-                 "_evidence")
+                 "_evidence", "fixed_chows", "fixed_pungs", "mk_at", "ck_at")
 
     def __init__(self, fixed: tuple[Pack, ...], fixed_table: list[int], standing: list[int], win: int,
                  n_standing: int, ctx, rules: RuleProfile, fourth_tile: bool, merged: list[int] | None = None,
-                 top: int | None = None) -> None:
+                 top: int | None = None, split: tuple[tuple[int, ...], ...] = NO_MELDS) -> None:
         self.ctx = ctx
         self.rules = rules
         self.fixed = fixed
@@ -733,6 +737,9 @@ class _Situation:
         for n, c in win_fans:
             ft[n] = c
         self.melded_sets = sum(map(_MELDED, fixed)) if fixed else 0
+        # The declared melds' share of every reading (they come first in its packs): the chows'
+        # middle tiles, the pungs' and kongs' tiles, the melded and the concealed kongs' indices.
+        self.fixed_chows, self.fixed_pungs, self.mk_at, self.ck_at = split
         self.win = win
         self.n_standing = n_standing
         self.fourth_tile = fourth_tile
@@ -770,50 +777,46 @@ class _Situation:
         return ev
 
 
-def _regular_reading(s: _Situation, packs: tuple[Pack, ...], unique_wait: bool, record: bool = False) -> Reading:
+def _regular_reading(s: _Situation, sets: tuple[Pack, ...], pair: int, chows: tuple[int, ...],
+                     pungs: tuple[int, ...], unique_wait: bool, record: bool = False) -> Reading:
     """Fans of one reading as four sets and a pair (第八条 基本牌型), with their evidence.
 
-    ``record`` False counts the fans only: what the detectors record goes to ``_NO_EVIDENCE``,
-    the evidence that costs more than it records is skipped, and the reading's evidence is
-    recorded when first read, by this function run again with ``record`` True.
+    The reading is the declared melds (``s.fixed``) and a Division of the concealed tiles
+    (``scoring.decompose.regular_divisions``): its sets, its pair's tile and its chows' and
+    pungs' tiles. ``record`` False counts the fans only: what the detectors record goes to
+    ``_NO_EVIDENCE`` (the sets' indices are then placeholders), the evidence that costs more than
+    it records is skipped, and the reading's evidence is recorded when first read, by this
+    function run again with ``record`` True.
     """
+    packs = s.fixed + sets + (_PAIR_PACK[pair],)
     ft = s.fans.copy()  # the fans of the tiles and of the win (_suits, _tile_traits, _rank_range, _win_flags)
-    ev = s.evidence.copy() if record else _NO_EVIDENCE
     ctx = s.ctx
     win = s.win
-    chows: list[int] = []
-    chow_at: list[int] = []
-    pungs: list[int] = []
-    pung_at: list[int] = []
-    cp_at: list[int] = []  # concealed pungs
-    mk_at: list[int] = []  # melded kongs
-    ck_at: list[int] = []  # concealed kongs
-    pair_at = len(packs) - 1  # the pair is the last pack
-    pair = packs[pair_at][1]
     concealed_chow_has_win = False
-    i = 0
-    for kind, t, melded in packs:
-        if kind == CHOW:
-            chows.append(t)
-            chow_at.append(i)
-            if not melded and t - 1 <= win <= t + 1:
-                concealed_chow_has_win = True
-        elif kind == PUNG:
-            pungs.append(t)
-            pung_at.append(i)
-            if not melded:
-                cp_at.append(i)
-        elif kind == KONG:
-            pungs.append(t)
-            pung_at.append(i)
-            if melded:
-                mk_at.append(i)
-            else:
-                ck_at.append(i)
-        i += 1
+    for t in chows:
+        if t - 1 <= win <= t + 1:
+            concealed_chow_has_win = True
+            break
     # A pung completed by a discard is an exposed pung (unless the tile can sit in a chow).
-    if not ctx.self_drawn and not concealed_chow_has_win and win in pungs:
-        cp_at = [i for i in cp_at if packs[i][1] != win]
+    exposed_by_discard = not ctx.self_drawn and not concealed_chow_has_win and win in pungs
+    n_concealed_pungs = len(pungs) - exposed_by_discard
+    evidence_args = (s, sets, pair, chows, pungs, unique_wait)
+    if s.fixed:
+        chows = s.fixed_chows + chows
+        pungs = s.fixed_pungs + pungs
+    pair_at = len(packs) - 1  # the pair is the last pack
+    mk_at, ck_at = s.mk_at, s.ck_at
+    if record:
+        ev = s.evidence.copy()
+        chow_at = [i for i, p in enumerate(packs) if p[0] == CHOW]
+        pung_at = [i for i, p in enumerate(packs) if p[0] == PUNG or p[0] == KONG]
+        cp_at = [i for i, p in enumerate(packs) if p[0] == PUNG and not p[2]
+                 and not (exposed_by_discard and p[1] == win)]
+    else:
+        ev = _NO_EVIDENCE
+        chow_at = _PLACES[len(chows)]
+        pung_at = _PLACES[len(pungs)]
+        cp_at = _PLACES[n_concealed_pungs]
     n_pungs = len(pungs)
     if n_pungs:
         if mk_at or ck_at or len(cp_at) > 1:  # else no kong and at most one concealed pung: no fan
@@ -872,16 +875,22 @@ def _regular_reading(s: _Situation, packs: tuple[Pack, ...], unique_wait: bool, 
     if not any(ft):
         ft[CHICKEN_HAND] = 1
     if not record:
-        return Reading(ft, packs, "regular", partial(_regular_evidence, s, packs, unique_wait))
+        return Reading(ft, packs, "regular", partial(_regular_evidence, *evidence_args))
     if ft[PUNG_OF_TERMINALS_OR_HONORS]:
         ev[PUNG_OF_TERMINALS_OR_HONORS] = _terminal_pungs(pungs, pung_at, ctx)
     return Reading(ft, packs, "regular", ev)
 
 
-def _regular_evidence(s: _Situation, packs: tuple[Pack, ...], unique_wait: bool) -> list:
-    """The evidence of a regular reading: its detectors run again on it, recording."""
-    return _regular_reading(s, packs, unique_wait, True).evidence
+def _regular_evidence(*reading) -> list:
+    """The evidence of a regular reading (the arguments of ``_regular_reading`` without
+    ``record``): its detectors run again on it, recording."""
+    return _regular_reading(*reading, True).evidence
 
+
+#: The pair of each tile as a pack.
+_PAIR_PACK = [(PAIR, t, False) for t in range(len(TILE_BIT))]
+#: Placeholder indices of n sets, for a reading counted without recording.
+_PLACES = [tuple(range(n)) for n in range(6)]
 
 #: Where a reading counted without recording (``_regular_reading``) lets its detectors write
 #: their evidence: no fan count ever depends on what it holds.
@@ -1040,8 +1049,8 @@ def _nine_gates_reading(s: _Situation) -> Reading | None:
         return None
     best: list[int] = []
     best_total = -1
-    for sets, pair in regular_divisions(st, 4):
-        ft = _regular_reading(s, sets + ((PAIR, pair, False),), False).fans
+    for division in regular_divisions(st, 4):
+        ft = _regular_reading(s, *division, False).fans
         total = _total(ft)
         if total > best_total:
             best, best_total = ft, total
@@ -1078,7 +1087,7 @@ def _knitted_straight_reading(s: _Situation) -> Reading | None:
     readings = regular_divisions(rest, n_sets)
     if len(readings) != 1:
         return None
-    sets, pair = readings[0]
+    sets, pair, _, _ = readings[0]
     fourth = s.fixed[0] if s.fixed else sets[0]
     kind, tile, melded = fourth
     # the packs shown: the fourth set (index 0) and the pair (index 1); the nine knitted tiles
@@ -1169,7 +1178,8 @@ def _tally(r: Reading) -> int:
 
 def best_reading(fixed: tuple[Pack, ...], fixed_table: list[int], standing: list[int], win: int,
                  n_standing: int, ctx, rules: RuleProfile, fourth_tile: bool,
-                 merged: list[int] | None = None, top: int | None = None) -> Reading | None:
+                 merged: list[int] | None = None, top: int | None = None,
+                 split: tuple[tuple[int, ...], ...] = NO_MELDS) -> Reading | None:
     """The highest-scoring reading of a checked hand (flowers not included), or None if the tiles
     do not form a winning hand.
 
@@ -1185,8 +1195,11 @@ def best_reading(fixed: tuple[Pack, ...], fixed_table: list[int], standing: list
         merged: the count table of all tiles (``fixed_table`` plus ``standing``) when the caller
             has it already.
         top: the highest count of ``merged`` (at most 4) when the caller has it already.
+        split: the melds' share of every reading: the tiles of their chows (middle tiles) and of
+            their pungs and kongs, the indices in ``fixed`` of the melded and of the concealed
+            kongs (``NO_MELDS`` without melds).
     """
-    s = _Situation(fixed, fixed_table, standing, win, n_standing, ctx, rules, fourth_tile, merged, top)
+    s = _Situation(fixed, fixed_table, standing, win, n_standing, ctx, rules, fourth_tile, merged, top, split)
     special: Reading | None = None
     if not fixed:
         special = (_seven_pairs_reading(s) or _honors_and_knitted_reading(s) or _thirteen_orphans_reading(s)
@@ -1206,8 +1219,8 @@ def best_reading(fixed: tuple[Pack, ...], fixed_table: list[int], standing: list
             unique_wait = False
             if _wait_may_be_unique(readings, win):
                 unique_wait = len(waiting_tiles(_without(standing, win), n_standing == 13)) == 1
-            for sets, pair in readings:
-                r = _regular_reading(s, fixed + sets + ((PAIR, pair, False),), unique_wait)
+            for division in readings:
+                r = _regular_reading(s, *division, unique_wait)
                 total = _tally(r)
                 if total > best_total:
                     best, best_total = r, total
@@ -1216,24 +1229,23 @@ def best_reading(fixed: tuple[Pack, ...], fixed_table: list[int], standing: list
     return best
 
 
-def _wait_may_be_unique(readings: list[tuple[tuple[Pack, ...], int]], win: int) -> bool:
+def _wait_may_be_unique(readings: list[Division], win: int) -> bool:
     """Whether some reading has the winning tile in its pair or in one of its concealed chows,
     while no reading shows a second waiting tile: the winning tile at the end of a chow that the
     tile three ranks away also completes (两面), or in a concealed pung beside another pair (双碰:
     that pair's tile also completes the hand)."""
     found = False
     rank = win % 10
-    for sets, pair in readings:
+    for _, pair, chows, pungs in readings:
         if pair == win:
             found = True
-        for kind, t, _ in sets:
-            if kind == CHOW:
-                if t - 1 == win and rank <= 6 or t + 1 == win and rank >= 4:
-                    return False
-                if t == win or t - 1 == win or t + 1 == win:
-                    found = True
-            elif kind == PUNG and t == win and pair != win:
+        for t in chows:
+            if t - 1 == win and rank <= 6 or t + 1 == win and rank >= 4:
                 return False
+            if t - 1 <= win <= t + 1:
+                found = True
+        if pair != win and win in pungs:
+            return False
     return found
 
 

@@ -115,10 +115,20 @@ def suit_completions(counts: tuple[int, ...]) -> tuple[bool, bool]:
     return no_pair, with_pair
 
 
+#: One reading of the concealed tiles, or of one suit's or the honors' share of them: ``(sets,
+#: pair, chows, pungs)``: the sets as packs, the pair's tile (0 for none), and the tiles of its
+#: chows (middle tiles) and of its pungs, each in the order of ``sets``.
+Division = tuple[tuple[Pack, ...], int, tuple[int, ...], tuple[int, ...]]
+
+
+def _division(sets: tuple[Pack, ...], pair: int) -> Division:
+    return (sets, pair, tuple(t for k, t, _ in sets if k == CHOW), tuple(t for k, t, _ in sets if k != CHOW))
+
+
 @lru_cache(maxsize=None)
-def _honor_options(counts: tuple[int, ...]) -> tuple[tuple[Pack, ...], int] | None:
-    """The honors (seven counts, E S W N C F P) as pungs and at most one pair: (pungs, the pair's
-    tile or 0), or None when they do not split so."""
+def _honor_options(counts: tuple[int, ...]) -> Division | None:
+    """The honors (seven counts, E S W N C F P) as pungs and at most one pair (a Division), or
+    None when they do not split so."""
     sets: list[Pack] = []
     pairs = 0
     pair_tile = 0
@@ -132,17 +142,18 @@ def _honor_options(counts: tuple[int, ...]) -> tuple[tuple[Pack, ...], int] | No
             pair_tile = 31 + i
         else:
             return None
-    return (tuple(sets), pair_tile) if pairs <= 1 else None
+    return _division(tuple(sets), pair_tile) if pairs <= 1 else None
 
 
 @lru_cache(maxsize=None)
-def _suit_options(counts: tuple[int, ...], base: int) -> tuple[tuple[tuple[Pack, ...], int], ...]:
-    """``suit_decompositions`` with ranks turned into tile codes of the suit starting at ``base``."""
-    return tuple((tuple((k, base + r, m) for k, r, m in sets), (base + p) if p else 0)
+def _suit_options(counts: tuple[int, ...], base: int) -> tuple[Division, ...]:
+    """``suit_decompositions`` with ranks turned into tile codes of the suit starting at ``base``,
+    as Divisions."""
+    return tuple(_division(tuple((k, base + r, m) for k, r, m in sets), (base + p) if p else 0)
                  for sets, p in suit_decompositions(counts))
 
 
-def regular_divisions(table: list[int], n_sets: int) -> list[tuple[tuple[Pack, ...], int]]:
+def regular_divisions(table: list[int], n_sets: int) -> list[Division]:
     """All readings of the concealed tiles as ``n_sets`` sets and one pair.
 
     Args:
@@ -150,14 +161,15 @@ def regular_divisions(table: list[int], n_sets: int) -> list[tuple[tuple[Pack, .
         n_sets: number of sets expected from them (4 minus the declared melds).
 
     Returns:
-        A list of ``(sets, pair_tile)`` with ``sets`` sorted by (kind-independent) canonical order;
-        the list is in the canonical order of readings: by the sets' tiles, lowest first, a pung of
-        a tile before a chow starting on it (this order breaks ties between equal totals).
+        A list of Divisions ``(sets, pair_tile, chows, pungs)`` with ``sets`` sorted by
+        (kind-independent) canonical order, ``chows`` and ``pungs`` the tiles of its chows (middle
+        tiles) and pungs in the order of ``sets``; the list is in the canonical order of readings:
+        by the sets' tiles, lowest first, a pung of a tile before a chow starting on it (this order
+        breaks ties between equal totals).
     """
     honors = _honor_options(tuple(table[31:38]))
     if honors is None:
         return []
-    honor_sets, honor_pair = honors
     per_suit = []
     for base in (0, 10, 20):
         counts = tuple(table[base + 1:base + 10])
@@ -166,27 +178,33 @@ def regular_divisions(table: list[int], n_sets: int) -> list[tuple[tuple[Pack, .
             if not options:
                 return []
             per_suit.append(options)
+    honor_sets, honor_pair, _, honor_pungs = honors
     if len(per_suit) == 1 and len(per_suit[0]) == 1 and not honor_sets:
-        sets, pair = per_suit[0][0]  # the common case: one suit, one reading
-        if (1 if pair else 0) + (1 if honor_pair else 0) == 1 and len(sets) == n_sets:
-            return [(sets, pair or honor_pair)]
+        only = per_suit[0][0]  # the common case: one suit, one reading
+        if (1 if only[1] else 0) + (1 if honor_pair else 0) == 1 and len(only[0]) == n_sets:
+            return [only if only[1] else (only[0], honor_pair, only[2], only[3])]
         return []
     out = []
     for combo in product(*per_suit):
         pair = honor_pair
         pairs = 1 if honor_pair else 0
         sets: list[Pack] = []
-        for s, p in combo:
+        chows: list[int] = []
+        pungs: list[int] = []
+        for s, p, c, g in combo:
             if p:
                 pairs += 1
                 pair = p
-            sets.extend(s)
+            sets += s
+            chows += c
+            pungs += g
         if pairs != 1:
             continue
-        sets.extend(honor_sets)
+        sets += honor_sets
         if len(sets) != n_sets:
             continue
-        out.append((tuple(sets), pair))
+        pungs += honor_pungs
+        out.append((tuple(sets), pair, tuple(chows), tuple(pungs)))
     if len(out) > 1:
         out.sort(key=_reading_key)
     return out

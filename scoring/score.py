@@ -199,14 +199,6 @@ class ScoreResult(_Record):
 
 # ---------------------------------------------------------------------------------------------
 
-def _meld_to_pack(kind: MeldKind, tile: int, concealed: bool) -> Pack:
-    if kind is MeldKind.CHOW:
-        return (CHOW, tile + 1, True)
-    if kind is MeldKind.PUNG:
-        return (PUNG, tile, True)
-    return (KONG, tile, not concealed)
-
-
 def _check_flags(ctx: WinContext, hand: Hand, fixed_table: list[int], standing: list[int]) -> bool:
     """Validate the win flags against each other and the tiles; return whether 和绝张 applies.
 
@@ -255,6 +247,7 @@ def _spec(n: int) -> Fan:
 _HEADS = [(_spec(n).number, _spec(n).name_zh, _spec(n).name_en, _spec(n).points) if n else None
           for n in range(C.N_SLOTS)]
 _new_record = tuple.__new__
+_CHOW_MELD, _PUNG_MELD = MeldKind.CHOW, MeldKind.PUNG
 _SLOTS = range(C.N_SLOTS)
 
 def _evidence_texts(reading: Reading, hand: Hand, n: int) -> tuple[str, ...]:
@@ -303,14 +296,23 @@ def score(hand: Hand, ctx: WinContext, rules: str | RuleProfile = "mcr") -> Scor
         standing[t] += 1
     standing[win] += 1
     fixed_table = [0] * TABLE_SIZE
-    fixed: list[Pack] = []
+    fixed: tuple[Pack, ...] = ()
+    split = C.NO_MELDS
     merged = standing  # all tiles: the concealed ones, and the melds' when there are melds
     if melds:
         merged = standing.copy()
+        # the melds as packs (a chow by its middle tile), and their chows', pungs' and kongs' tiles
+        # and the indices of the melded and concealed kongs (``best_reading``'s ``split``)
+        chows: tuple[int, ...] = ()
+        pungs: tuple[int, ...] = ()
+        mk_at: tuple[int, ...] = ()
+        ck_at: tuple[int, ...] = ()
+        i = 0
         for m in melds:
             kind, t = m.kind, m.tile
-            fixed.append(_meld_to_pack(kind, t, m.concealed))
-            if kind is MeldKind.CHOW:
+            if kind is _CHOW_MELD:
+                fixed += ((CHOW, t + 1, True),)
+                chows += (t + 1,)
                 fixed_table[t] += 1
                 fixed_table[t + 1] += 1
                 fixed_table[t + 2] += 1
@@ -318,9 +320,22 @@ def score(hand: Hand, ctx: WinContext, rules: str | RuleProfile = "mcr") -> Scor
                 merged[t + 1] += 1
                 merged[t + 2] += 1
             else:
-                n = 3 if kind is MeldKind.PUNG else 4
-                fixed_table[t] += n
-                merged[t] += n
+                pungs += (t,)
+                if kind is _PUNG_MELD:
+                    fixed += ((PUNG, t, True),)
+                    fixed_table[t] += 3
+                    merged[t] += 3
+                else:
+                    if m.concealed:
+                        fixed += ((KONG, t, False),)
+                        ck_at += (i,)
+                    else:
+                        fixed += ((KONG, t, True),)
+                        mk_at += (i,)
+                    fixed_table[t] += 4
+                    merged[t] += 4
+            i += 1
+        split = (chows, pungs, mk_at, ck_at)
     top = max(merged)
     if top > 4:
         check_hand(hand)  # raises the fifth-tile error
@@ -328,8 +343,8 @@ def score(hand: Hand, ctx: WinContext, rules: str | RuleProfile = "mcr") -> Scor
         fourth_tile = _check_flags(ctx, hand, fixed_table, standing)
     else:  # no flag to check against the tiles
         fourth_tile = fixed_table[win] == 3  # 和绝张: the other three in the winner's own pung
-    reading = best_reading(tuple(fixed), fixed_table, standing, win, n_concealed, ctx, profile, fourth_tile, merged,
-                           top)
+    reading = best_reading(fixed, fixed_table, standing, win, n_concealed, ctx, profile, fourth_tile, merged, top,
+                           split)
     if reading is None:
         raise ScoringError("not-winning", f"{hand.notation()} is not a winning hand: the tiles make neither four sets "
                            "and a pair nor a special shape (seven pairs, thirteen orphans, honors and knitted tiles, "
