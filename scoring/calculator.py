@@ -683,10 +683,49 @@ def _exclusions(ft: list[int], rules: RuleProfile) -> None:
 # --- the readings -------------------------------------------------------------------------------
 
 _CODES = range(len(TILE_BIT))  # every index of a count table
-_WIN_FANS = (LAST_TILE_DRAW, LAST_TILE_CLAIM, OUT_WITH_REPLACEMENT_TILE, ROBBING_THE_KONG, LAST_TILE, SELF_DRAWN)
-#: The win-flag fans as (fan, count) pairs by (self-drawn, last tile, kong replacement, robbing
-#: the kong, 和绝张): at most 32 entries, filled by ``_win_flags``.
-_WIN_FANS_OF: dict[tuple[bool, ...], list[tuple[int, int]]] = {}
+#: The code bits (``_CODE_BIT``) of the tiles that are not reversible, and not green.
+_NOT_REVERSIBLE = sum(_CODE_BIT[t] for t in _CODES if t not in REVERSIBLE_TILES)
+_NOT_GREEN = sum(_CODE_BIT[t] for t in _CODES if t not in GREEN_TILES)
+def _outcome_ids(outcomes: list[tuple[int, ...]]) -> list[int]:
+    """Each outcome replaced by a small number, the same for equal outcomes."""
+    ids: dict[tuple[int, ...], int] = {}
+    return [ids.setdefault(o, len(ids)) for o in outcomes]
+
+
+def _rank_outcome(ranks: int, honors: int) -> tuple[int, ...]:
+    ft = [0] * N_SLOTS
+    _tile_traits((ranks, 0, 0, honors), ft, True)
+    _rank_range((ranks, 0, 0, honors), ft)
+    ft[REVERSIBLE] = ft[ALL_GREEN] = 0  # from the whole hand's tiles: in the key by themselves
+    return tuple(ft)
+
+
+#: What ``_tile_traits`` and ``_rank_range`` make of the ranks present in any suit (a mask as
+#: ``TILE_BIT``, bits 1-9) with (bit 10 set) or without honors, but Reversible Tiles and All
+#: Green: a number for each outcome (a dozen or so).
+_RANK_CLASS = _outcome_ids([_rank_outcome(r & 0x3FE, 0x80 if r >> 10 else 0) for r in range(1 << 11)])
+#: What ``_suits`` makes of the number of suits (bits 0-1) and the honors (bits 2-8, as
+#: ``TILE_BIT``): a number for each outcome.
+_SUITS_CLASS = []
+for _k in range(1 << 9):
+    _ft = [0] * N_SLOTS
+    _suits(((_k & 3) > 0, (_k & 3) > 1, (_k & 3) > 2, _k >> 1 & 0xFE), _ft)
+    _SUITS_CLASS.append(tuple(_ft))
+_SUITS_CLASS = _outcome_ids(_SUITS_CLASS)
+#: The fans of the tiles and of the win (a count list by fan slot), by ``_Situation``'s key.
+_TILE_AND_WIN_FANS: dict[int, list[int]] = {}
+
+
+def _tile_and_win_fans(key: int, masks: tuple[int, int, int, int], ctx, fourth_tile: bool) -> list[int]:
+    """The fans of a hand's tiles (``_suits``, ``_tile_traits``, ``_rank_range``) and of how it was
+    won (``_win_flags``), kept under ``key`` (which says all they depend on)."""
+    ft = [0] * N_SLOTS
+    _suits(masks, ft)
+    _tile_traits(masks, ft, True)
+    _rank_range(masks, ft)
+    _win_flags(ctx, fourth_tile, ft)
+    _TILE_AND_WIN_FANS[key] = ft  # a few thousand keys at most
+    return ft
 
 
 #: ``(notation,)`` of each tile code: the evidence of the fans of the winning tile.
@@ -721,21 +760,19 @@ class _Situation:
         if merged is None:
             merged = list(map(add, fixed_table, standing))
         self.merged = merged
-        self.masks = masks = tile_masks(merged)
+        kinds = sum(compress(_CODE_BIT, merged))  # as tile_masks
+        self.masks = masks = (m, b, p, honors) = kinds & 0x3FE, kinds >> 10 & 0x3FE, kinds >> 20 & 0x3FE, kinds >> 30
         # Fans of the tiles themselves (suits, kinds of tile, ranks) and of the way the hand was
         # won are the same in every reading: a regular reading starts from a copy of ``fans``.
-        self.fans = ft = [0] * N_SLOTS
-        _suits(masks, ft)
-        _tile_traits(masks, ft, True)
-        _rank_range(masks, ft)
-        flags = (ctx.self_drawn, ctx.last_tile, ctx.kong_replacement, ctx.robbing_kong, fourth_tile)
-        win_fans = _WIN_FANS_OF.get(flags)
-        if win_fans is None:
-            scratch = [0] * N_SLOTS
-            _win_flags(ctx, fourth_tile, scratch)
-            win_fans = _WIN_FANS_OF[flags] = [(n, scratch[n]) for n in _WIN_FANS if scratch[n]]
-        for n, c in win_fans:
-            ft[n] = c
+        # They depend on the ranks present in any suit and whether there are honors (_RANK_CLASS),
+        # the number of suits and the honors (_SUITS_CLASS), whether all tiles are reversible, all
+        # green, and on the five win flags: together the key of the fans' template (shared: a
+        # reading copies it).
+        key = (_RANK_CLASS[m | b | p | (honors != 0) << 10] << 8
+               | _SUITS_CLASS[(m != 0) + (b != 0) + (p != 0) | honors << 1]
+               | (not kinds & _NOT_REVERSIBLE) << 16 | (not kinds & _NOT_GREEN) << 17 | ctx.self_drawn << 18
+               | ctx.last_tile << 19 | ctx.kong_replacement << 20 | ctx.robbing_kong << 21 | fourth_tile << 22)
+        self.fans = _TILE_AND_WIN_FANS.get(key) or _tile_and_win_fans(key, masks, ctx, fourth_tile)
         self.melded_sets = sum(map(_MELDED, fixed)) if fixed else 0
         # The declared melds' share of every reading (they come first in its packs): the chows'
         # middle tiles, the pungs' and kongs' tiles, the melded and the concealed kongs' indices.
