@@ -32,10 +32,9 @@ used internally for 明暗杠, which has no number.
 from __future__ import annotations
 
 import dataclasses
-from functools import partial, reduce
+from functools import reduce
 from itertools import combinations, compress
 from operator import add, and_, itemgetter, mul
-from typing import Callable
 
 from .decompose import CHOW, KONG, PAIR, PUNG, Division, Pack, regular_divisions, waiting_tiles
 from .fans import FANS, MELDED_AND_CONCEALED_KONG
@@ -132,15 +131,15 @@ class Reading:
     ``shape`` names the winning shape; ``evidence`` is indexed like ``fans``: for each counted
     fan, what its detector used, as a tuple of indices into ``packs`` (the sets) and texts (a
     tile, a knitted straight), or ``None`` for the whole hand. A regular reading records it when
-    first read (its detectors run again on that reading, recording), so that the readings that
-    are only compared, and the hands whose evidence nobody reads, do not pay for it. ``total``
-    is set by ``_tally``.
+    first read (its detectors run again on that reading, recording: until then ``_evidence``
+    holds the arguments of ``_regular_reading``), so that the readings that are only compared,
+    and the hands whose evidence nobody reads, do not pay for it. ``total`` is set by ``_tally``.
     """
 
     __slots__ = ("fans", "packs", "shape", "_evidence", "total")
 
-    def __init__(self, fans: list[int], packs: tuple[Pack, ...], shape: str,
-                 evidence: "list | Callable[[], list]", total: int = 0) -> None:
+    def __init__(self, fans: list[int], packs: tuple[Pack, ...], shape: str, evidence: "list | tuple",
+                 total: int = 0) -> None:
         self.fans = fans
         self.packs = packs
         self.shape = shape
@@ -150,8 +149,8 @@ class Reading:
     @property
     def evidence(self) -> list:
         ev = self._evidence
-        if callable(ev):
-            ev = self._evidence = ev()
+        if ev.__class__ is tuple:  # a regular reading's: the arguments to record it with
+            ev = self._evidence = _regular_reading(*ev, True).evidence
         return ev
 
 
@@ -912,16 +911,10 @@ def _regular_reading(s: _Situation, sets: tuple[Pack, ...], pair: int, chows: tu
     if not any(ft):
         ft[CHICKEN_HAND] = 1
     if not record:
-        return Reading(ft, packs, "regular", partial(_regular_evidence, *evidence_args))
+        return Reading(ft, packs, "regular", evidence_args)
     if ft[PUNG_OF_TERMINALS_OR_HONORS]:
         ev[PUNG_OF_TERMINALS_OR_HONORS] = _terminal_pungs(pungs, pung_at, ctx)
     return Reading(ft, packs, "regular", ev)
-
-
-def _regular_evidence(*reading) -> list:
-    """The evidence of a regular reading (the arguments of ``_regular_reading`` without
-    ``record``): its detectors run again on it, recording."""
-    return _regular_reading(*reading, True).evidence
 
 
 #: The pair of each tile as a pack.

@@ -27,6 +27,7 @@ import dataclasses
 import enum
 import re
 from functools import lru_cache
+from itertools import chain
 from types import MappingProxyType
 from typing import Any, ClassVar, Iterable, Mapping, Sequence
 
@@ -394,20 +395,22 @@ def _parse_meld(text: str, start: int) -> tuple[Meld, int]:
 _MELDS: dict[str, Meld] = {}
 
 _FAST_TOKEN = re.compile(r"[1-9]+[msp]|[ESWNCFP]")
-_TOKEN_CODES: dict[str, tuple[int, ...]] = {}
+class _TokenCodes(dict):
+    """Tile codes of each plain token read so far (``"789m"`` -> (7, 8, 9), ``"E"`` -> (31,)),
+    worked out when first asked for."""
 
-
-def _token_codes(token: str) -> tuple[int, ...]:
-    codes = _TOKEN_CODES.get(token)
-    if codes is None:
+    def __missing__(self, token: str) -> tuple[int, ...]:
         if token in HONOR_LETTERS:
-            codes = (EAST + HONOR_LETTERS.index(token),)
+            codes: tuple[int, ...] = (EAST + HONOR_LETTERS.index(token),)
         else:
             base = "msp".index(token[-1]) * 10
             codes = tuple(base + ord(d) - 48 for d in token[:-1])
-        if len(_TOKEN_CODES) < 100_000:  # bounded: tokens are short, but input is untrusted
-            _TOKEN_CODES[token] = codes
-    return codes
+        if len(self) < 100_000:  # bounded: tokens are short, but input is untrusted
+            self[token] = codes
+        return codes
+
+
+_token_codes = _TokenCodes().__getitem__
 
 
 def _fast_concealed(segment: str) -> list[int] | None:
@@ -416,11 +419,7 @@ def _fast_concealed(segment: str) -> list[int] | None:
     tokens = _FAST_TOKEN.findall(segment)
     if not segment or sum(map(len, tokens)) != len(segment):  # tokens that do not cover it: not plain
         return None
-    out: list[int] = []
-    known = _TOKEN_CODES.get
-    for token in tokens:
-        out.extend(known(token) or _token_codes(token))
-    return out
+    return [*chain.from_iterable(map(_token_codes, tokens))]
 
 
 def parse_hand(text: str) -> Hand:

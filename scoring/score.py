@@ -286,7 +286,9 @@ def score(hand: Hand, ctx: WinContext, rules: str | RuleProfile = "mcr") -> Scor
         ScoringError: ``tile-count``, ``fifth-tile``, ``not-winning``, ``contradictory-flags``,
             ``bad-value`` (unknown rules).
     """
-    profile = rules if rules.__class__ is RuleProfile else rule_profile(rules)
+    profile = C.PROFILES.get(rules) if rules.__class__ is str else None
+    if profile is None:
+        profile = rule_profile(rules)  # a RuleProfile, or an error
     melds, concealed, win = hand.melds, hand.concealed, hand.win_tile
     n_concealed = len(concealed)
     if n_concealed != 13 - 3 * len(melds) or len(melds) > 4:
