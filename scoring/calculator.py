@@ -744,20 +744,16 @@ NO_MELDS: tuple[tuple[int, ...], ...] = ((), (), (), ())
 class _Situation:
     """Everything about the hand that does not depend on the reading (built once per hand)."""
 
-    __slots__ = ("ctx", "rules", "fixed", "fixed_table", "standing", "merged", "_unique", "masks", "win",
-                 "n_standing", "fourth_tile", "fans", "melded_sets", "win_ev", "hogs",
+    __slots__ = ("ctx", "rules", "fixed", "standing", "merged", "_unique", "masks", "win",
+                 "fourth_tile", "fans", "melded_sets", "win_ev", "hogs",
                  "_evidence", "fixed_chows", "fixed_pungs", "mk_at", "ck_at")
 
-    def __init__(self, fixed: tuple[Pack, ...], fixed_table: list[int], standing: list[int], win: int,
-                 n_standing: int, ctx, rules: RuleProfile, fourth_tile: bool, merged: list[int] | None = None,
-                 top: int | None = None, split: tuple[tuple[int, ...], ...] = NO_MELDS) -> None:
+    def __init__(self, fixed: tuple[Pack, ...], standing: list[int], win: int, ctx, rules: RuleProfile,
+                 fourth_tile: bool, merged: list[int], top: int, split: tuple[tuple[int, ...], ...]) -> None:
         self.ctx = ctx
         self.rules = rules
         self.fixed = fixed
-        self.fixed_table = fixed_table
         self.standing = standing
-        if merged is None:
-            merged = list(map(add, fixed_table, standing))
         self.merged = merged
         kinds = sum(compress(_CODE_BIT, merged))  # as tile_masks
         self.masks = masks = (m, b, p, honors) = kinds & 0x3FE, kinds >> 10 & 0x3FE, kinds >> 20 & 0x3FE, kinds >> 30
@@ -777,7 +773,6 @@ class _Situation:
         # middle tiles, the pungs' and kongs' tiles, the melded and the concealed kongs' indices.
         self.fixed_chows, self.fixed_pungs, self.mk_at, self.ck_at = split
         self.win = win
-        self.n_standing = n_standing
         self.fourth_tile = fourth_tile
         # Evidence that is the same in every reading: the winning tile for the fans of how it was
         # won and of the wait; for Tile Hog (64), each tile of which all four are in the hand
@@ -787,7 +782,7 @@ class _Situation:
         self._evidence = None
         self._unique = None
         self.hogs = ()
-        if (max(merged) if top is None else top) == 4:  # four alike somewhere
+        if top == 4:  # four alike somewhere
             kongs = [t for kind, t, _ in fixed if kind == KONG]
             self.hogs = [t for t in self.unique if merged[t] == 4 and t not in kongs]
 
@@ -1206,30 +1201,27 @@ def _tally(r: Reading) -> int:
     return total
 
 
-def best_reading(fixed: tuple[Pack, ...], fixed_table: list[int], standing: list[int], win: int,
-                 n_standing: int, ctx, rules: RuleProfile, fourth_tile: bool,
-                 merged: list[int] | None = None, top: int | None = None,
+def best_reading(fixed: tuple[Pack, ...], standing: list[int], win: int, n_standing: int, ctx, rules: RuleProfile,
+                 fourth_tile: bool, merged: list[int], top: int,
                  split: tuple[tuple[int, ...], ...] = NO_MELDS) -> Reading | None:
     """The highest-scoring reading of a checked hand (flowers not included), or None if the tiles
     do not form a winning hand.
 
     Args:
         fixed: declared melds as packs.
-        fixed_table: count table of the melds' tiles.
         standing: count table of the concealed tiles with the winning tile.
         win: the winning tile's code.
         n_standing: number of concealed tiles without the winning tile.
         ctx: the WinContext (flags already validated).
         rules: the rule profile.
         fourth_tile: whether 和绝张 applies (after the tiles' own evidence).
-        merged: the count table of all tiles (``fixed_table`` plus ``standing``) when the caller
-            has it already.
-        top: the highest count of ``merged`` (at most 4) when the caller has it already.
+        merged: the count table of all tiles (the melds' and ``standing``).
+        top: the highest count of ``merged`` (at most 4).
         split: the melds' share of every reading: the tiles of their chows (middle tiles) and of
             their pungs and kongs, the indices in ``fixed`` of the melded and of the concealed
             kongs (``NO_MELDS`` without melds).
     """
-    s = _Situation(fixed, fixed_table, standing, win, n_standing, ctx, rules, fourth_tile, merged, top, split)
+    s = _Situation(fixed, standing, win, ctx, rules, fourth_tile, merged, top, split)
     special: Reading | None = None
     if not fixed:
         special = (_seven_pairs_reading(s) or _honors_and_knitted_reading(s) or _thirteen_orphans_reading(s)

@@ -310,45 +310,55 @@ def waiting_tiles(standing: list[int], with_seven_pairs: bool) -> list[int]:
     """
     # Each component (three suits, then the honors) as (sets only possible, sets + pair possible).
     suit_counts = (tuple(standing[1:10]), tuple(standing[11:20]), tuple(standing[21:30]))
-    comps = [suit_completions(c) if any(c) else _EMPTY_SUIT for c in suit_counts]
+    m, b, p = suit_counts
+    comps = (suit_completions(m) if any(m) else _EMPTY_SUIT, suit_completions(b) if any(b) else _EMPTY_SUIT,
+             suit_completions(p) if any(p) else _EMPTY_SUIT)
     honor_counts = tuple(standing[31:38])
     honor_pairs = honor_counts.count(2)
     honors_ok = honor_pairs + honor_counts.count(3) + honor_counts.count(0) == 7
-    comps.append((honors_ok and honor_pairs == 0, honors_ok and honor_pairs == 1))
+    comps += ((honors_ok and honor_pairs == 0, honors_ok and honor_pairs == 1),)
     waits: list[int] = []
-    not_sets_only = [j for j in range(4) if not comps[j][0]]
-    n_blocking = len(not_sets_only)
+    sets_only = (comps[0][0], comps[1][0], comps[2][0], comps[3][0])
+    n_blocking = sets_only.count(False)
     if n_blocking > 2:
         return waits if not with_seven_pairs else _seven_pairs_wait(standing, waits)
-    pair_ok = [c[1] for c in comps]
+    pair_ok = (comps[0][1], comps[1][1], comps[2][1], comps[3][1])
     n_pair_ok = pair_ok.count(True)
     for x in range(4):
         # the other components: all split into sets (others_none), or exactly one holds the pair
-        blocking = n_blocking - (not comps[x][0])
+        blocking = n_blocking - (not sets_only[x])
         if blocking == 0:
             others_none = True
             others_one = n_pair_ok - pair_ok[x] > 0
         elif blocking == 1:
             others_none = False
-            j = not_sets_only[0] if not_sets_only[0] != x else not_sets_only[1]
+            j = sets_only.index(False)
+            if j == x:
+                j = sets_only.index(False, x + 1)
             others_one = pair_ok[j]
         else:
             continue
         if not others_none and not others_one:
             continue
-        if x < 3:
-            no_pair, with_pair = suit_waits(suit_counts[x])
-            if others_none and others_one:
-                waits.extend(x * 10 + r for r in sorted(set(no_pair + with_pair)))
-            else:
-                waits.extend(x * 10 + r for r in (with_pair if others_none else no_pair))
-        else:
-            no_pair, with_pair = honor_waits(honor_counts)
-            if others_none and others_one:
-                waits.extend(sorted(no_pair + with_pair))
-            else:
-                waits.extend(with_pair if others_none else no_pair)
+        # waits (tile codes) as sets only, as sets and the pair, either
+        found = _suit_wait_codes(suit_counts[x], x * 10) if x < 3 else _honor_wait_codes(honor_counts)
+        waits += found[2] if others_none and others_one else found[1] if others_none else found[0]
     return _seven_pairs_wait(standing, waits) if with_seven_pairs else waits
+
+
+@lru_cache(maxsize=None)
+def _suit_wait_codes(counts: tuple[int, ...], base: int) -> tuple[tuple[int, ...], ...]:
+    """``suit_waits`` as tile codes of the suit starting at ``base``, and the two together sorted."""
+    no_pair, with_pair = suit_waits(counts)
+    return (tuple(base + r for r in no_pair), tuple(base + r for r in with_pair),
+            tuple(base + r for r in sorted(set(no_pair + with_pair))))
+
+
+@lru_cache(maxsize=None)
+def _honor_wait_codes(counts: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+    """``honor_waits``, and the two together sorted."""
+    no_pair, with_pair = honor_waits(counts)
+    return no_pair, with_pair, tuple(sorted(no_pair + with_pair))
 
 
 _EMPTY_SUIT = (True, False)

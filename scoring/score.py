@@ -199,8 +199,10 @@ class ScoreResult(_Record):
 
 # ---------------------------------------------------------------------------------------------
 
-def _check_flags(ctx: WinContext, hand: Hand, fixed_table: list[int], standing: list[int]) -> bool:
-    """Validate the win flags against each other and the tiles; return whether 和绝张 applies.
+def _check_flags(ctx: WinContext, hand: Hand, in_melds: int, standing: list[int]) -> bool:
+    """Validate the win flags against each other and the tiles (``in_melds``: the copies of the
+    winning tile in the declared melds; ``standing``: the concealed tiles' count table, winning
+    tile included); return whether 和绝张 applies.
 
     Raises:
         ScoringError: ``contradictory-flags``.
@@ -219,14 +221,14 @@ def _check_flags(ctx: WinContext, hand: Hand, fixed_table: list[int], standing: 
                            "set self-drawn too")
     if ctx.kong_replacement and not any(m.kind is MeldKind.KONG for m in hand.melds):
         raise ScoringError("contradictory-flags", "kong replacement (杠上开花) needs a kong among the melds")
-    if ctx.robbing_kong and (standing[win] > 1 or fixed_table[win]):
+    if ctx.robbing_kong and (standing[win] > 1 or in_melds):
         raise ScoringError("contradictory-flags", f"robbing the kong (抢杠和) on {name}: the other three {name} are "
                            f"in the robbed kong, so the winner cannot hold another {name}")
     if ctx.fourth_tile and standing[win] > 1:
         raise ScoringError("contradictory-flags", f"winning on the last {name} (和绝张) while holding another {name} "
                            "concealed")
     # 和绝张 is implied when the other three copies are in the winner's own exposed pung.
-    return ctx.fourth_tile or fixed_table[win] == 3
+    return ctx.fourth_tile or in_melds == 3
 
 
 @lru_cache(maxsize=4096)
@@ -297,7 +299,6 @@ def score(hand: Hand, ctx: WinContext, rules: str | RuleProfile = "mcr") -> Scor
     for t in concealed:
         standing[t] += 1
     standing[win] += 1
-    fixed_table = [0] * TABLE_SIZE
     fixed: tuple[Pack, ...] = ()
     split = C.NO_MELDS
     merged = standing  # all tiles: the concealed ones, and the melds' when there are melds
@@ -315,9 +316,6 @@ def score(hand: Hand, ctx: WinContext, rules: str | RuleProfile = "mcr") -> Scor
             if kind is _CHOW_MELD:
                 fixed += ((CHOW, t + 1, True),)
                 chows += (t + 1,)
-                fixed_table[t] += 1
-                fixed_table[t + 1] += 1
-                fixed_table[t + 2] += 1
                 merged[t] += 1
                 merged[t + 1] += 1
                 merged[t + 2] += 1
@@ -325,7 +323,6 @@ def score(hand: Hand, ctx: WinContext, rules: str | RuleProfile = "mcr") -> Scor
                 pungs += (t,)
                 if kind is _PUNG_MELD:
                     fixed += ((PUNG, t, True),)
-                    fixed_table[t] += 3
                     merged[t] += 3
                 else:
                     if m.concealed:
@@ -334,7 +331,6 @@ def score(hand: Hand, ctx: WinContext, rules: str | RuleProfile = "mcr") -> Scor
                     else:
                         fixed += ((KONG, t, True),)
                         mk_at += (i,)
-                    fixed_table[t] += 4
                     merged[t] += 4
             i += 1
         split = (chows, pungs, mk_at, ck_at)
@@ -342,11 +338,10 @@ def score(hand: Hand, ctx: WinContext, rules: str | RuleProfile = "mcr") -> Scor
     if top > 4:
         check_hand(hand)  # raises the fifth-tile error
     if ctx.robbing_kong or ctx.kong_replacement or ctx.fourth_tile:
-        fourth_tile = _check_flags(ctx, hand, fixed_table, standing)
+        fourth_tile = _check_flags(ctx, hand, merged[win] - standing[win], standing)
     else:  # no flag to check against the tiles
-        fourth_tile = fixed_table[win] == 3  # 和绝张: the other three in the winner's own pung
-    reading = best_reading(fixed, fixed_table, standing, win, n_concealed, ctx, profile, fourth_tile, merged, top,
-                           split)
+        fourth_tile = merged[win] - standing[win] == 3  # 和绝张: the other three in the winner's own pung
+    reading = best_reading(fixed, standing, win, n_concealed, ctx, profile, fourth_tile, merged, top, split)
     if reading is None:
         raise ScoringError("not-winning", f"{hand.notation()} is not a winning hand: the tiles make neither four sets "
                            "and a pair nor a special shape (seven pairs, thirteen orphans, honors and knitted tiles, "
