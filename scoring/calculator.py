@@ -35,6 +35,7 @@ import dataclasses
 from functools import reduce
 from itertools import combinations, compress
 from operator import add, and_, itemgetter, mul
+from typing import Callable
 
 from .decompose import CHOW, KONG, PAIR, PUNG, Division, Pack, regular_divisions, waiting_tiles
 from .fans import FANS, MELDED_AND_CONCEALED_KONG
@@ -215,6 +216,32 @@ def _three_chows(a: int, b: int, c: int) -> int:
     return 0
 
 
+class _Answers(dict):
+    """A detector of a combination of sets, by its arguments (tile codes, so a few thousand keys
+    at most), answered when first asked for: ``_THREE_CHOWS_OF[a, b, c] == _three_chows(a, b, c)``."""
+
+    __slots__ = ("detector",)
+
+    def __init__(self, detector: Callable[..., int]) -> None:
+        super().__init__()
+        self.detector = detector
+
+    def __missing__(self, key: tuple[int, ...]) -> int:
+        self[key] = f = self.detector(*key)
+        return f
+
+
+def _two_set_answers(detector: Callable[[int, int], int]) -> list[list[int]]:
+    """A detector of two sets, by their tiles: ``table[a][b] == detector(a, b)``."""
+    return [[detector(a, b) for b in range(38)] for a in range(38)]
+
+
+#: The detectors of the combinations of chows and of pungs as tables: the counting functions
+#: below read them (a lookup instead of a call); the detectors say what each fan is.
+_TWO_CHOWS_OF = _two_set_answers(_two_chows)
+_THREE_CHOWS_OF = _Answers(_three_chows)
+
+
 def _four_chows(a: int, b: int, c: int, d: int) -> int:
     if (a + 2 == b and b + 2 == c and c + 2 == d) or (a + 1 == b and b + 1 == c and c + 1 == d):
         return FOUR_PURE_SHIFTED_CHOWS
@@ -263,12 +290,12 @@ def _count_four_chows(chows: list[int], at: list[int], pair_at: int, ft: list[in
         return
     # three of the four make a fan; the fourth may combine once with one of them (套算一次)
     for i, j, k, x in ((0, 1, 2, 3), (0, 1, 3, 2), (0, 2, 3, 1), (1, 2, 3, 0)):
-        f = _three_chows(m[i], m[j], m[k])
+        f = _THREE_CHOWS_OF[m[i], m[j], m[k]]
         if f:
             ft[f] = 1
             if ev is not _NO_EVIDENCE:  # counting only: no evidence to record
                 ev[f] = _first_trio(chows, at, f, _three_chows)
-            extra = [_two_chows(m[i], m[x]), _two_chows(m[j], m[x]), _two_chows(m[k], m[x])]
+            extra = [_TWO_CHOWS_OF[m[i]][m[x]], _TWO_CHOWS_OF[m[j]][m[x]], _TWO_CHOWS_OF[m[k]][m[x]]]
             for g in _PAIR_FAN_ORDER:
                 if g in extra:
                     ft[g] = 1
@@ -276,8 +303,8 @@ def _count_four_chows(chows: list[int], at: list[int], pair_at: int, ft: list[in
                         ev[g] = _all_pairs(chows, at, g, _two_chows)
                     break
             return
-    pairs = [_two_chows(m[0], m[1]), _two_chows(m[0], m[2]), _two_chows(m[0], m[3]),
-             _two_chows(m[1], m[2]), _two_chows(m[1], m[3]), _two_chows(m[2], m[3])]
+    pairs = [_TWO_CHOWS_OF[m[0]][m[1]], _TWO_CHOWS_OF[m[0]][m[2]], _TWO_CHOWS_OF[m[0]][m[3]],
+             _TWO_CHOWS_OF[m[1]][m[2]], _TWO_CHOWS_OF[m[1]][m[3]], _TWO_CHOWS_OF[m[2]][m[3]]]
     limit = 3
     # a chow related to no other reduces how many pairs can be formed
     for a, b, c in ((0, 1, 2), (0, 3, 4), (1, 3, 5), (2, 4, 5)):
@@ -308,12 +335,12 @@ def _pair_evidence(pairs: list[int], positions, chows: list[int], at: list[int],
 def _count_three_chows(chows: list[int], at: list[int], ft: list[int], ev: list) -> None:
     """Fans of three chows (middle tiles in reading order, at pack indices ``at``)."""
     m = sorted(chows)
-    f = _three_chows(*m)
+    f = _THREE_CHOWS_OF[m[0], m[1], m[2]]
     if f:
         ft[f] = 1
         ev[f] = tuple(at)
         return
-    pairs = [_two_chows(m[0], m[1]), _two_chows(m[0], m[2]), _two_chows(m[1], m[2])]
+    pairs = [_TWO_CHOWS_OF[m[0]][m[1]], _TWO_CHOWS_OF[m[0]][m[2]], _TWO_CHOWS_OF[m[1]][m[2]]]
     _limit_chow_pairs(pairs, 2, ft)
     _pair_evidence(pairs, _THREE_PAIRS, chows, at, ft, ev)
 
@@ -347,6 +374,10 @@ def _three_pungs(a: int, b: int, c: int) -> int:
     return 0
 
 
+_TWO_PUNGS_OF = _two_set_answers(_two_pungs)
+_THREE_PUNGS_OF = _Answers(_three_pungs)
+
+
 def _count_four_pungs(pungs: list[int], at: list[int], ft: list[int], ev: list) -> None:
     """Fans of four pungs or kongs (tiles in reading order, at pack indices ``at``): one fan of
     four, or of three plus one pair fan of the fourth (套算一次), or pair fans."""
@@ -361,7 +392,7 @@ def _count_four_pungs(pungs: list[int], at: list[int], ft: list[int], ev: list) 
         ev[BIG_FOUR_WINDS] = tuple(at)
         return
     for i, j, k, free in ((0, 1, 2, 3), (0, 1, 3, 2), (0, 2, 3, 1), (1, 2, 3, 0)):
-        f = _three_pungs(m[i], m[j], m[k])
+        f = _THREE_PUNGS_OF[m[i], m[j], m[k]]
         if f:
             ft[f] = 1
             if ev is not _NO_EVIDENCE:  # counting only: no evidence to record
@@ -369,7 +400,7 @@ def _count_four_pungs(pungs: list[int], at: list[int], ft: list[int], ev: list) 
             # the fourth pung may combine once (套算一次)
             for o in range(4):
                 if o != free:
-                    g = _two_pungs(m[o], m[free])
+                    g = _TWO_PUNGS_OF[m[o]][m[free]]
                     if g:
                         ft[g] += 1
                         if ev is not _NO_EVIDENCE:  # counting only: no evidence to record
@@ -378,7 +409,7 @@ def _count_four_pungs(pungs: list[int], at: list[int], ft: list[int], ev: list) 
             return
     for i in range(4):
         for j in range(i + 1, 4):
-            g = _two_pungs(m[i], m[j])
+            g = _TWO_PUNGS_OF[m[i]][m[j]]
             if g:
                 ft[g] += 1
                 if ev[g] is None and ev is not _NO_EVIDENCE:  # recording, and not recorded yet
@@ -388,13 +419,13 @@ def _count_four_pungs(pungs: list[int], at: list[int], ft: list[int], ev: list) 
 def _count_three_pungs(pungs: list[int], at: list[int], ft: list[int], ev: list) -> None:
     """Fans of three pungs or kongs (tiles in reading order, at pack indices ``at``)."""
     m = sorted(pungs)
-    f = _three_pungs(*m)
+    f = _THREE_PUNGS_OF[m[0], m[1], m[2]]
     if f:
         ft[f] = 1
         ev[f] = tuple(at)
         return
     for i, j in ((0, 1), (0, 2), (1, 2)):
-        g = _two_pungs(m[i], m[j])
+        g = _TWO_PUNGS_OF[m[i]][m[j]]
         if g:
             ft[g] += 1
             if ev[g] is None and ev is not _NO_EVIDENCE:  # recording, and not recorded yet
@@ -941,11 +972,11 @@ def _count_set_combinations(chows: list[int], chow_at: list[int], pungs: list[in
     elif n_chows == 3:
         _count_three_chows(chows, chow_at, ft, ev)
     elif n_chows == 2:
-        f = _two_chows(chows[0], chows[1])
+        f = _TWO_CHOWS_OF[chows[0]][chows[1]]
         if f:
             ft[f] += 1
             ev[f] = tuple(chow_at)
-        g = _two_pungs(pungs[0], pungs[1])
+        g = _TWO_PUNGS_OF[pungs[0]][pungs[1]]
         if g:
             ft[g] += 1
             ev[g] = tuple(pung_at)
