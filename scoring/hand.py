@@ -318,10 +318,10 @@ _FAST_MELD = re.compile(r"\[(?:([1-9]{3,4})([msp])|([ESWNCFP]{3,4}))(?:,?([1-3])
 
 def _parse_meld(text: str, start: int) -> tuple[Meld, int]:
     """Parse one bracketed meld starting at ``text[start] == '['``; return it and the position after ']'."""
-    close = text.find("]", start) + 1
-    known = _MELDS.get(text[start:close])
+    close = text.find("]", start)
+    known = _MELDS.get(text[start:close]) if close > 0 else None
     if known is not None:
-        return known, close
+        return known, close + 1
     m = _FAST_MELD.match(text, start)
     if m:
         digits, suit, honors, offer_text = m.groups()
@@ -342,7 +342,7 @@ def _parse_meld(text: str, start: int) -> tuple[Meld, int]:
             meld = Meld(MeldKind.CHOW, first, False, offer)
         if meld is not None:
             if len(_MELDS) < 10_000:  # the valid plain melds are a few thousand texts
-                _MELDS[m.group()] = meld
+                _MELDS[m.group()[:-1]] = meld
             return meld, m.end()
         # anything else (promoted kongs, bad melds) takes the full path below for its checks
     close = text.find("]", start)
@@ -391,8 +391,10 @@ def _parse_meld(text: str, start: int) -> tuple[Meld, int]:
     return Meld(kind, tiles[0], concealed, offer, promoted), close + 1
 
 
-#: Melds already read by the regular-expression path, by their text (``"[123m,1]"``).
+#: Melds already read by the regular-expression path, by their text without the closing bracket
+#: (``"[123m,1"``).
 _MELDS: dict[str, Meld] = {}
+_known_meld = _MELDS.__getitem__
 
 _FAST_TOKEN = re.compile(r"[1-9]+[msp]|[ESWNCFP]")
 class _TokenCodes(dict):
@@ -422,6 +424,19 @@ def _fast_concealed(segment: str) -> list[int] | None:
     return [*chain.from_iterable(map(_token_codes, tokens))]
 
 
+_set_melds, _set_concealed, _set_win_tile = Hand.melds.__set__, Hand.concealed.__set__, Hand.win_tile.__set__
+
+
+def _new_hand(melds: tuple[Meld, ...], concealed: tuple[int, ...], win_tile: int) -> Hand:
+    """``Hand(melds, concealed, win_tile)`` by its slots (the frozen dataclass's ``__init__`` sets
+    each field through ``object.__setattr__``, at three times the cost)."""
+    hand = object.__new__(Hand)
+    _set_melds(hand, melds)
+    _set_concealed(hand, concealed)
+    _set_win_tile(hand, win_tile)
+    return hand
+
+
 def parse_hand(text: str) -> Hand:
     """Parse a hand in MCR notation (see the module docstring).
 
@@ -445,6 +460,11 @@ def parse_hand(text: str) -> Hand:
     if "[" not in text[last:]:
         codes = _fast_concealed(text[last:])
         if codes:
+            try:  # melds all read before: the texts between the closing brackets are known
+                return _new_hand(tuple(map(_known_meld, text[:last - 1].split("]"))) if last else (),
+                                 tuple(codes[:-1]), codes[-1])
+            except KeyError:
+                pass
             while pos < last and text[pos] == "[":
                 meld, pos = _parse_meld(text, pos)
                 melds.append(meld)
