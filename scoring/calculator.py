@@ -134,7 +134,9 @@ class Reading:
     tile, a knitted straight), or ``None`` for the whole hand. A regular reading records it when
     first read (its detectors run again on that reading, recording: until then ``_evidence``
     holds the arguments of ``_regular_reading``), so that the readings that are only compared,
-    and the hands whose evidence nobody reads, do not pay for it. ``total`` is set by ``_tally``.
+    and the hands whose evidence nobody reads, do not pay for it. ``total``: the points of
+    ``fans`` (a regular reading's, worked out by ``_regular_reading``; a special shape's set by
+    ``_tally``).
     """
 
     __slots__ = ("fans", "packs", "shape", "_evidence", "total")
@@ -887,10 +889,9 @@ def _regular_reading(s: _Situation, sets: tuple[Pack, ...], pair: int, chows: tu
             ft[ALL_PUNGS] = 1
             ev[ALL_PUNGS] = tuple(pung_at)
         for t in pungs:
-            if t in DRAGONS:
-                ft[DRAGON_PUNG] += 1
-            elif t in TERMINALS or t in WINDS:
-                ft[PUNG_OF_TERMINALS_OR_HONORS] += 1
+            f = _PUNG_FAN[t]
+            if f:
+                ft[f] += 1
         if record and ft[DRAGON_PUNG]:
             ev[DRAGON_PUNG] = tuple(i for i, t in zip(pung_at, pungs) if t in DRAGONS)
     n_chows = len(chows)
@@ -930,19 +931,25 @@ def _regular_reading(s: _Situation, sets: tuple[Pack, ...], pair: int, chows: tu
     if unique_wait:
         _wait_fan(packs[len(s.fixed):], win, ft)
     _exclusions(ft, s.rules)
-    if not ft[BIG_FOUR_WINDS]:
+    if s.masks[3] & _Bits.WIND_TILES and not ft[BIG_FOUR_WINDS]:  # some wind, maybe a wind pung
         for i, t in zip(pung_at, pungs):
             if t in WINDS:
                 _wind_pung(t, i, ctx, ft, ev)
-    if not any(ft):
+    total = _total(ft)
+    if not total and not any(ft):
         ft[CHICKEN_HAND] = 1
+        total = POINTS[CHICKEN_HAND]
     if not record:
-        return Reading(ft, packs, "regular", evidence_args)
+        return Reading(ft, packs, "regular", evidence_args, total)
     if ft[PUNG_OF_TERMINALS_OR_HONORS]:
         ev[PUNG_OF_TERMINALS_OR_HONORS] = _terminal_pungs(pungs, pung_at, ctx)
-    return Reading(ft, packs, "regular", ev)
+    return Reading(ft, packs, "regular", ev, total)
 
 
+#: The fan a pung or kong of each tile counts by itself: Dragon Pung (59), Pung of Terminals or
+#: Honors (73, a wind's turned into the wind fans by ``_wind_pung``), or none (0).
+_PUNG_FAN = [DRAGON_PUNG if t in DRAGONS else PUNG_OF_TERMINALS_OR_HONORS if t in TERMINALS or t in WINDS else 0
+             for t in range(38)]
 #: The pair of each tile as a pack.
 _PAIR_PACK = [(PAIR, t, False) for t in range(len(TILE_BIT))]
 #: Placeholder indices of n sets, for a reading counted without recording.
@@ -1106,8 +1113,8 @@ def _nine_gates_reading(s: _Situation) -> Reading | None:
     best: list[int] = []
     best_total = -1
     for division in regular_divisions(st, 4):
-        ft = _regular_reading(s, *division, False).fans
-        total = _total(ft)
+        r = _regular_reading(s, *division, False)
+        ft, total = r.fans, r.total
         if total > best_total:
             best, best_total = ft, total
     ft = list(best)
@@ -1274,7 +1281,7 @@ def best_reading(fixed: tuple[Pack, ...], standing: list[int], win: int, n_stand
                 unique_wait = len(waiting_tiles(_without(standing, win), n_standing == 13)) == 1
             for division in readings:
                 r = _regular_reading(s, *division, unique_wait)
-                total = _tally(r)
+                total = r.total
                 if total > best_total:
                     best, best_total = r, total
                 elif total == best_total and (r.fans[PURE_TRIPLE_CHOW] or r.fans[TRIPLE_PUNG] or seven_pairs):
