@@ -145,12 +145,15 @@ def _honor_options(counts: tuple[int, ...]) -> Division | None:
     return _division(tuple(sets), pair_tile) if pairs <= 1 else None
 
 
-@lru_cache(maxsize=None)
 def _suit_options(counts: tuple[int, ...], base: int) -> tuple[Division, ...]:
     """``suit_decompositions`` with ranks turned into tile codes of the suit starting at ``base``,
     as Divisions."""
     return tuple(_division(tuple((k, base + r, m) for k, r, m in sets), (base + p) if p else 0)
                  for sets, p in suit_decompositions(counts))
+
+
+#: Each suit's first tile code (less one) and its ``_suit_options`` so far, by its nine counts.
+_SUIT_OPTIONS: tuple[tuple[int, dict[tuple[int, ...], tuple[Division, ...]]], ...] = ((0, {}), (10, {}), (20, {}))
 
 
 def regular_divisions(table: list[int], n_sets: int) -> list[Division]:
@@ -171,10 +174,12 @@ def regular_divisions(table: list[int], n_sets: int) -> list[Division]:
     if honors is None:
         return []
     per_suit = []
-    for base in (0, 10, 20):
+    for base, known in _SUIT_OPTIONS:
         counts = tuple(table[base + 1:base + 10])
         if any(counts):
-            options = _suit_options(counts, base)
+            options = known.get(counts)
+            if options is None:
+                options = known[counts] = _suit_options(counts, base)
             if not options:
                 return []
             per_suit.append(options)
