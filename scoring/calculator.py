@@ -32,12 +32,12 @@ used internally for 明暗杠, which has no number.
 from __future__ import annotations
 
 import dataclasses
-from functools import partial, reduce
+from functools import reduce
 from itertools import combinations, compress
 from operator import add, and_, itemgetter, mul
 from typing import Callable
 
-from .decompose import CHOW, KONG, PAIR, PUNG, Pack, regular_divisions, waiting_tiles
+from .decompose import CHOW, KONG, PAIR, PUNG, Division, Pack, regular_divisions, waiting_tiles
 from .fans import FANS, MELDED_AND_CONCEALED_KONG
 from .tiles import (DRAGONS, GREEN_TILES, KNITTED_STRAIGHTS, REVERSIBLE_TILES, TERMINALS, THIRTEEN_ORPHANS_TILES,
                     WINDS, tile_name, tiles_to_string)
@@ -132,15 +132,17 @@ class Reading:
     ``shape`` names the winning shape; ``evidence`` is indexed like ``fans``: for each counted
     fan, what its detector used, as a tuple of indices into ``packs`` (the sets) and texts (a
     tile, a knitted straight), or ``None`` for the whole hand. A regular reading records it when
-    first read (its detectors run again on that reading, recording), so that the readings that
-    are only compared, and the hands whose evidence nobody reads, do not pay for it. ``total``
-    and ``counted`` (the slots of the counted fans, in table order) are set by ``_tally``.
+    first read (its detectors run again on that reading, recording: until then ``_evidence``
+    holds the arguments of ``_regular_reading``), so that the readings that are only compared,
+    and the hands whose evidence nobody reads, do not pay for it. ``total``: the points of
+    ``fans`` (a regular reading's, worked out by ``_regular_reading``; a special shape's set by
+    ``_tally``).
     """
 
-    __slots__ = ("fans", "packs", "shape", "_evidence", "total", "counted")
+    __slots__ = ("fans", "packs", "shape", "_evidence", "total")
 
-    def __init__(self, fans: list[int], packs: tuple[Pack, ...], shape: str,
-                 evidence: "list | Callable[[], list]", total: int = 0) -> None:
+    def __init__(self, fans: list[int], packs: tuple[Pack, ...], shape: str, evidence: "list | tuple",
+                 total: int = 0) -> None:
         self.fans = fans
         self.packs = packs
         self.shape = shape
@@ -150,8 +152,8 @@ class Reading:
     @property
     def evidence(self) -> list:
         ev = self._evidence
-        if callable(ev):
-            ev = self._evidence = ev()
+        if ev.__class__ is tuple:  # a regular reading's: the arguments to record it with
+            ev = self._evidence = _regular_reading(*ev, True).evidence
         return ev
 
 
@@ -216,6 +218,32 @@ def _three_chows(a: int, b: int, c: int) -> int:
     return 0
 
 
+class _Answers(dict):
+    """A detector of a combination of sets, by its arguments (sorted tile codes: under 10,000
+    keys), answered when first asked for: ``_THREE_CHOWS_OF[a, b, c] == _three_chows(a, b, c)``."""
+
+    __slots__ = ("detector",)
+
+    def __init__(self, detector: Callable[..., int]) -> None:
+        super().__init__()
+        self.detector = detector
+
+    def __missing__(self, key: tuple[int, ...]) -> int:
+        self[key] = f = self.detector(*key)
+        return f
+
+
+def _two_set_answers(detector: Callable[[int, int], int]) -> list[list[int]]:
+    """A detector of two sets, by their tiles: ``table[a][b] == detector(a, b)``."""
+    return [[detector(a, b) for b in range(38)] for a in range(38)]
+
+
+#: The detectors of the combinations of chows and of pungs as tables: the counting functions
+#: below read them (a lookup instead of a call); the detectors say what each fan is.
+_TWO_CHOWS_OF = _two_set_answers(_two_chows)
+_THREE_CHOWS_OF = _Answers(_three_chows)
+
+
 def _four_chows(a: int, b: int, c: int, d: int) -> int:
     if (a + 2 == b and b + 2 == c and c + 2 == d) or (a + 1 == b and b + 1 == c and c + 1 == d):
         return FOUR_PURE_SHIFTED_CHOWS
@@ -264,12 +292,12 @@ def _count_four_chows(chows: list[int], at: list[int], pair_at: int, ft: list[in
         return
     # three of the four make a fan; the fourth may combine once with one of them (套算一次)
     for i, j, k, x in ((0, 1, 2, 3), (0, 1, 3, 2), (0, 2, 3, 1), (1, 2, 3, 0)):
-        f = _three_chows(m[i], m[j], m[k])
+        f = _THREE_CHOWS_OF[m[i], m[j], m[k]]
         if f:
             ft[f] = 1
             if ev is not _NO_EVIDENCE:  # counting only: no evidence to record
                 ev[f] = _first_trio(chows, at, f, _three_chows)
-            extra = [_two_chows(m[i], m[x]), _two_chows(m[j], m[x]), _two_chows(m[k], m[x])]
+            extra = [_TWO_CHOWS_OF[m[i]][m[x]], _TWO_CHOWS_OF[m[j]][m[x]], _TWO_CHOWS_OF[m[k]][m[x]]]
             for g in _PAIR_FAN_ORDER:
                 if g in extra:
                     ft[g] = 1
@@ -277,8 +305,8 @@ def _count_four_chows(chows: list[int], at: list[int], pair_at: int, ft: list[in
                         ev[g] = _all_pairs(chows, at, g, _two_chows)
                     break
             return
-    pairs = [_two_chows(m[0], m[1]), _two_chows(m[0], m[2]), _two_chows(m[0], m[3]),
-             _two_chows(m[1], m[2]), _two_chows(m[1], m[3]), _two_chows(m[2], m[3])]
+    pairs = [_TWO_CHOWS_OF[m[0]][m[1]], _TWO_CHOWS_OF[m[0]][m[2]], _TWO_CHOWS_OF[m[0]][m[3]],
+             _TWO_CHOWS_OF[m[1]][m[2]], _TWO_CHOWS_OF[m[1]][m[3]], _TWO_CHOWS_OF[m[2]][m[3]]]
     limit = 3
     # a chow related to no other reduces how many pairs can be formed
     for a, b, c in ((0, 1, 2), (0, 3, 4), (1, 3, 5), (2, 4, 5)):
@@ -309,12 +337,12 @@ def _pair_evidence(pairs: list[int], positions, chows: list[int], at: list[int],
 def _count_three_chows(chows: list[int], at: list[int], ft: list[int], ev: list) -> None:
     """Fans of three chows (middle tiles in reading order, at pack indices ``at``)."""
     m = sorted(chows)
-    f = _three_chows(*m)
+    f = _THREE_CHOWS_OF[m[0], m[1], m[2]]
     if f:
         ft[f] = 1
         ev[f] = tuple(at)
         return
-    pairs = [_two_chows(m[0], m[1]), _two_chows(m[0], m[2]), _two_chows(m[1], m[2])]
+    pairs = [_TWO_CHOWS_OF[m[0]][m[1]], _TWO_CHOWS_OF[m[0]][m[2]], _TWO_CHOWS_OF[m[1]][m[2]]]
     _limit_chow_pairs(pairs, 2, ft)
     _pair_evidence(pairs, _THREE_PAIRS, chows, at, ft, ev)
 
@@ -348,6 +376,10 @@ def _three_pungs(a: int, b: int, c: int) -> int:
     return 0
 
 
+_TWO_PUNGS_OF = _two_set_answers(_two_pungs)
+_THREE_PUNGS_OF = _Answers(_three_pungs)
+
+
 def _count_four_pungs(pungs: list[int], at: list[int], ft: list[int], ev: list) -> None:
     """Fans of four pungs or kongs (tiles in reading order, at pack indices ``at``): one fan of
     four, or of three plus one pair fan of the fourth (套算一次), or pair fans."""
@@ -362,7 +394,7 @@ def _count_four_pungs(pungs: list[int], at: list[int], ft: list[int], ev: list) 
         ev[BIG_FOUR_WINDS] = tuple(at)
         return
     for i, j, k, free in ((0, 1, 2, 3), (0, 1, 3, 2), (0, 2, 3, 1), (1, 2, 3, 0)):
-        f = _three_pungs(m[i], m[j], m[k])
+        f = _THREE_PUNGS_OF[m[i], m[j], m[k]]
         if f:
             ft[f] = 1
             if ev is not _NO_EVIDENCE:  # counting only: no evidence to record
@@ -370,7 +402,7 @@ def _count_four_pungs(pungs: list[int], at: list[int], ft: list[int], ev: list) 
             # the fourth pung may combine once (套算一次)
             for o in range(4):
                 if o != free:
-                    g = _two_pungs(m[o], m[free])
+                    g = _TWO_PUNGS_OF[m[o]][m[free]]
                     if g:
                         ft[g] += 1
                         if ev is not _NO_EVIDENCE:  # counting only: no evidence to record
@@ -379,7 +411,7 @@ def _count_four_pungs(pungs: list[int], at: list[int], ft: list[int], ev: list) 
             return
     for i in range(4):
         for j in range(i + 1, 4):
-            g = _two_pungs(m[i], m[j])
+            g = _TWO_PUNGS_OF[m[i]][m[j]]
             if g:
                 ft[g] += 1
                 if ev[g] is None and ev is not _NO_EVIDENCE:  # recording, and not recorded yet
@@ -389,13 +421,13 @@ def _count_four_pungs(pungs: list[int], at: list[int], ft: list[int], ev: list) 
 def _count_three_pungs(pungs: list[int], at: list[int], ft: list[int], ev: list) -> None:
     """Fans of three pungs or kongs (tiles in reading order, at pack indices ``at``)."""
     m = sorted(pungs)
-    f = _three_pungs(*m)
+    f = _THREE_PUNGS_OF[m[0], m[1], m[2]]
     if f:
         ft[f] = 1
         ev[f] = tuple(at)
         return
     for i, j in ((0, 1), (0, 2), (1, 2)):
-        g = _two_pungs(m[i], m[j])
+        g = _TWO_PUNGS_OF[m[i]][m[j]]
         if g:
             ft[g] += 1
             if ev[g] is None and ev is not _NO_EVIDENCE:  # recording, and not recorded yet
@@ -683,10 +715,49 @@ def _exclusions(ft: list[int], rules: RuleProfile) -> None:
 # --- the readings -------------------------------------------------------------------------------
 
 _CODES = range(len(TILE_BIT))  # every index of a count table
-_WIN_FANS = (LAST_TILE_DRAW, LAST_TILE_CLAIM, OUT_WITH_REPLACEMENT_TILE, ROBBING_THE_KONG, LAST_TILE, SELF_DRAWN)
-#: The win-flag fans as (fan, count) pairs by (self-drawn, last tile, kong replacement, robbing
-#: the kong, 和绝张): at most 32 entries, filled by ``_win_flags``.
-_WIN_FANS_OF: dict[tuple[bool, ...], list[tuple[int, int]]] = {}
+#: The code bits (``_CODE_BIT``) of the tiles that are not reversible, and not green.
+_NOT_REVERSIBLE = sum(_CODE_BIT[t] for t in _CODES if t not in REVERSIBLE_TILES)
+_NOT_GREEN = sum(_CODE_BIT[t] for t in _CODES if t not in GREEN_TILES)
+def _outcome_ids(outcomes: list[tuple[int, ...]]) -> list[int]:
+    """Each outcome replaced by a small number, the same for equal outcomes."""
+    ids: dict[tuple[int, ...], int] = {}
+    return [ids.setdefault(o, len(ids)) for o in outcomes]
+
+
+def _rank_outcome(ranks: int, honors: int) -> tuple[int, ...]:
+    ft = [0] * N_SLOTS
+    _tile_traits((ranks, 0, 0, honors), ft, True)
+    _rank_range((ranks, 0, 0, honors), ft)
+    ft[REVERSIBLE] = ft[ALL_GREEN] = 0  # from the whole hand's tiles: in the key by themselves
+    return tuple(ft)
+
+
+#: What ``_tile_traits`` and ``_rank_range`` make of the ranks present in any suit (a mask as
+#: ``TILE_BIT``, bits 1-9) with (bit 10 set) or without honors, but Reversible Tiles and All
+#: Green: a number for each outcome (a dozen or so).
+_RANK_CLASS = _outcome_ids([_rank_outcome(r & 0x3FE, 0x80 if r >> 10 else 0) for r in range(1 << 11)])
+#: What ``_suits`` makes of the number of suits (bits 0-1) and the honors (bits 2-8, as
+#: ``TILE_BIT``): a number for each outcome.
+_SUITS_CLASS = []
+for _k in range(1 << 9):
+    _ft = [0] * N_SLOTS
+    _suits(((_k & 3) > 0, (_k & 3) > 1, (_k & 3) > 2, _k >> 1 & 0xFE), _ft)
+    _SUITS_CLASS.append(tuple(_ft))
+_SUITS_CLASS = _outcome_ids(_SUITS_CLASS)
+#: The fans of the tiles and of the win (a count list by fan slot), by ``_Situation``'s key.
+_TILE_AND_WIN_FANS: dict[int, list[int]] = {}
+
+
+def _tile_and_win_fans(key: int, masks: tuple[int, int, int, int], ctx, fourth_tile: bool) -> list[int]:
+    """The fans of a hand's tiles (``_suits``, ``_tile_traits``, ``_rank_range``) and of how it was
+    won (``_win_flags``), kept under ``key`` (which says all they depend on)."""
+    ft = [0] * N_SLOTS
+    _suits(masks, ft)
+    _tile_traits(masks, ft, True)
+    _rank_range(masks, ft)
+    _win_flags(ctx, fourth_tile, ft)
+    _TILE_AND_WIN_FANS[key] = ft  # at most 16 x 7 x 2 x 2 x 32 keys; in play a few hundred
+    return ft
 
 
 #: ``(notation,)`` of each tile code: the evidence of the fans of the winning tile.
@@ -699,42 +770,42 @@ _EVIDENCE_OF_WIN = [[win_ev if n in _WIN_TILE_FANS else WHOLE_HAND for n in rang
 _MELDED = itemgetter(2)  # a pack's melded flag
 
 
+#: ``best_reading``'s ``split`` of a hand without melds.
+NO_MELDS: tuple[tuple[int, ...], ...] = ((), (), (), ())
+
+
 class _Situation:
     """Everything about the hand that does not depend on the reading (built once per hand)."""
 
-    __slots__ = ("ctx", "rules", "fixed", "fixed_table", "standing", "merged", "_unique", "masks", "win",
-                 "n_standing", "fourth_tile", "fans", "melded_sets", "win_ev", "hogs",
-                 "_evidence")
+    __slots__ = ("ctx", "rules", "fixed", "standing", "merged", "_unique", "masks", "win",
+                 "fourth_tile", "fans", "melded_sets", "win_ev", "hogs",
+                 "_evidence", "fixed_chows", "fixed_pungs", "mk_at", "ck_at")
 
-    def __init__(self, fixed: tuple[Pack, ...], fixed_table: list[int], standing: list[int], win: int,
-                 n_standing: int, ctx, rules: RuleProfile, fourth_tile: bool, merged: list[int] | None = None,
-                 top: int | None = None) -> None:
+    def __init__(self, fixed: tuple[Pack, ...], standing: list[int], win: int, ctx, rules: RuleProfile,
+                 fourth_tile: bool, merged: list[int], top: int, split: tuple[tuple[int, ...], ...]) -> None:
         self.ctx = ctx
         self.rules = rules
         self.fixed = fixed
-        self.fixed_table = fixed_table
         self.standing = standing
-        if merged is None:
-            merged = list(map(add, fixed_table, standing))
         self.merged = merged
-        self.masks = masks = tile_masks(merged)
+        kinds = sum(compress(_CODE_BIT, merged))  # as tile_masks
+        self.masks = masks = (m, b, p, honors) = kinds & 0x3FE, kinds >> 10 & 0x3FE, kinds >> 20 & 0x3FE, kinds >> 30
         # Fans of the tiles themselves (suits, kinds of tile, ranks) and of the way the hand was
         # won are the same in every reading: a regular reading starts from a copy of ``fans``.
-        self.fans = ft = [0] * N_SLOTS
-        _suits(masks, ft)
-        _tile_traits(masks, ft, True)
-        _rank_range(masks, ft)
-        flags = (ctx.self_drawn, ctx.last_tile, ctx.kong_replacement, ctx.robbing_kong, fourth_tile)
-        win_fans = _WIN_FANS_OF.get(flags)
-        if win_fans is None:
-            scratch = [0] * N_SLOTS
-            _win_flags(ctx, fourth_tile, scratch)
-            win_fans = _WIN_FANS_OF[flags] = [(n, scratch[n]) for n in _WIN_FANS if scratch[n]]
-        for n, c in win_fans:
-            ft[n] = c
+        # They depend on the ranks present in any suit and whether there are honors (_RANK_CLASS),
+        # the number of suits and the honors (_SUITS_CLASS), whether all tiles are reversible, all
+        # green, and on the five win flags: together the key of the fans' template (shared: a
+        # reading copies it).
+        key = (_RANK_CLASS[m | b | p | (honors != 0) << 10] << 8
+               | _SUITS_CLASS[(m != 0) + (b != 0) + (p != 0) | honors << 1]
+               | (not kinds & _NOT_REVERSIBLE) << 16 | (not kinds & _NOT_GREEN) << 17 | ctx.self_drawn << 18
+               | ctx.last_tile << 19 | ctx.kong_replacement << 20 | ctx.robbing_kong << 21 | fourth_tile << 22)
+        self.fans = _TILE_AND_WIN_FANS.get(key) or _tile_and_win_fans(key, masks, ctx, fourth_tile)
         self.melded_sets = sum(map(_MELDED, fixed)) if fixed else 0
+        # The declared melds' share of every reading (they come first in its packs): the chows'
+        # middle tiles, the pungs' and kongs' tiles, the melded and the concealed kongs' indices.
+        self.fixed_chows, self.fixed_pungs, self.mk_at, self.ck_at = split
         self.win = win
-        self.n_standing = n_standing
         self.fourth_tile = fourth_tile
         # Evidence that is the same in every reading: the winning tile for the fans of how it was
         # won and of the wait; for Tile Hog (64), each tile of which all four are in the hand
@@ -744,7 +815,7 @@ class _Situation:
         self._evidence = None
         self._unique = None
         self.hogs = ()
-        if (max(merged) if top is None else top) == 4:  # four alike somewhere
+        if top == 4:  # four alike somewhere
             kongs = [t for kind, t, _ in fixed if kind == KONG]
             self.hogs = [t for t in self.unique if merged[t] == 4 and t not in kongs]
 
@@ -770,50 +841,46 @@ class _Situation:
         return ev
 
 
-def _regular_reading(s: _Situation, packs: tuple[Pack, ...], unique_wait: bool, record: bool = False) -> Reading:
+def _regular_reading(s: _Situation, sets: tuple[Pack, ...], pair: int, chows: tuple[int, ...],
+                     pungs: tuple[int, ...], unique_wait: bool, record: bool = False) -> Reading:
     """Fans of one reading as four sets and a pair (第八条 基本牌型), with their evidence.
 
-    ``record`` False counts the fans only: what the detectors record goes to ``_NO_EVIDENCE``,
-    the evidence that costs more than it records is skipped, and the reading's evidence is
-    recorded when first read, by this function run again with ``record`` True.
+    The reading is the declared melds (``s.fixed``) and a Division of the concealed tiles
+    (``scoring.decompose.regular_divisions``): its sets, its pair's tile and its chows' and
+    pungs' tiles. ``record`` False counts the fans only: what the detectors record goes to
+    ``_NO_EVIDENCE`` (the sets' indices are then placeholders), the evidence that costs more than
+    it records is skipped, and the reading's evidence is recorded when first read, by this
+    function run again with ``record`` True.
     """
+    packs = s.fixed + sets + (_PAIR_PACK[pair],)
     ft = s.fans.copy()  # the fans of the tiles and of the win (_suits, _tile_traits, _rank_range, _win_flags)
-    ev = s.evidence.copy() if record else _NO_EVIDENCE
     ctx = s.ctx
     win = s.win
-    chows: list[int] = []
-    chow_at: list[int] = []
-    pungs: list[int] = []
-    pung_at: list[int] = []
-    cp_at: list[int] = []  # concealed pungs
-    mk_at: list[int] = []  # melded kongs
-    ck_at: list[int] = []  # concealed kongs
-    pair_at = len(packs) - 1  # the pair is the last pack
-    pair = packs[pair_at][1]
     concealed_chow_has_win = False
-    i = 0
-    for kind, t, melded in packs:
-        if kind == CHOW:
-            chows.append(t)
-            chow_at.append(i)
-            if not melded and t - 1 <= win <= t + 1:
-                concealed_chow_has_win = True
-        elif kind == PUNG:
-            pungs.append(t)
-            pung_at.append(i)
-            if not melded:
-                cp_at.append(i)
-        elif kind == KONG:
-            pungs.append(t)
-            pung_at.append(i)
-            if melded:
-                mk_at.append(i)
-            else:
-                ck_at.append(i)
-        i += 1
+    for t in chows:
+        if t - 1 <= win <= t + 1:
+            concealed_chow_has_win = True
+            break
     # A pung completed by a discard is an exposed pung (unless the tile can sit in a chow).
-    if not ctx.self_drawn and not concealed_chow_has_win and win in pungs:
-        cp_at = [i for i in cp_at if packs[i][1] != win]
+    exposed_by_discard = not ctx.self_drawn and not concealed_chow_has_win and win in pungs
+    n_concealed_pungs = len(pungs) - exposed_by_discard
+    evidence_args = (s, sets, pair, chows, pungs, unique_wait)
+    if s.fixed:
+        chows = s.fixed_chows + chows
+        pungs = s.fixed_pungs + pungs
+    pair_at = len(packs) - 1  # the pair is the last pack
+    mk_at, ck_at = s.mk_at, s.ck_at
+    if record:
+        ev = s.evidence.copy()
+        chow_at = [i for i, p in enumerate(packs) if p[0] == CHOW]
+        pung_at = [i for i, p in enumerate(packs) if p[0] == PUNG or p[0] == KONG]
+        cp_at = [i for i, p in enumerate(packs) if p[0] == PUNG and not p[2]
+                 and not (exposed_by_discard and p[1] == win)]
+    else:
+        ev = _NO_EVIDENCE
+        chow_at = _PLACES[len(chows)]
+        pung_at = _PLACES[len(pungs)]
+        cp_at = _PLACES[n_concealed_pungs]
     n_pungs = len(pungs)
     if n_pungs:
         if mk_at or ck_at or len(cp_at) > 1:  # else no kong and at most one concealed pung: no fan
@@ -822,10 +889,9 @@ def _regular_reading(s: _Situation, packs: tuple[Pack, ...], unique_wait: bool, 
             ft[ALL_PUNGS] = 1
             ev[ALL_PUNGS] = tuple(pung_at)
         for t in pungs:
-            if t in DRAGONS:
-                ft[DRAGON_PUNG] += 1
-            elif t in TERMINALS or t in WINDS:
-                ft[PUNG_OF_TERMINALS_OR_HONORS] += 1
+            f = _PUNG_FAN[t]
+            if f:
+                ft[f] += 1
         if record and ft[DRAGON_PUNG]:
             ev[DRAGON_PUNG] = tuple(i for i, t in zip(pung_at, pungs) if t in DRAGONS)
     n_chows = len(chows)
@@ -865,23 +931,29 @@ def _regular_reading(s: _Situation, packs: tuple[Pack, ...], unique_wait: bool, 
     if unique_wait:
         _wait_fan(packs[len(s.fixed):], win, ft)
     _exclusions(ft, s.rules)
-    if not ft[BIG_FOUR_WINDS]:
+    if s.masks[3] & _Bits.WIND_TILES and not ft[BIG_FOUR_WINDS]:  # some wind, maybe a wind pung
         for i, t in zip(pung_at, pungs):
             if t in WINDS:
                 _wind_pung(t, i, ctx, ft, ev)
-    if not any(ft):
+    total = _total(ft)
+    if not total and not any(ft):
         ft[CHICKEN_HAND] = 1
+        total = POINTS[CHICKEN_HAND]
     if not record:
-        return Reading(ft, packs, "regular", partial(_regular_evidence, s, packs, unique_wait))
+        return Reading(ft, packs, "regular", evidence_args, total)
     if ft[PUNG_OF_TERMINALS_OR_HONORS]:
         ev[PUNG_OF_TERMINALS_OR_HONORS] = _terminal_pungs(pungs, pung_at, ctx)
-    return Reading(ft, packs, "regular", ev)
+    return Reading(ft, packs, "regular", ev, total)
 
 
-def _regular_evidence(s: _Situation, packs: tuple[Pack, ...], unique_wait: bool) -> list:
-    """The evidence of a regular reading: its detectors run again on it, recording."""
-    return _regular_reading(s, packs, unique_wait, True).evidence
-
+#: The fan a pung or kong of each tile counts by itself: Dragon Pung (59), Pung of Terminals or
+#: Honors (73, a wind's turned into the wind fans by ``_wind_pung``), or none (0).
+_PUNG_FAN = [DRAGON_PUNG if t in DRAGONS else PUNG_OF_TERMINALS_OR_HONORS if t in TERMINALS or t in WINDS else 0
+             for t in range(38)]
+#: The pair of each tile as a pack.
+_PAIR_PACK = [(PAIR, t, False) for t in range(len(TILE_BIT))]
+#: Placeholder indices of n sets, for a reading counted without recording.
+_PLACES = [tuple(range(n)) for n in range(6)]
 
 #: Where a reading counted without recording (``_regular_reading``) lets its detectors write
 #: their evidence: no fan count ever depends on what it holds.
@@ -907,11 +979,11 @@ def _count_set_combinations(chows: list[int], chow_at: list[int], pungs: list[in
     elif n_chows == 3:
         _count_three_chows(chows, chow_at, ft, ev)
     elif n_chows == 2:
-        f = _two_chows(chows[0], chows[1])
+        f = _TWO_CHOWS_OF[chows[0]][chows[1]]
         if f:
             ft[f] += 1
             ev[f] = tuple(chow_at)
-        g = _two_pungs(pungs[0], pungs[1])
+        g = _TWO_PUNGS_OF[pungs[0]][pungs[1]]
         if g:
             ft[g] += 1
             ev[g] = tuple(pung_at)
@@ -1040,9 +1112,9 @@ def _nine_gates_reading(s: _Situation) -> Reading | None:
         return None
     best: list[int] = []
     best_total = -1
-    for sets, pair in regular_divisions(st, 4):
-        ft = _regular_reading(s, sets + ((PAIR, pair, False),), False).fans
-        total = _total(ft)
+    for division in regular_divisions(st, 4):
+        r = _regular_reading(s, *division, False)
+        ft, total = r.fans, r.total
         if total > best_total:
             best, best_total = ft, total
     ft = list(best)
@@ -1078,7 +1150,7 @@ def _knitted_straight_reading(s: _Situation) -> Reading | None:
     readings = regular_divisions(rest, n_sets)
     if len(readings) != 1:
         return None
-    sets, pair = readings[0]
+    sets, pair, _, _ = readings[0]
     fourth = s.fixed[0] if s.fixed else sets[0]
     kind, tile, melded = fourth
     # the packs shown: the fourth set (index 0) and the pair (index 1); the nine knitted tiles
@@ -1153,42 +1225,41 @@ def _knitted_straight_reading(s: _Situation) -> Reading | None:
 _SLOTS = range(N_SLOTS)
 
 
-def _total(ft: list[int], counted: "list[int] | None" = None) -> int:
-    """Points of the fan counts ``ft`` (flowers not included); ``counted``: its counted slots,
-    when known."""
+def _total(ft: list[int]) -> int:
+    """Points of the fan counts ``ft`` (flowers not included)."""
     total = 0
-    for n in compress(_SLOTS, ft) if counted is None else counted:
+    for n in compress(_SLOTS, ft):
         total += POINTS[n] * ft[n]
     return total
 
 
 def _tally(r: Reading) -> int:
-    """Set the reading's counted fan slots (``Reading.counted``, in table order) and its total."""
-    r.counted = counted = list(compress(_SLOTS, r.fans))
-    r.total = total = _total(r.fans, counted)
+    """Set the reading's total (``Reading.total``) and return it."""
+    r.total = total = _total(r.fans)
     return total
 
 
-def best_reading(fixed: tuple[Pack, ...], fixed_table: list[int], standing: list[int], win: int,
-                 n_standing: int, ctx, rules: RuleProfile, fourth_tile: bool,
-                 merged: list[int] | None = None, top: int | None = None) -> Reading | None:
+def best_reading(fixed: tuple[Pack, ...], standing: list[int], win: int, n_standing: int, ctx, rules: RuleProfile,
+                 fourth_tile: bool, merged: list[int], top: int,
+                 split: tuple[tuple[int, ...], ...] = NO_MELDS) -> Reading | None:
     """The highest-scoring reading of a checked hand (flowers not included), or None if the tiles
     do not form a winning hand.
 
     Args:
         fixed: declared melds as packs.
-        fixed_table: count table of the melds' tiles.
         standing: count table of the concealed tiles with the winning tile.
         win: the winning tile's code.
         n_standing: number of concealed tiles without the winning tile.
         ctx: the WinContext (flags already validated).
         rules: the rule profile.
         fourth_tile: whether 和绝张 applies (after the tiles' own evidence).
-        merged: the count table of all tiles (``fixed_table`` plus ``standing``) when the caller
-            has it already.
-        top: the highest count of ``merged`` (at most 4) when the caller has it already.
+        merged: the count table of all tiles (the melds' and ``standing``).
+        top: the highest count of ``merged`` (at most 4).
+        split: the melds' share of every reading: the tiles of their chows (middle tiles) and of
+            their pungs and kongs, the indices in ``fixed`` of the melded and of the concealed
+            kongs (``NO_MELDS`` without melds).
     """
-    s = _Situation(fixed, fixed_table, standing, win, n_standing, ctx, rules, fourth_tile, merged, top)
+    s = _Situation(fixed, standing, win, ctx, rules, fourth_tile, merged, top, split)
     special: Reading | None = None
     if not fixed:
         special = (_seven_pairs_reading(s) or _honors_and_knitted_reading(s) or _thirteen_orphans_reading(s)
@@ -1208,9 +1279,9 @@ def best_reading(fixed: tuple[Pack, ...], fixed_table: list[int], standing: list
             unique_wait = False
             if _wait_may_be_unique(readings, win):
                 unique_wait = len(waiting_tiles(_without(standing, win), n_standing == 13)) == 1
-            for sets, pair in readings:
-                r = _regular_reading(s, fixed + sets + ((PAIR, pair, False),), unique_wait)
-                total = _tally(r)
+            for division in readings:
+                r = _regular_reading(s, *division, unique_wait)
+                total = r.total
                 if total > best_total:
                     best, best_total = r, total
                 elif total == best_total and (r.fans[PURE_TRIPLE_CHOW] or r.fans[TRIPLE_PUNG] or seven_pairs):
@@ -1218,24 +1289,23 @@ def best_reading(fixed: tuple[Pack, ...], fixed_table: list[int], standing: list
     return best
 
 
-def _wait_may_be_unique(readings: list[tuple[tuple[Pack, ...], int]], win: int) -> bool:
+def _wait_may_be_unique(readings: list[Division], win: int) -> bool:
     """Whether some reading has the winning tile in its pair or in one of its concealed chows,
     while no reading shows a second waiting tile: the winning tile at the end of a chow that the
     tile three ranks away also completes (两面), or in a concealed pung beside another pair (双碰:
     that pair's tile also completes the hand)."""
     found = False
     rank = win % 10
-    for sets, pair in readings:
+    for _, pair, chows, pungs in readings:
         if pair == win:
             found = True
-        for kind, t, _ in sets:
-            if kind == CHOW:
-                if t - 1 == win and rank <= 6 or t + 1 == win and rank >= 4:
-                    return False
-                if t == win or t - 1 == win or t + 1 == win:
-                    found = True
-            elif kind == PUNG and t == win and pair != win:
+        for t in chows:
+            if t - 1 == win and rank <= 6 or t + 1 == win and rank >= 4:
                 return False
+            if t - 1 <= win <= t + 1:
+                found = True
+        if pair != win and win in pungs:
+            return False
     return found
 
 

@@ -115,10 +115,20 @@ def suit_completions(counts: tuple[int, ...]) -> tuple[bool, bool]:
     return no_pair, with_pair
 
 
+#: One reading of the concealed tiles, or of one suit's or the honors' share of them: ``(sets,
+#: pair, chows, pungs)``: the sets as packs, the pair's tile (0 for none), and the tiles of its
+#: chows (middle tiles) and of its pungs, each in the order of ``sets``.
+Division = tuple[tuple[Pack, ...], int, tuple[int, ...], tuple[int, ...]]
+
+
+def _division(sets: tuple[Pack, ...], pair: int) -> Division:
+    return (sets, pair, tuple(t for k, t, _ in sets if k == CHOW), tuple(t for k, t, _ in sets if k != CHOW))
+
+
 @lru_cache(maxsize=None)
-def _honor_options(counts: tuple[int, ...]) -> tuple[tuple[Pack, ...], int] | None:
-    """The honors (seven counts, E S W N C F P) as pungs and at most one pair: (pungs, the pair's
-    tile or 0), or None when they do not split so."""
+def _honor_options(counts: tuple[int, ...]) -> Division | None:
+    """The honors (seven counts, E S W N C F P) as pungs and at most one pair (a Division), or
+    None when they do not split so."""
     sets: list[Pack] = []
     pairs = 0
     pair_tile = 0
@@ -132,17 +142,21 @@ def _honor_options(counts: tuple[int, ...]) -> tuple[tuple[Pack, ...], int] | No
             pair_tile = 31 + i
         else:
             return None
-    return (tuple(sets), pair_tile) if pairs <= 1 else None
+    return _division(tuple(sets), pair_tile) if pairs <= 1 else None
 
 
-@lru_cache(maxsize=None)
-def _suit_options(counts: tuple[int, ...], base: int) -> tuple[tuple[tuple[Pack, ...], int], ...]:
-    """``suit_decompositions`` with ranks turned into tile codes of the suit starting at ``base``."""
-    return tuple((tuple((k, base + r, m) for k, r, m in sets), (base + p) if p else 0)
+def _suit_options(counts: tuple[int, ...], base: int) -> tuple[Division, ...]:
+    """``suit_decompositions`` with ranks turned into tile codes of the suit starting at ``base``,
+    as Divisions."""
+    return tuple(_division(tuple((k, base + r, m) for k, r, m in sets), (base + p) if p else 0)
                  for sets, p in suit_decompositions(counts))
 
 
-def regular_divisions(table: list[int], n_sets: int) -> list[tuple[tuple[Pack, ...], int]]:
+#: Each suit's first tile code (less one) and its ``_suit_options`` so far, by its nine counts.
+_SUIT_OPTIONS: tuple[tuple[int, dict[tuple[int, ...], tuple[Division, ...]]], ...] = ((0, {}), (10, {}), (20, {}))
+
+
+def regular_divisions(table: list[int], n_sets: int) -> list[Division]:
     """All readings of the concealed tiles as ``n_sets`` sets and one pair.
 
     Args:
@@ -150,43 +164,52 @@ def regular_divisions(table: list[int], n_sets: int) -> list[tuple[tuple[Pack, .
         n_sets: number of sets expected from them (4 minus the declared melds).
 
     Returns:
-        A list of ``(sets, pair_tile)`` with ``sets`` sorted by (kind-independent) canonical order;
-        the list is in the canonical order of readings: by the sets' tiles, lowest first, a pung of
-        a tile before a chow starting on it (this order breaks ties between equal totals).
+        A list of Divisions ``(sets, pair_tile, chows, pungs)`` with ``sets`` sorted by
+        (kind-independent) canonical order, ``chows`` and ``pungs`` the tiles of its chows (middle
+        tiles) and pungs in the order of ``sets``; the list is in the canonical order of readings:
+        by the sets' tiles, lowest first, a pung of a tile before a chow starting on it (this order
+        breaks ties between equal totals).
     """
     honors = _honor_options(tuple(table[31:38]))
     if honors is None:
         return []
-    honor_sets, honor_pair = honors
     per_suit = []
-    for base in (0, 10, 20):
+    for base, known in _SUIT_OPTIONS:
         counts = tuple(table[base + 1:base + 10])
         if any(counts):
-            options = _suit_options(counts, base)
+            options = known.get(counts)
+            if options is None:
+                options = known[counts] = _suit_options(counts, base)
             if not options:
                 return []
             per_suit.append(options)
+    honor_sets, honor_pair, _, honor_pungs = honors
     if len(per_suit) == 1 and len(per_suit[0]) == 1 and not honor_sets:
-        sets, pair = per_suit[0][0]  # the common case: one suit, one reading
-        if (1 if pair else 0) + (1 if honor_pair else 0) == 1 and len(sets) == n_sets:
-            return [(sets, pair or honor_pair)]
+        only = per_suit[0][0]  # the common case: one suit, one reading
+        if (1 if only[1] else 0) + (1 if honor_pair else 0) == 1 and len(only[0]) == n_sets:
+            return [only if only[1] else (only[0], honor_pair, only[2], only[3])]
         return []
     out = []
     for combo in product(*per_suit):
         pair = honor_pair
         pairs = 1 if honor_pair else 0
         sets: list[Pack] = []
-        for s, p in combo:
+        chows: list[int] = []
+        pungs: list[int] = []
+        for s, p, c, g in combo:
             if p:
                 pairs += 1
                 pair = p
-            sets.extend(s)
+            sets += s
+            chows += c
+            pungs += g
         if pairs != 1:
             continue
-        sets.extend(honor_sets)
+        sets += honor_sets
         if len(sets) != n_sets:
             continue
-        out.append((tuple(sets), pair))
+        pungs += honor_pungs
+        out.append((tuple(sets), pair, tuple(chows), tuple(pungs)))
     if len(out) > 1:
         out.sort(key=_reading_key)
     return out
@@ -292,45 +315,55 @@ def waiting_tiles(standing: list[int], with_seven_pairs: bool) -> list[int]:
     """
     # Each component (three suits, then the honors) as (sets only possible, sets + pair possible).
     suit_counts = (tuple(standing[1:10]), tuple(standing[11:20]), tuple(standing[21:30]))
-    comps = [suit_completions(c) if any(c) else _EMPTY_SUIT for c in suit_counts]
+    m, b, p = suit_counts
+    comps = (suit_completions(m) if any(m) else _EMPTY_SUIT, suit_completions(b) if any(b) else _EMPTY_SUIT,
+             suit_completions(p) if any(p) else _EMPTY_SUIT)
     honor_counts = tuple(standing[31:38])
     honor_pairs = honor_counts.count(2)
     honors_ok = honor_pairs + honor_counts.count(3) + honor_counts.count(0) == 7
-    comps.append((honors_ok and honor_pairs == 0, honors_ok and honor_pairs == 1))
+    comps += ((honors_ok and honor_pairs == 0, honors_ok and honor_pairs == 1),)
     waits: list[int] = []
-    not_sets_only = [j for j in range(4) if not comps[j][0]]
-    n_blocking = len(not_sets_only)
+    sets_only = (comps[0][0], comps[1][0], comps[2][0], comps[3][0])
+    n_blocking = sets_only.count(False)
     if n_blocking > 2:
         return waits if not with_seven_pairs else _seven_pairs_wait(standing, waits)
-    pair_ok = [c[1] for c in comps]
+    pair_ok = (comps[0][1], comps[1][1], comps[2][1], comps[3][1])
     n_pair_ok = pair_ok.count(True)
     for x in range(4):
         # the other components: all split into sets (others_none), or exactly one holds the pair
-        blocking = n_blocking - (not comps[x][0])
+        blocking = n_blocking - (not sets_only[x])
         if blocking == 0:
             others_none = True
             others_one = n_pair_ok - pair_ok[x] > 0
         elif blocking == 1:
             others_none = False
-            j = not_sets_only[0] if not_sets_only[0] != x else not_sets_only[1]
+            j = sets_only.index(False)
+            if j == x:
+                j = sets_only.index(False, x + 1)
             others_one = pair_ok[j]
         else:
             continue
         if not others_none and not others_one:
             continue
-        if x < 3:
-            no_pair, with_pair = suit_waits(suit_counts[x])
-            if others_none and others_one:
-                waits.extend(x * 10 + r for r in sorted(set(no_pair + with_pair)))
-            else:
-                waits.extend(x * 10 + r for r in (with_pair if others_none else no_pair))
-        else:
-            no_pair, with_pair = honor_waits(honor_counts)
-            if others_none and others_one:
-                waits.extend(sorted(no_pair + with_pair))
-            else:
-                waits.extend(with_pair if others_none else no_pair)
+        # waits (tile codes) as sets only, as sets and the pair, either
+        found = _suit_wait_codes(suit_counts[x], x * 10) if x < 3 else _honor_wait_codes(honor_counts)
+        waits += found[2] if others_none and others_one else found[1] if others_none else found[0]
     return _seven_pairs_wait(standing, waits) if with_seven_pairs else waits
+
+
+@lru_cache(maxsize=None)
+def _suit_wait_codes(counts: tuple[int, ...], base: int) -> tuple[tuple[int, ...], ...]:
+    """``suit_waits`` as tile codes of the suit starting at ``base``, and the two together sorted."""
+    no_pair, with_pair = suit_waits(counts)
+    return (tuple(base + r for r in no_pair), tuple(base + r for r in with_pair),
+            tuple(base + r for r in sorted(set(no_pair + with_pair))))
+
+
+@lru_cache(maxsize=None)
+def _honor_wait_codes(counts: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+    """``honor_waits``, and the two together sorted."""
+    no_pair, with_pair = honor_waits(counts)
+    return no_pair, with_pair, tuple(sorted(no_pair + with_pair))
 
 
 _EMPTY_SUIT = (True, False)

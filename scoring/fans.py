@@ -19,8 +19,10 @@ Fans whose detection needs the counting principles (不拆移 no splitting, 套�
 of chows by ``_two_chows``/``_three_chows``/``_four_chows``, counted by
 ``_count_three_chows``/``_count_four_chows`` (套算一次, with ``_limit_chow_pairs``), every
 combination of pungs by ``_two_pungs``/``_three_pungs``, counted by
-``_count_three_pungs``/``_count_four_pungs``; the counting functions record the evidence (the
-first three sets in reading order that make a fan of three, every set that makes a fan of two).
+``_count_three_pungs``/``_count_four_pungs``, which read the detectors' answers from tables made
+by the detectors themselves (``_TWO_CHOWS_OF``, ``_THREE_CHOWS_OF``, ``_TWO_PUNGS_OF``,
+``_THREE_PUNGS_OF``); the counting functions record the evidence (the first three sets in reading
+order that make a fan of three, every set that makes a fan of two).
 
 Example, fan 28 Pure Straight (清龙): the spec below (names, 16 points, no exclusions), detected
 by ``calculator._three_chows`` (``a + 3 == b and b + 3 == c`` of one suit), counted with its three

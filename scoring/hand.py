@@ -27,6 +27,7 @@ import dataclasses
 import enum
 import re
 from functools import lru_cache
+from itertools import chain
 from types import MappingProxyType
 from typing import Any, ClassVar, Iterable, Mapping, Sequence
 
@@ -317,10 +318,10 @@ _FAST_MELD = re.compile(r"\[(?:([1-9]{3,4})([msp])|([ESWNCFP]{3,4}))(?:,?([1-3])
 
 def _parse_meld(text: str, start: int) -> tuple[Meld, int]:
     """Parse one bracketed meld starting at ``text[start] == '['``; return it and the position after ']'."""
-    close = text.find("]", start) + 1
-    known = _MELDS.get(text[start:close])
+    close = text.find("]", start)
+    known = _MELDS.get(text[start:close]) if close > 0 else None
     if known is not None:
-        return known, close
+        return known, close + 1
     m = _FAST_MELD.match(text, start)
     if m:
         digits, suit, honors, offer_text = m.groups()
@@ -341,7 +342,7 @@ def _parse_meld(text: str, start: int) -> tuple[Meld, int]:
             meld = Meld(MeldKind.CHOW, first, False, offer)
         if meld is not None:
             if len(_MELDS) < 10_000:  # the valid plain melds are a few thousand texts
-                _MELDS[m.group()] = meld
+                _MELDS[m.group()[:-1]] = meld
             return meld, m.end()
         # anything else (promoted kongs, bad melds) takes the full path below for its checks
     close = text.find("]", start)
@@ -390,24 +391,28 @@ def _parse_meld(text: str, start: int) -> tuple[Meld, int]:
     return Meld(kind, tiles[0], concealed, offer, promoted), close + 1
 
 
-#: Melds already read by the regular-expression path, by their text (``"[123m,1]"``).
+#: Melds already read by the regular-expression path, by their text without the closing bracket
+#: (``"[123m,1"``).
 _MELDS: dict[str, Meld] = {}
+_known_meld = _MELDS.__getitem__
 
 _FAST_TOKEN = re.compile(r"[1-9]+[msp]|[ESWNCFP]")
-_TOKEN_CODES: dict[str, tuple[int, ...]] = {}
+class _TokenCodes(dict):
+    """Tile codes of each plain token read so far (``"789m"`` -> (7, 8, 9), ``"E"`` -> (31,)),
+    worked out when first asked for."""
 
-
-def _token_codes(token: str) -> tuple[int, ...]:
-    codes = _TOKEN_CODES.get(token)
-    if codes is None:
+    def __missing__(self, token: str) -> tuple[int, ...]:
         if token in HONOR_LETTERS:
-            codes = (EAST + HONOR_LETTERS.index(token),)
+            codes: tuple[int, ...] = (EAST + HONOR_LETTERS.index(token),)
         else:
             base = "msp".index(token[-1]) * 10
             codes = tuple(base + ord(d) - 48 for d in token[:-1])
-        if len(_TOKEN_CODES) < 100_000:  # bounded: tokens are short, but input is untrusted
-            _TOKEN_CODES[token] = codes
-    return codes
+        if len(self) < 100_000:  # bounded: tokens are short, but input is untrusted
+            self[token] = codes
+        return codes
+
+
+_token_codes = _TokenCodes().__getitem__
 
 
 def _fast_concealed(segment: str) -> list[int] | None:
@@ -416,11 +421,20 @@ def _fast_concealed(segment: str) -> list[int] | None:
     tokens = _FAST_TOKEN.findall(segment)
     if not segment or sum(map(len, tokens)) != len(segment):  # tokens that do not cover it: not plain
         return None
-    out: list[int] = []
-    known = _TOKEN_CODES.get
-    for token in tokens:
-        out.extend(known(token) or _token_codes(token))
-    return out
+    return [*chain.from_iterable(map(_token_codes, tokens))]
+
+
+_set_melds, _set_concealed, _set_win_tile = Hand.melds.__set__, Hand.concealed.__set__, Hand.win_tile.__set__
+
+
+def _new_hand(melds: tuple[Meld, ...], concealed: tuple[int, ...], win_tile: int) -> Hand:
+    """``Hand(melds, concealed, win_tile)`` by its slots (the frozen dataclass's ``__init__`` sets
+    each field through ``object.__setattr__``, at three times the cost)."""
+    hand = object.__new__(Hand)
+    _set_melds(hand, melds)
+    _set_concealed(hand, concealed)
+    _set_win_tile(hand, win_tile)
+    return hand
 
 
 def parse_hand(text: str) -> Hand:
@@ -446,6 +460,11 @@ def parse_hand(text: str) -> Hand:
     if "[" not in text[last:]:
         codes = _fast_concealed(text[last:])
         if codes:
+            try:  # melds all read before: the texts between the closing brackets are known
+                return _new_hand(tuple(map(_known_meld, text[:last - 1].split("]"))) if last else (),
+                                 tuple(codes[:-1]), codes[-1])
+            except KeyError:
+                pass
             while pos < last and text[pos] == "[":
                 meld, pos = _parse_meld(text, pos)
                 melds.append(meld)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 from functools import lru_cache, partial
+from itertools import compress
 from operator import itemgetter
 from typing import Callable, Sequence
 
@@ -144,7 +145,9 @@ class ScoreResult(_Record):
             that a caller that needs only the points does not pay for it).
         rules: the rule profile used (``"mcr"`` or ``"mcr-1998"``).
         shape: the winning shape read (``"regular"``, ``"seven pairs"``, ``"knitted straight"``…).
-        fans: the fans counted, highest points first.
+        fans: the fans counted, highest points first (their records are made from the chosen
+            reading when first read, so that a caller that needs only the points, the waits of a
+            hand or a legality check, does not pay for them).
         total: all points, flowers included.
         fan_points: points without flowers (what the 8-point minimum is checked on).
         legal: the hand reaches the minimum of 8 points without flowers.
@@ -156,7 +159,7 @@ class ScoreResult(_Record):
 
     def __new__(cls, hand: "str | Hand", rules: str, shape: str, fans: tuple[FanResult, ...], total: int,
                 fan_points: int, legal: bool, payments: Payments | None) -> "ScoreResult":
-        return tuple.__new__(cls, ([hand], rules, shape, fans, total, fan_points, legal, payments))
+        return tuple.__new__(cls, ([hand], rules, shape, [fans], total, fan_points, legal, payments))
 
     @property
     def hand(self) -> str:
@@ -168,7 +171,15 @@ class ScoreResult(_Record):
 
     rules = property(itemgetter(1))
     shape = property(itemgetter(2))
-    fans = property(itemgetter(3))
+
+    @property
+    def fans(self) -> tuple[FanResult, ...]:
+        box = self[3]
+        if len(box) > 1:  # made by ``score``: [None, reading, hand, ctx]
+            box[0] = _fan_results(box[1], box[2], box[3])
+            del box[1:]
+        return box[0]
+
     total = property(itemgetter(4))
     fan_points = property(itemgetter(5))
     legal = property(itemgetter(6))
@@ -188,16 +199,10 @@ class ScoreResult(_Record):
 
 # ---------------------------------------------------------------------------------------------
 
-def _meld_to_pack(kind: MeldKind, tile: int, concealed: bool) -> Pack:
-    if kind is MeldKind.CHOW:
-        return (CHOW, tile + 1, True)
-    if kind is MeldKind.PUNG:
-        return (PUNG, tile, True)
-    return (KONG, tile, not concealed)
-
-
-def _check_flags(ctx: WinContext, hand: Hand, fixed_table: list[int], standing: list[int]) -> bool:
-    """Validate the win flags against each other and the tiles; return whether 和绝张 applies.
+def _check_flags(ctx: WinContext, hand: Hand, in_melds: int, standing: list[int]) -> bool:
+    """Validate the win flags against each other and the tiles (``in_melds``: the copies of the
+    winning tile in the declared melds; ``standing``: the concealed tiles' count table, winning
+    tile included); return whether 和绝张 applies.
 
     Raises:
         ScoringError: ``contradictory-flags``.
@@ -216,14 +221,14 @@ def _check_flags(ctx: WinContext, hand: Hand, fixed_table: list[int], standing: 
                            "set self-drawn too")
     if ctx.kong_replacement and not any(m.kind is MeldKind.KONG for m in hand.melds):
         raise ScoringError("contradictory-flags", "kong replacement (杠上开花) needs a kong among the melds")
-    if ctx.robbing_kong and (standing[win] > 1 or fixed_table[win]):
+    if ctx.robbing_kong and (standing[win] > 1 or in_melds):
         raise ScoringError("contradictory-flags", f"robbing the kong (抢杠和) on {name}: the other three {name} are "
                            f"in the robbed kong, so the winner cannot hold another {name}")
     if ctx.fourth_tile and standing[win] > 1:
         raise ScoringError("contradictory-flags", f"winning on the last {name} (和绝张) while holding another {name} "
                            "concealed")
     # 和绝张 is implied when the other three copies are in the winner's own exposed pung.
-    return ctx.fourth_tile or fixed_table[win] == 3
+    return ctx.fourth_tile or in_melds == 3
 
 
 @lru_cache(maxsize=4096)
@@ -244,6 +249,8 @@ def _spec(n: int) -> Fan:
 _HEADS = [(_spec(n).number, _spec(n).name_zh, _spec(n).name_en, _spec(n).points) if n else None
           for n in range(C.N_SLOTS)]
 _new_record = tuple.__new__
+_CHOW_MELD, _PUNG_MELD = MeldKind.CHOW, MeldKind.PUNG
+_SLOTS = range(C.N_SLOTS)
 
 def _evidence_texts(reading: Reading, hand: Hand, n: int) -> tuple[str, ...]:
     """The evidence of fan ``n`` that its detector recorded (``Reading.evidence``), as notation:
@@ -281,7 +288,9 @@ def score(hand: Hand, ctx: WinContext, rules: str | RuleProfile = "mcr") -> Scor
         ScoringError: ``tile-count``, ``fifth-tile``, ``not-winning``, ``contradictory-flags``,
             ``bad-value`` (unknown rules).
     """
-    profile = rules if rules.__class__ is RuleProfile else rule_profile(rules)
+    profile = C.PROFILES.get(rules) if rules.__class__ is str else None
+    if profile is None:
+        profile = rule_profile(rules)  # a RuleProfile, or an error
     melds, concealed, win = hand.melds, hand.concealed, hand.win_tile
     n_concealed = len(concealed)
     if n_concealed != 13 - 3 * len(melds) or len(melds) > 4:
@@ -290,49 +299,70 @@ def score(hand: Hand, ctx: WinContext, rules: str | RuleProfile = "mcr") -> Scor
     for t in concealed:
         standing[t] += 1
     standing[win] += 1
-    fixed_table = [0] * TABLE_SIZE
-    fixed: list[Pack] = []
+    fixed: tuple[Pack, ...] = ()
+    split = C.NO_MELDS
     merged = standing  # all tiles: the concealed ones, and the melds' when there are melds
     if melds:
         merged = standing.copy()
+        # the melds as packs (a chow by its middle tile), and their chows', pungs' and kongs' tiles
+        # and the indices of the melded and concealed kongs (``best_reading``'s ``split``)
+        chows: tuple[int, ...] = ()
+        pungs: tuple[int, ...] = ()
+        mk_at: tuple[int, ...] = ()
+        ck_at: tuple[int, ...] = ()
+        i = 0
         for m in melds:
             kind, t = m.kind, m.tile
-            fixed.append(_meld_to_pack(kind, t, m.concealed))
-            if kind is MeldKind.CHOW:
-                fixed_table[t] += 1
-                fixed_table[t + 1] += 1
-                fixed_table[t + 2] += 1
+            if kind is _CHOW_MELD:
+                fixed += ((CHOW, t + 1, True),)
+                chows += (t + 1,)
                 merged[t] += 1
                 merged[t + 1] += 1
                 merged[t + 2] += 1
             else:
-                n = 3 if kind is MeldKind.PUNG else 4
-                fixed_table[t] += n
-                merged[t] += n
+                pungs += (t,)
+                if kind is _PUNG_MELD:
+                    fixed += ((PUNG, t, True),)
+                    merged[t] += 3
+                else:
+                    if m.concealed:
+                        fixed += ((KONG, t, False),)
+                        ck_at += (i,)
+                    else:
+                        fixed += ((KONG, t, True),)
+                        mk_at += (i,)
+                    merged[t] += 4
+            i += 1
+        split = (chows, pungs, mk_at, ck_at)
     top = max(merged)
     if top > 4:
         check_hand(hand)  # raises the fifth-tile error
     if ctx.robbing_kong or ctx.kong_replacement or ctx.fourth_tile:
-        fourth_tile = _check_flags(ctx, hand, fixed_table, standing)
+        fourth_tile = _check_flags(ctx, hand, merged[win] - standing[win], standing)
     else:  # no flag to check against the tiles
-        fourth_tile = fixed_table[win] == 3  # 和绝张: the other three in the winner's own pung
-    reading = best_reading(tuple(fixed), fixed_table, standing, win, n_concealed, ctx, profile, fourth_tile, merged,
-                           top)
+        fourth_tile = merged[win] - standing[win] == 3  # 和绝张: the other three in the winner's own pung
+    reading = best_reading(fixed, standing, win, n_concealed, ctx, profile, fourth_tile, merged, top, split)
     if reading is None:
         raise ScoringError("not-winning", f"{hand.notation()} is not a winning hand: the tiles make neither four sets "
                            "and a pair nor a special shape (seven pairs, thirteen orphans, honors and knitted tiles, "
                            "knitted straight)")
+    fan_points = reading.total
+    total = fan_points + ctx.flowers * C.POINTS[C.FLOWER_TILES] if ctx.flowers else fan_points  # 1 point a flower
+    legal = fan_points >= MINIMUM_POINTS
+    return _new_record(ScoreResult, ([hand], profile.name, reading.shape, [None, reading, hand, ctx], total,
+                                  fan_points, legal, _payments(total, ctx.self_drawn) if legal else None))
+
+
+def _fan_results(reading: Reading, hand: Hand, ctx: WinContext) -> tuple[FanResult, ...]:
+    """The FanResults of the chosen reading (and of the flowers), highest points first."""
     counts = reading.fans
-    fans = [_new_record(FanResult, _HEADS[n] + (counts[n], [None, reading, hand, n])) for n in reading.counted]
+    fans = [_new_record(FanResult, _HEADS[n] + (counts[n], [None, reading, hand, n]))
+            for n in compress(_SLOTS, counts)]
     if ctx.flowers:
         fans.append(_new_record(FanResult, _HEADS[C.FLOWER_TILES] + (ctx.flowers, [partial(_flower_texts, ctx)])))
-    if reading.fans[C.MIXED_KONGS]:  # otherwise the table order already runs from high points to low
+    if counts[C.MIXED_KONGS]:  # otherwise the table order already runs from high points to low
         fans.sort(key=lambda r: (-r.points, r.number if r.number is not None else 999))
-    fan_points = reading.total
-    total = fan_points + ctx.flowers
-    legal = fan_points >= MINIMUM_POINTS
-    return _new_record(ScoreResult, ([hand], profile.name, reading.shape, tuple(fans), total, fan_points, legal,
-                                  _payments(total, ctx.self_drawn) if legal else None))
+    return tuple(fans)
 
 
 @lru_cache(maxsize=1024)

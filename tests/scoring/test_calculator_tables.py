@@ -1,0 +1,49 @@
+"""The calculator's precomputed tables say all that the fans they stand for depend on.
+
+``_Situation`` takes the fans of a hand's tiles and of its win from a template kept under a key
+(``_RANK_CLASS``, ``_SUITS_CLASS``, reversible, green, the five win flags): two hands with the
+same key must have the same fans, whatever their tiles. Checked on random sets of tile kinds
+against the detectors run directly.
+"""
+
+from __future__ import annotations
+
+import random
+
+from scoring import calculator as C
+from scoring.hand import WinContext
+from scoring.tiles import TABLE_SIZE
+
+_TILES = [t for t in range(TABLE_SIZE) if t % 10 and t != 30]
+
+
+def _direct(table: list[int], ctx: WinContext, fourth_tile: bool) -> list[int]:
+    masks = C.tile_masks(table)
+    ft = [0] * C.N_SLOTS
+    C._suits(masks, ft)
+    C._tile_traits(masks, ft, True)
+    C._rank_range(masks, ft)
+    C._win_flags(ctx, fourth_tile, ft)
+    return ft
+
+
+def test_tile_and_win_fans_template_depends_on_its_key_only() -> None:
+    rng = random.Random(19)
+    C._TILE_AND_WIN_FANS.clear()
+    seen_keys = set()
+    for i in range(20_000):
+        kinds = rng.sample(_TILES, rng.choice((1, 2, 3, 4, 5, 7, 9, 14)))
+        if rng.random() < 0.3:  # few kinds of one or two suits: the rank-range fans
+            kinds = [t for t in kinds if t // 10 == kinds[0] // 10] or kinds
+        table = [0] * TABLE_SIZE
+        for t in kinds:
+            table[t] = 1
+        self_drawn = rng.random() < 0.5
+        ctx = WinContext.make(self_drawn=self_drawn, last_tile=rng.random() < 0.2,
+                              kong_replacement=self_drawn and rng.random() < 0.2,
+                              robbing_kong=not self_drawn and rng.random() < 0.2)
+        fourth_tile = rng.random() < 0.2
+        s = C._Situation((), table, kinds[0], ctx, C.MCR, fourth_tile, table, 1, C.NO_MELDS)
+        assert s.fans == _direct(table, ctx, fourth_tile), (kinds, ctx, fourth_tile)
+        seen_keys.add(id(s.fans))
+    assert len(seen_keys) < 2_000  # the templates are shared
