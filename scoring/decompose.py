@@ -126,8 +126,8 @@ def _division(sets: tuple[Pack, ...], pair: int) -> Division:
 
 
 @lru_cache(maxsize=None)
-def _honor_options(counts: tuple[int, ...]) -> Division | None:
-    """The honors (seven counts, E S W N C F P) as pungs and at most one pair (a Division), or
+def _honor_options(counts: bytes) -> Division | None:
+    """The honors (seven counts, E S W N C F P, as bytes) as pungs and at most one pair (a Division), or
     None when they do not split so."""
     sets: list[Pack] = []
     pairs = 0
@@ -152,8 +152,11 @@ def _suit_options(counts: tuple[int, ...], base: int) -> tuple[Division, ...]:
                  for sets, p in suit_decompositions(counts))
 
 
-#: Each suit's first tile code (less one) and its ``_suit_options`` so far, by its nine counts.
-_SUIT_OPTIONS: tuple[tuple[int, dict[tuple[int, ...], tuple[Division, ...]]], ...] = ((0, {}), (10, {}), (20, {}))
+#: Each suit's first tile code (less one) and its ``_suit_options`` so far, by its nine counts (as
+#: bytes: at most 5**9 keys, in play a few thousand).
+_SUIT_OPTIONS: tuple[tuple[int, dict[bytes, tuple[Division, ...]]], ...] = ((0, {}), (10, {}), (20, {}))
+#: A suit's nine counts when the hand has none of it.
+_NO_TILES = bytes(9)
 
 
 def regular_divisions(table: list[int], n_sets: int) -> list[Division]:
@@ -170,16 +173,17 @@ def regular_divisions(table: list[int], n_sets: int) -> list[Division]:
         by the sets' tiles, lowest first, a pung of a tile before a chow starting on it (this order
         breaks ties between equal totals).
     """
-    honors = _honor_options(tuple(table[31:38]))
+    counts_of = bytes(table)  # the table as bytes: its slices are cheap keys (hashed, compared by memcmp)
+    honors = _honor_options(counts_of[31:38])
     if honors is None:
         return []
     per_suit = []
     for base, known in _SUIT_OPTIONS:
-        counts = tuple(table[base + 1:base + 10])
-        if any(counts):
+        counts = counts_of[base + 1:base + 10]
+        if counts != _NO_TILES:
             options = known.get(counts)
             if options is None:
-                options = known[counts] = _suit_options(counts, base)
+                options = known[counts] = _suit_options(tuple(counts), base)
             if not options:
                 return []
             per_suit.append(options)
