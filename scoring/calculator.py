@@ -1282,7 +1282,7 @@ def best_reading(fixed: tuple[Pack, ...], standing: list[int], win: int, n_stand
         best_total = _tally(special)
     if special is None or special.fans[SEVEN_PAIRS]:
         seven_pairs = special is not None
-        readings = regular_divisions(standing, 4 - len(fixed))
+        readings = regular_divisions(standing if fixed else counts, 4 - len(fixed))  # counts: standing as bytes
         if readings:
             # A wait fan needs the winning tile in a concealed chow or the pair of some reading,
             # and a hand waiting on that tile alone.

@@ -159,11 +159,11 @@ _SUIT_OPTIONS: tuple[tuple[int, dict[bytes, tuple[Division, ...]]], ...] = ((0, 
 _NO_TILES = bytes(9)
 
 
-def regular_divisions(table: list[int], n_sets: int) -> list[Division]:
+def regular_divisions(table: list[int] | bytes, n_sets: int) -> list[Division]:
     """All readings of the concealed tiles as ``n_sets`` sets and one pair.
 
     Args:
-        table: count table by tile code (concealed tiles, winning tile included).
+        table: count table by tile code (concealed tiles, winning tile included), a list or bytes.
         n_sets: number of sets expected from them (4 minus the declared melds).
 
     Returns:
@@ -173,7 +173,8 @@ def regular_divisions(table: list[int], n_sets: int) -> list[Division]:
         by the sets' tiles, lowest first, a pung of a tile before a chow starting on it (this order
         breaks ties between equal totals).
     """
-    counts_of = bytes(table)  # the table as bytes: its slices are cheap keys (hashed, compared by memcmp)
+    # the table as bytes: its slices are cheap keys (hashed, compared by memcmp)
+    counts_of = table if table.__class__ is bytes else bytes(table)
     honors = _honor_options(counts_of[31:38])
     if honors is None:
         return []
@@ -318,11 +319,16 @@ def waiting_tiles(standing: list[int], with_seven_pairs: bool) -> list[int]:
         The waiting tile codes in canonical order.
     """
     # Each component (three suits, then the honors) as (sets only possible, sets + pair possible).
-    suit_counts = (tuple(standing[1:10]), tuple(standing[11:20]), tuple(standing[21:30]))
+    # Each suit's and the honors' counts are slices of the table made bytes once: the caches'
+    # keys (hashed and compared by memcmp; the caches of suit_completions, suit_waits and
+    # honor_waits hold these bytes keys beside the tuples other callers give).
+    counts = bytes(standing)
+    suit_counts = (counts[1:10], counts[11:20], counts[21:30])
     m, b, p = suit_counts
-    comps = (suit_completions(m) if any(m) else _EMPTY_SUIT, suit_completions(b) if any(b) else _EMPTY_SUIT,
-             suit_completions(p) if any(p) else _EMPTY_SUIT)
-    honor_counts = tuple(standing[31:38])
+    comps = (suit_completions(m) if m != _NO_TILES else _EMPTY_SUIT,
+             suit_completions(b) if b != _NO_TILES else _EMPTY_SUIT,
+             suit_completions(p) if p != _NO_TILES else _EMPTY_SUIT)
+    honor_counts = counts[31:38]
     honor_pairs = honor_counts.count(2)
     honors_ok = honor_pairs + honor_counts.count(3) + honor_counts.count(0) == 7
     comps += ((honors_ok and honor_pairs == 0, honors_ok and honor_pairs == 1),)
