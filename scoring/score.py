@@ -23,7 +23,7 @@ from .calculator import Reading, RuleProfile, best_reading, rule_profile
 from .decompose import CHOW, KONG, PAIR, PUNG, Pack
 from .errors import ScoringError
 from .fans import FANS, MELDED_AND_CONCEALED_KONG, Fan
-from .hand import Hand, MeldKind, WinContext, check_hand, format_tiles, parse_hand
+from .hand import Hand, MeldKind, WinContext, check_hand, format_tiles, parse_hand, win_context
 from .tiles import TABLE_SIZE, Flower, tile_name, tiles_to_string
 
 #: The minimum to win (起和分), flowers not included (第十条 1 (一) 2; 第五条 term 2).
@@ -396,7 +396,6 @@ def score_hand(hand: str | Hand, *, self_drawn: bool = False, seat_wind: str = "
         ScoringError: with a code naming the problem (see ``ScoringError.CODES``).
     """
     h = hand if isinstance(hand, Hand) else parse_hand(hand)
-    ctx = WinContext.make(self_drawn=self_drawn, seat_wind=seat_wind, prevalent_wind=prevalent_wind,
-                          flowers=flowers, last_tile=last_tile, kong_replacement=kong_replacement,
-                          robbing_kong=robbing_kong, fourth_tile=fourth_tile)
+    ctx = win_context(self_drawn, seat_wind, prevalent_wind, flowers, last_tile, kong_replacement, robbing_kong,
+                      fourth_tile)
     return score(h, ctx, rules)
