@@ -782,7 +782,7 @@ class _Situation:
                  "_evidence", "fixed_chows", "fixed_pungs", "mk_at", "ck_at")
 
     def __init__(self, fixed: tuple[Pack, ...], standing: list[int], win: int, ctx, rules: RuleProfile,
-                 fourth_tile: bool, merged: list[int], top: int, split: tuple[tuple[int, ...], ...]) -> None:
+                 fourth_tile: bool, merged: list[int], counts: bytes, split: tuple[tuple[int, ...], ...]) -> None:
         self.ctx = ctx
         self.rules = rules
         self.fixed = fixed
@@ -815,7 +815,7 @@ class _Situation:
         self._evidence = None
         self._unique = None
         self.hogs = ()
-        if top == 4:  # four alike somewhere
+        if 4 in counts:  # four alike somewhere
             kongs = [t for kind, t, _ in fixed if kind == KONG]
             self.hogs = [t for t in self.unique if merged[t] == 4 and t not in kongs]
 
@@ -1240,7 +1240,7 @@ def _tally(r: Reading) -> int:
 
 
 def best_reading(fixed: tuple[Pack, ...], standing: list[int], win: int, n_standing: int, ctx, rules: RuleProfile,
-                 fourth_tile: bool, merged: list[int], top: int,
+                 fourth_tile: bool, merged: list[int], counts: bytes,
                  split: tuple[tuple[int, ...], ...] = NO_MELDS) -> Reading | None:
     """The highest-scoring reading of a checked hand (flowers not included), or None if the tiles
     do not form a winning hand.
@@ -1254,17 +1254,27 @@ def best_reading(fixed: tuple[Pack, ...], standing: list[int], win: int, n_stand
         rules: the rule profile.
         fourth_tile: whether 和绝张 applies (after the tiles' own evidence).
         merged: the count table of all tiles (the melds' and ``standing``).
-        top: the highest count of ``merged`` (at most 4).
+        counts: ``merged`` as bytes (each count at most 4), searched for a count at C speed.
         split: the melds' share of every reading: the tiles of their chows (middle tiles) and of
             their pungs and kongs, the indices in ``fixed`` of the melded and of the concealed
             kongs (``NO_MELDS`` without melds).
     """
-    s = _Situation(fixed, standing, win, ctx, rules, fourth_tile, merged, top, split)
+    s = _Situation(fixed, standing, win, ctx, rules, fourth_tile, merged, counts, split)
     special: Reading | None = None
+    # Each special shape is looked for only where the suits allow it: honors and knitted tiles,
+    # thirteen orphans and a knitted straight need all three suits; nine gates one suit and no
+    # honor; seven pairs no odd count (counts are at most 4).
+    m, b, p, honors = s.masks
     if not fixed:
-        special = (_seven_pairs_reading(s) or _honors_and_knitted_reading(s) or _thirteen_orphans_reading(s)
-                   or _knitted_straight_reading(s) or _nine_gates_reading(s))
-    elif len(fixed) == 1:
+        if 1 not in counts and 3 not in counts:  # ``counts`` is ``standing`` without melds
+            special = _seven_pairs_reading(s)
+        if special is None:
+            if m and b and p:
+                special = (_honors_and_knitted_reading(s) or _thirteen_orphans_reading(s)
+                           or _knitted_straight_reading(s))
+            elif not honors and ((m and not b and not p) or (b and not m and not p) or (p and not m and not b)):
+                special = _nine_gates_reading(s)
+    elif len(fixed) == 1 and m and b and p:
         special = _knitted_straight_reading(s)
     best = special
     best_total = 0
@@ -1272,7 +1282,7 @@ def best_reading(fixed: tuple[Pack, ...], standing: list[int], win: int, n_stand
         best_total = _tally(special)
     if special is None or special.fans[SEVEN_PAIRS]:
         seven_pairs = special is not None
-        readings = regular_divisions(standing, 4 - len(fixed))
+        readings = regular_divisions(standing if fixed else counts, 4 - len(fixed))  # counts: standing as bytes
         if readings:
             # A wait fan needs the winning tile in a concealed chow or the pair of some reading,
             # and a hand waiting on that tile alone.

@@ -126,8 +126,8 @@ def _division(sets: tuple[Pack, ...], pair: int) -> Division:
 
 
 @lru_cache(maxsize=None)
-def _honor_options(counts: tuple[int, ...]) -> Division | None:
-    """The honors (seven counts, E S W N C F P) as pungs and at most one pair (a Division), or
+def _honor_options(counts: bytes) -> Division | None:
+    """The honors (seven counts, E S W N C F P, as bytes) as pungs and at most one pair (a Division), or
     None when they do not split so."""
     sets: list[Pack] = []
     pairs = 0
@@ -152,15 +152,18 @@ def _suit_options(counts: tuple[int, ...], base: int) -> tuple[Division, ...]:
                  for sets, p in suit_decompositions(counts))
 
 
-#: Each suit's first tile code (less one) and its ``_suit_options`` so far, by its nine counts.
-_SUIT_OPTIONS: tuple[tuple[int, dict[tuple[int, ...], tuple[Division, ...]]], ...] = ((0, {}), (10, {}), (20, {}))
+#: Each suit's first tile code (less one) and its ``_suit_options`` so far, by its nine counts (as
+#: bytes: at most 5**9 keys, in play a few thousand).
+_SUIT_OPTIONS: tuple[tuple[int, dict[bytes, tuple[Division, ...]]], ...] = ((0, {}), (10, {}), (20, {}))
+#: A suit's nine counts when the hand has none of it.
+_NO_TILES = bytes(9)
 
 
-def regular_divisions(table: list[int], n_sets: int) -> list[Division]:
+def regular_divisions(table: list[int] | bytes, n_sets: int) -> list[Division]:
     """All readings of the concealed tiles as ``n_sets`` sets and one pair.
 
     Args:
-        table: count table by tile code (concealed tiles, winning tile included).
+        table: count table by tile code (concealed tiles, winning tile included), a list or bytes.
         n_sets: number of sets expected from them (4 minus the declared melds).
 
     Returns:
@@ -170,16 +173,18 @@ def regular_divisions(table: list[int], n_sets: int) -> list[Division]:
         by the sets' tiles, lowest first, a pung of a tile before a chow starting on it (this order
         breaks ties between equal totals).
     """
-    honors = _honor_options(tuple(table[31:38]))
+    # the table as bytes: its slices are cheap keys (hashed, compared by memcmp)
+    counts_of = table if table.__class__ is bytes else bytes(table)
+    honors = _honor_options(counts_of[31:38])
     if honors is None:
         return []
     per_suit = []
     for base, known in _SUIT_OPTIONS:
-        counts = tuple(table[base + 1:base + 10])
-        if any(counts):
+        counts = counts_of[base + 1:base + 10]
+        if counts != _NO_TILES:
             options = known.get(counts)
             if options is None:
-                options = known[counts] = _suit_options(counts, base)
+                options = known[counts] = _suit_options(tuple(counts), base)
             if not options:
                 return []
             per_suit.append(options)
@@ -314,11 +319,16 @@ def waiting_tiles(standing: list[int], with_seven_pairs: bool) -> list[int]:
         The waiting tile codes in canonical order.
     """
     # Each component (three suits, then the honors) as (sets only possible, sets + pair possible).
-    suit_counts = (tuple(standing[1:10]), tuple(standing[11:20]), tuple(standing[21:30]))
+    # Each suit's and the honors' counts are slices of the table made bytes once: the caches'
+    # keys (hashed and compared by memcmp; the caches of suit_completions, suit_waits and
+    # honor_waits hold these bytes keys beside the tuples other callers give).
+    counts = bytes(standing)
+    suit_counts = (counts[1:10], counts[11:20], counts[21:30])
     m, b, p = suit_counts
-    comps = (suit_completions(m) if any(m) else _EMPTY_SUIT, suit_completions(b) if any(b) else _EMPTY_SUIT,
-             suit_completions(p) if any(p) else _EMPTY_SUIT)
-    honor_counts = tuple(standing[31:38])
+    comps = (suit_completions(m) if m != _NO_TILES else _EMPTY_SUIT,
+             suit_completions(b) if b != _NO_TILES else _EMPTY_SUIT,
+             suit_completions(p) if p != _NO_TILES else _EMPTY_SUIT)
+    honor_counts = counts[31:38]
     honor_pairs = honor_counts.count(2)
     honors_ok = honor_pairs + honor_counts.count(3) + honor_counts.count(0) == 7
     comps += ((honors_ok and honor_pairs == 0, honors_ok and honor_pairs == 1),)

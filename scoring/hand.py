@@ -200,44 +200,57 @@ class WinContext:
             ScoringError: ``bad-value`` for a wind outside E/S/W/N, a flower count outside 0-8,
                 an unknown or repeated flower, or a flag that is not a boolean.
         """
-        # Contexts given by plain values (booleans, a flower count, wind letters) are memoised:
-        # there are a few thousand of them. The types are checked first, so that 1 for True or
-        # True for a count never finds the entry of the other.
-        key = None
-        if self_drawn.__class__ is last_tile.__class__ is kong_replacement.__class__ is robbing_kong.__class__ \
-                is fourth_tile.__class__ is bool and flowers.__class__ is int and seat_wind.__class__ is str \
-                and prevalent_wind.__class__ is str:
-            key = (self_drawn, seat_wind, prevalent_wind, flowers, last_tile, kong_replacement, robbing_kong,
-                   fourth_tile)
-            hit = _CONTEXTS.get(key)
-            if hit is not None:
-                return hit
-        for name, v in (("self_drawn", self_drawn), ("last_tile", last_tile),
-                        ("kong_replacement", kong_replacement), ("robbing_kong", robbing_kong),
-                        ("fourth_tile", fourth_tile)):
-            if not isinstance(v, bool):
-                raise ScoringError("bad-value", f"{name} must be true or false, got {v!r}")
-        flower_tiles: tuple[Flower, ...] = ()
-        if isinstance(flowers, bool):
-            raise ScoringError("bad-value", f"flowers must be a count 0-8 or a list of flowers, got {flowers!r}")
-        if isinstance(flowers, int):
-            if not 0 <= flowers <= 8:
-                raise ScoringError("bad-value", f"flowers must be between 0 and 8 (there are 8 flower tiles), got {flowers}")
-            count = flowers
-        elif isinstance(flowers, (list, tuple)):
-            flower_tiles = tuple(parse_flower(f) for f in flowers)
-            if len(set(flower_tiles)) != len(flower_tiles):
-                raise ScoringError("bad-value", "each flower tile exists once; a flower is listed twice")
-            count = len(flower_tiles)
-        else:
-            raise ScoringError("bad-value", f"flowers must be a count 0-8 or a list of flowers, got {flowers!r}")
-        ctx = cls(self_drawn=self_drawn, seat_wind=Wind.parse(seat_wind, "seat_wind"),
-                  prevalent_wind=Wind.parse(prevalent_wind, "prevalent_wind"), flowers=count, flower_tiles=flower_tiles,
-                  last_tile=last_tile, kong_replacement=kong_replacement, robbing_kong=robbing_kong,
-                  fourth_tile=fourth_tile)
-        if key is not None and len(_CONTEXTS) < 20_000:  # bounded: wind strings are untrusted input
-            _CONTEXTS[key] = ctx
-        return ctx
+        return win_context(self_drawn, seat_wind, prevalent_wind, flowers, last_tile, kong_replacement,
+                           robbing_kong, fourth_tile)
+
+
+def win_context(self_drawn: bool, seat_wind: "Wind | str", prevalent_wind: "Wind | str",
+                flowers: "int | Sequence[str | int | Flower]", last_tile: bool, kong_replacement: bool,
+                robbing_kong: bool, fourth_tile: bool) -> WinContext:
+    """``WinContext.make`` with its arguments in order (positional: the scorer's hot path, which
+    calls it once a hand, skips matching eight keywords). Same values, same errors.
+
+    Raises:
+        ScoringError: ``bad-value`` as ``WinContext.make``.
+    """
+    # Contexts given by plain values (booleans, a flower count, wind letters) are memoised:
+    # there are a few thousand of them. The types are checked first, so that 1 for True or
+    # True for a count never finds the entry of the other.
+    key = None
+    if self_drawn.__class__ is last_tile.__class__ is kong_replacement.__class__ is robbing_kong.__class__ \
+            is fourth_tile.__class__ is bool and flowers.__class__ is int and seat_wind.__class__ is str \
+            and prevalent_wind.__class__ is str:
+        key = (self_drawn, seat_wind, prevalent_wind, flowers, last_tile, kong_replacement, robbing_kong,
+               fourth_tile)
+        hit = _CONTEXTS.get(key)
+        if hit is not None:
+            return hit
+    for name, v in (("self_drawn", self_drawn), ("last_tile", last_tile),
+                    ("kong_replacement", kong_replacement), ("robbing_kong", robbing_kong),
+                    ("fourth_tile", fourth_tile)):
+        if not isinstance(v, bool):
+            raise ScoringError("bad-value", f"{name} must be true or false, got {v!r}")
+    flower_tiles: tuple[Flower, ...] = ()
+    if isinstance(flowers, bool):
+        raise ScoringError("bad-value", f"flowers must be a count 0-8 or a list of flowers, got {flowers!r}")
+    if isinstance(flowers, int):
+        if not 0 <= flowers <= 8:
+            raise ScoringError("bad-value", f"flowers must be between 0 and 8 (there are 8 flower tiles), got {flowers}")
+        count = flowers
+    elif isinstance(flowers, (list, tuple)):
+        flower_tiles = tuple(parse_flower(f) for f in flowers)
+        if len(set(flower_tiles)) != len(flower_tiles):
+            raise ScoringError("bad-value", "each flower tile exists once; a flower is listed twice")
+        count = len(flower_tiles)
+    else:
+        raise ScoringError("bad-value", f"flowers must be a count 0-8 or a list of flowers, got {flowers!r}")
+    ctx = WinContext(self_drawn=self_drawn, seat_wind=Wind.parse(seat_wind, "seat_wind"),
+                     prevalent_wind=Wind.parse(prevalent_wind, "prevalent_wind"), flowers=count,
+                     flower_tiles=flower_tiles, last_tile=last_tile, kong_replacement=kong_replacement,
+                     robbing_kong=robbing_kong, fourth_tile=fourth_tile)
+    if key is not None and len(_CONTEXTS) < 20_000:  # bounded: wind strings are untrusted input
+        _CONTEXTS[key] = ctx
+    return ctx
 
 
 _CONTEXTS: dict[tuple, WinContext] = {}

@@ -23,7 +23,7 @@ from .calculator import Reading, RuleProfile, best_reading, rule_profile
 from .decompose import CHOW, KONG, PAIR, PUNG, Pack
 from .errors import ScoringError
 from .fans import FANS, MELDED_AND_CONCEALED_KONG, Fan
-from .hand import Hand, MeldKind, WinContext, check_hand, format_tiles, parse_hand
+from .hand import Hand, MeldKind, WinContext, check_hand, format_tiles, parse_hand, win_context
 from .tiles import TABLE_SIZE, Flower, tile_name, tiles_to_string
 
 #: The minimum to win (起和分), flowers not included (第十条 1 (一) 2; 第五条 term 2).
@@ -251,6 +251,8 @@ _HEADS = [(_spec(n).number, _spec(n).name_zh, _spec(n).name_en, _spec(n).points)
 _new_record = tuple.__new__
 _CHOW_MELD, _PUNG_MELD = MeldKind.CHOW, MeldKind.PUNG
 _SLOTS = range(C.N_SLOTS)
+#: The byte values of the counts 0-4 (``bytes.translate`` deletes them: what is left is a count above 4).
+_UP_TO_FOUR = bytes(range(5))
 
 def _evidence_texts(reading: Reading, hand: Hand, n: int) -> tuple[str, ...]:
     """The evidence of fan ``n`` that its detector recorded (``Reading.evidence``), as notation:
@@ -334,14 +336,14 @@ def score(hand: Hand, ctx: WinContext, rules: str | RuleProfile = "mcr") -> Scor
                     merged[t] += 4
             i += 1
         split = (chows, pungs, mk_at, ck_at)
-    top = max(merged)
-    if top > 4:
+    counts = bytes(merged)  # the table as bytes: C-level searches for a count instead of compares
+    if counts.translate(None, _UP_TO_FOUR):  # some count above 4
         check_hand(hand)  # raises the fifth-tile error
     if ctx.robbing_kong or ctx.kong_replacement or ctx.fourth_tile:
         fourth_tile = _check_flags(ctx, hand, merged[win] - standing[win], standing)
     else:  # no flag to check against the tiles
         fourth_tile = merged[win] - standing[win] == 3  # 和绝张: the other three in the winner's own pung
-    reading = best_reading(fixed, standing, win, n_concealed, ctx, profile, fourth_tile, merged, top, split)
+    reading = best_reading(fixed, standing, win, n_concealed, ctx, profile, fourth_tile, merged, counts, split)
     if reading is None:
         raise ScoringError("not-winning", f"{hand.notation()} is not a winning hand: the tiles make neither four sets "
                            "and a pair nor a special shape (seven pairs, thirteen orphans, honors and knitted tiles, "
@@ -394,7 +396,6 @@ def score_hand(hand: str | Hand, *, self_drawn: bool = False, seat_wind: str = "
         ScoringError: with a code naming the problem (see ``ScoringError.CODES``).
     """
     h = hand if isinstance(hand, Hand) else parse_hand(hand)
-    ctx = WinContext.make(self_drawn=self_drawn, seat_wind=seat_wind, prevalent_wind=prevalent_wind,
-                          flowers=flowers, last_tile=last_tile, kong_replacement=kong_replacement,
-                          robbing_kong=robbing_kong, fourth_tile=fourth_tile)
+    ctx = win_context(self_drawn, seat_wind, prevalent_wind, flowers, last_tile, kong_replacement, robbing_kong,
+                      fourth_tile)
     return score(h, ctx, rules)
