@@ -220,7 +220,7 @@ def _describe(rec) -> str:
         lines.append(f"Melds    {' '.join(a.melds)}")
     lines.append(f"Winning  {a.win_tile or '-'}    Flowers  {' '.join(a.flowers) if a.flowers else '-'}")
     if a.uncertain:
-        lines.append("Please confirm (low confidence): " + ", ".join(
+        lines.append("Please confirm (not read surely: a low confidence, a weak box or a box over another tile): " + ", ".join(
             f"{t.tile} ({t.confidence:.2f}) at [{', '.join(str(int(round(v))) for v in t.box)}]" for t in a.uncertain))
     for n in a.notes:
         lines.append(f"Note: {n}")

@@ -446,7 +446,7 @@ def make_router(*, control: Any, log: Any, scorer: Any, auth: Any,
             u["box"] == t["box"] for u in reading["uncertain"])]
         if doubtful:
             i, t = doubtful[0]
-            raise error(f"{len(doubtful)} tile(s) read with low confidence must be confirmed or corrected first: "
+            raise error(f"{len(doubtful)} tile(s) not read surely must be confirmed or corrected first: "
                         f"tile {i} read as {t['tile']} ({t['confidence']:.2f})",
                         f"有 {len(doubtful)} 张牌识别不确定，请先确认或改正：第 {i + 1} 张识别为 {t['tile']}",
                         422, "uncertain")

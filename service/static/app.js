@@ -65,7 +65,7 @@ const T = {
     editing: (n) => `Editing hand ${n}`, edit: "Edit", del: "Del", drawRow: "drawn", selfDrawn: "self-drawn",
     noHands: "no hand yet",
     choosePhoto: "Choose a photo", noFile: "no photo chosen",
-    photoHint: "Tap a tile to correct it; tiles in red were read with low confidence and must be confirmed. If the winning tile was not laid apart, tap it and mark it.",
+    photoHint: "Tap a tile to correct it; tiles in red were not read surely (a low confidence, or a box lying over another tile) and must be confirmed. If the winning tile was not laid apart, tap it and mark it.",
     toConfirm: (n) => `${n} tile(s) still to confirm`, allChecked: "all tiles checked", gapHere: "a tile seems to be missing here",
     gapsToCheck: (n) => `a tile seems to be missing at ${n} place(s) (dashed): check the photo`, corrected: "corrected",
     winTile: "winning tile", readAs: (t, c) => `read as ${t} (confidence ${c})`, seconds: "s", cycles: "cycles",
