@@ -815,9 +815,15 @@ class _Situation:
         self._evidence = None
         self._unique = None
         self.hogs = ()
-        if 4 in counts:  # four alike somewhere
-            kongs = [t for kind, t, _ in fixed if kind == KONG]
-            self.hogs = [t for t in self.unique if merged[t] == 4 and t not in kongs]
+        t = counts.find(4)  # four alike somewhere: Tile Hog's tiles (in code order) are those not in a kong
+        if t >= 0:
+            kongs = [k for kind, k, _ in fixed if kind == KONG] if fixed else ()
+            hogs = []
+            while t >= 0:
+                if t not in kongs:
+                    hogs.append(t)
+                t = counts.find(4, t + 1)
+            self.hogs = hogs
 
     @property
     def unique(self) -> list[int]:
