@@ -325,11 +325,13 @@ class Recognizer:
         a = assemble(tiles, self.min_confidence, rules)
         # a tile kept from a box below the detector's threshold (``RESCUE_LABELS``) is always listed
         # for the player to confirm, however sure its reading: the calibration saw few such boxes
+        listed = {id(t) for t in a.uncertain}
         weak = tuple(t for t in tiles if t.score is not None and t.score < self.detector.threshold
-                     and all(t is not u for u in a.uncertain))
+                     and id(t) not in listed)
+        listed.update(id(t) for t in weak)
         # a box mostly on a surer box: a second box on one tile (COVERED_FLAG), asked about too
         covered = () if COVERED_FLAG is None else tuple(
-            t for t in tiles if t.score is not None and all(t is not u for u in a.uncertain + weak)
+            t for t in tiles if t.score is not None and id(t) not in listed
             and _covered(t.box, [u.box for u in tiles if u is not t and (u.score or 0.0) > t.score]) > COVERED_FLAG)
         if weak or covered:
             a = dataclasses.replace(a, uncertain=a.uncertain + weak + covered)
