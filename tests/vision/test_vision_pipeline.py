@@ -366,10 +366,11 @@ def test_a_weak_box_read_surely_as_a_white_dragon_is_kept_and_flagged_others_are
     assert [t.tile for t in r.assembly.uncertain] == ["P"]
 
 
-def test_a_box_mostly_over_a_surer_box_is_listed_for_the_player():
+def test_both_boxes_of_a_pair_over_one_tile_are_listed_for_the_player():
     # issue 21: a second box on a tile another box already reads (here 4p over the 3m's right
-    # side, read surely) was a silent extra tile; a box over more than COVERED_FLAG of a surer box
-    # is now asked about, and a box that only touches its neighbour is not
+    # side, read surely) was a silent extra tile; two boxes over more than COVERED_FLAG of each
+    # other are now both asked about (which one is the tile is not known: on test the surer box
+    # was the extra one once), and a box that only touches its neighbour is not
     from vision import pipeline
     from vision.assemble import DetectedTile
     rec = Recognizer.__new__(Recognizer)
@@ -379,10 +380,17 @@ def test_a_box_mostly_over_a_surer_box_is_listed_for_the_player():
            for i, n in enumerate(["1m", "2m", "3m"])]
     second = DetectedTile("4p", (205.0, 200.0, 250.0, 260.0), 0.95, False, 0.5)  # 35 of its 45 px over 3m
     r = rec.recognition_of(row + [second], 0.0)
-    assert [t.tile for t in r.assembly.uncertain] == ["4p"]
+    assert sorted(t.tile for t in r.assembly.uncertain) == ["3m", "4p"]
     assert pipeline._covered(second.box, [row[2].box]) > pipeline.COVERED_FLAG
-    # the same box, surer than the one under it: the other one is asked about instead
+    # each listed once, whichever box is the surer
     r = rec.recognition_of(row[:2] + [dataclasses.replace(row[2], score=0.4), second], 0.0)
-    assert [t.tile for t in r.assembly.uncertain] == ["3m"]
+    assert sorted(t.tile for t in r.assembly.uncertain) == ["3m", "4p"]
+    # only the less sure box when the pair rule is off (the rule of 2 December 2026)
+    saved = pipeline.COVERED_PAIR
+    pipeline.COVERED_PAIR = False
+    try:
+        assert [t.tile for t in rec.recognition_of(row + [second], 0.0).assembly.uncertain] == ["4p"]
+    finally:
+        pipeline.COVERED_PAIR = saved
     # neighbours 5 px apart: nothing asked
     assert rec.recognition_of(row, 0.0).assembly.uncertain == ()
