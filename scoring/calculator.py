@@ -583,9 +583,14 @@ for _kind in (CHOW, PUNG, KONG, PAIR):
         _PACK_TRAITS[(_kind, _t, False)] = _PACK_TRAITS[(_kind, _t, True)] = _bits
 
 
-def _pack_traits(packs: tuple[Pack, ...], ft: list[int]) -> None:
-    """Outside Hand, All Five, All Even Pungs (fans 55, 31, 21): a property of every set and the pair."""
-    every = reduce(and_, map(_PACK_TRAITS.__getitem__, packs))  # the traits all five packs share
+#: The traits (as ``_PACK_TRAITS``) of a chow by its middle tile, of a pung, kong or pair by its tile.
+_CHOW_TRAITS = [_PACK_TRAITS.get((CHOW, t, False), 0) for t in range(38)]
+_PUNG_TRAITS = [_PACK_TRAITS.get((PUNG, t, False), 0) for t in range(38)]
+
+
+def _pack_traits(every: int, ft: list[int]) -> None:
+    """Outside Hand, All Five, All Even Pungs (fans 55, 31, 21): a property of every set and the
+    pair, from ``every``, the traits (``_PACK_TRAITS``) all five packs share."""
     if every:
         if every & 1:
             ft[OUTSIDE_HAND] = 1
@@ -894,14 +899,19 @@ def _regular_reading(s: _Situation, sets: tuple[Pack, ...], pair: int, chows: tu
         if n_pungs == 4 and not ft[FOUR_KONGS] and not ft[FOUR_CONCEALED_PUNGS]:
             ft[ALL_PUNGS] = 1
             ev[ALL_PUNGS] = tuple(pung_at)
-        for t in pungs:
-            f = _PUNG_FAN[t]
-            if f:
-                ft[f] += 1
-        if record and ft[DRAGON_PUNG]:
-            ev[DRAGON_PUNG] = tuple(i for i, t in zip(pung_at, pungs) if t in DRAGONS)
     n_chows = len(chows)
-    _count_set_combinations(chows, chow_at, pungs, pung_at, pair, pair_at, ft, ev)
+    if record:
+        _count_set_fans(chows, chow_at, pungs, pung_at, pair, pair_at, ft, ev)
+        if ft[DRAGON_PUNG]:
+            ev[DRAGON_PUNG] = tuple(i for i, t in zip(pung_at, pungs) if t in DRAGONS)
+        every = reduce(and_, map(_PACK_TRAITS.__getitem__, packs))
+    else:
+        # the sets' fans from the table of combinations of sets (the pair only for 13 and 29)
+        key = (chows, pungs, pair) if n_chows == 4 and pair < 30 and pair % 10 == 5 else (chows, pungs)
+        found = _SET_FANS.get(key) or _set_fans(key, chows, pungs, pair if len(key) == 3 else 0)
+        for f, c in found[1]:
+            ft[f] += c
+        every = found[0] & _PUNG_TRAITS[pair]
     # concealed or melded hand
     melded_sets = s.melded_sets
     if melded_sets == 0:
@@ -931,7 +941,8 @@ def _regular_reading(s: _Situation, sets: tuple[Pack, ...], pair: int, chows: tu
             ft[BIG_THREE_WINDS] = 0
             if record:
                 ev[LITTLE_FOUR_WINDS] = (*(i for i, t in zip(pung_at, pungs) if t in WINDS), pair_at)
-    _pack_traits(packs, ft)
+    if every:
+        _pack_traits(every, ft)
     if not ft[QUADRUPLE_CHOW] and s.hogs:
         ft[TILE_HOG] = len(s.hogs)
     if unique_wait:
@@ -964,6 +975,42 @@ _PLACES = [tuple(range(n)) for n in range(6)]
 #: Where a reading counted without recording (``_regular_reading``) lets its detectors write
 #: their evidence: no fan count ever depends on what it holds.
 _NO_EVIDENCE: list = [None] * N_SLOTS
+
+
+def _count_set_fans(chows: tuple[int, ...], chow_at, pungs: tuple[int, ...], pung_at, pair: int, pair_at: int,
+                    ft: list[int], ev: list) -> None:
+    """The fans of a reading's sets: each pung's or kong's own (``_PUNG_FAN``), and those of their
+    combinations (``_count_set_combinations``, same arguments)."""
+    for t in pungs:
+        f = _PUNG_FAN[t]
+        if f:
+            ft[f] += 1
+    _count_set_combinations(chows, chow_at, pungs, pung_at, pair, pair_at, ft, ev)
+
+
+#: The fans of a reading's sets (``_count_set_fans``) as ``(traits, ((fan slot, count), ...))``,
+#: with the traits all its sets share (as ``_PACK_TRAITS``), by ``(chows, pungs)`` (middle tiles
+#: of the chows, tiles of the pungs and kongs, in reading order), or ``(chows, pungs, pair)`` for
+#: four chows and a pair of fives (the pair counts only for 13 and 29). A reading counted without
+#: recording reads it instead of running the detectors. Emptied when it reaches ``_SET_FANS_MAX``
+#: keys (about 200 bytes each).
+_SET_FANS: dict[tuple, tuple[int, tuple[tuple[int, int], ...]]] = {}
+_SET_FANS_MAX = 1 << 15
+
+
+def _set_fans(key: tuple, chows: tuple[int, ...], pungs: tuple[int, ...], pair: int) -> tuple:
+    """Work out and keep ``_SET_FANS[key]`` (``pair`` 0 when the key has none)."""
+    ft = [0] * N_SLOTS
+    _count_set_fans(chows, _PLACES[len(chows)], pungs, _PLACES[len(pungs)], pair, 4, ft, _NO_EVIDENCE)
+    traits = 7
+    for t in chows:
+        traits &= _CHOW_TRAITS[t]
+    for t in pungs:
+        traits &= _PUNG_TRAITS[t]
+    if len(_SET_FANS) >= _SET_FANS_MAX:
+        _SET_FANS.clear()
+    found = _SET_FANS[key] = (traits, tuple((n, ft[n]) for n in compress(_SLOTS, ft)))
+    return found
 
 
 def _count_set_combinations(chows: list[int], chow_at: list[int], pungs: list[int], pung_at: list[int], pair: int,
