@@ -32,6 +32,7 @@ used internally for 明暗杠, which has no number.
 from __future__ import annotations
 
 import dataclasses
+from bisect import insort
 from functools import reduce
 from itertools import combinations, compress
 from operator import add, and_, itemgetter, mul
@@ -685,17 +686,24 @@ _EXCLUSIONS_LATE: tuple[tuple[int, tuple[int, ...]], ...] = tuple(
 _EXCLUSIONS_1998: tuple[tuple[int, tuple[int, ...]], ...] = tuple(
     (n, f.excludes_1998) for n, f in FANS.items() if f.excludes_1998)
 _STRICT_VOIDED = tuple(n for n, f in FANS.items() if f.voids_a_suit)
-# The fans of a list that are counted are read at once (``itemgetter``): the same as reading them
-# in turn, since no fan of a list excludes another fan of the same list that excludes something.
+# The fans of a list that are counted are applied as they are met: the same as reading them all
+# first, since no fan of a list excludes another fan of the same list that excludes something.
 assert all(not {g for _, gone in lst for g in gone} & {f for f, _ in lst} for lst in (_EXCLUSIONS, _EXCLUSIONS_LATE))
-_EXCLUDERS = itemgetter(*(f for f, _ in _EXCLUSIONS))
-_EXCLUDERS_LATE = itemgetter(*(f for f, _ in _EXCLUSIONS_LATE))
+#: What each fan slot excludes (``()`` for none): the main patterns' (slots up to 38) and the rest's.
+_EXCLUDES_OF: list[tuple[int, ...]] = [()] * N_SLOTS
+for _n, _gone in _EXCLUSIONS + _EXCLUSIONS_LATE:
+    _EXCLUDES_OF[_n] = _gone
 
 
-def _exclusions(ft: list[int], rules: RuleProfile) -> None:
-    """Apply 不计: remove the fans that a counted fan implies (不重复原则)."""
-    for _, gone in compress(_EXCLUSIONS, _EXCLUDERS(ft)):
-        for g in gone:
+def _exclusions(ft: list[int], rules: RuleProfile) -> list[int]:
+    """Apply 不计: remove the fans that a counted fan implies (不重复原则). Returns the slots that
+    may be counted afterwards (in slot order; those counted before and any fan the rules add back;
+    some may now be 0): ``_total`` sums over them."""
+    counted = [*compress(_SLOTS, ft)]
+    for n in counted:
+        if n > BIG_THREE_WINDS:
+            break
+        for g in _EXCLUDES_OF[n]:
             ft[g] = 0
     if rules.strict_no_repetition:
         for f, gone in _EXCLUSIONS_1998:
@@ -705,16 +713,22 @@ def _exclusions(ft: list[int], rules: RuleProfile) -> None:
     if ft[FOUR_CONCEALED_PUNGS] and ft[FULLY_CONCEALED_HAND]:
         # 四暗刻 implies concealed: 不求人 becomes a plain 自摸
         ft[FULLY_CONCEALED_HAND] = 0
-        ft[SELF_DRAWN] = 1
+        if not ft[SELF_DRAWN]:
+            ft[SELF_DRAWN] = 1
+            insort(counted, SELF_DRAWN)
     if ft[BIG_THREE_WINDS] and not ft[ALL_HONORS] and not ft[ALL_TERMINALS_AND_HONORS]:
         ft[PUNG_OF_TERMINALS_OR_HONORS] -= 3  # the three wind pungs are inside Big Three Winds
+        if PUNG_OF_TERMINALS_OR_HONORS not in counted:
+            insort(counted, PUNG_OF_TERMINALS_OR_HONORS)
     if rules.strict_no_repetition:
         for f in _STRICT_VOIDED:
             if ft[f]:
                 ft[ONE_VOIDED_SUIT] = 0
-    for _, gone in compress(_EXCLUSIONS_LATE, _EXCLUDERS_LATE(ft)):
-        for g in gone:
-            ft[g] = 0
+    for n in counted:
+        if n > BIG_THREE_WINDS and ft[n]:
+            for g in _EXCLUDES_OF[n]:
+                ft[g] = 0
+    return counted
 
 
 # --- the readings -------------------------------------------------------------------------------
@@ -947,12 +961,14 @@ def _regular_reading(s: _Situation, sets: tuple[Pack, ...], pair: int, chows: tu
         ft[TILE_HOG] = len(s.hogs)
     if unique_wait:
         _wait_fan(packs[len(s.fixed):], win, ft)
-    _exclusions(ft, s.rules)
+    counted = _exclusions(ft, s.rules)
     if s.masks[3] & _Bits.WIND_TILES and not ft[BIG_FOUR_WINDS]:  # some wind, maybe a wind pung
         for i, t in zip(pung_at, pungs):
             if t in WINDS:
                 _wind_pung(t, i, ctx, ft, ev)
-    total = _total(ft)
+        # not counted before _wind_pung (which may also take a Pung of Terminals or Honors away)
+        counted += _WIND_SLOTS if PUNG_OF_TERMINALS_OR_HONORS in counted else _WIND_SLOTS_AND_PUNG
+    total = _total(ft, counted)
     if not total and not any(ft):
         ft[CHICKEN_HAND] = 1
         total = POINTS[CHICKEN_HAND]
@@ -967,6 +983,9 @@ def _regular_reading(s: _Situation, sets: tuple[Pack, ...], pair: int, chows: tu
 #: Honors (73, a wind's turned into the wind fans by ``_wind_pung``), or none (0).
 _PUNG_FAN = [DRAGON_PUNG if t in DRAGONS else PUNG_OF_TERMINALS_OR_HONORS if t in TERMINALS or t in WINDS else 0
              for t in range(38)]
+#: The slots ``_wind_pung`` writes: the two wind fans, and Pung of Terminals or Honors too.
+_WIND_SLOTS = (PREVALENT_WIND, SEAT_WIND)
+_WIND_SLOTS_AND_PUNG = (PREVALENT_WIND, SEAT_WIND, PUNG_OF_TERMINALS_OR_HONORS)
 #: The pair of each tile as a pack.
 _PAIR_PACK = [(PAIR, t, False) for t in range(len(TILE_BIT))]
 #: Placeholder indices of n sets, for a reading counted without recording.
@@ -1278,10 +1297,11 @@ def _knitted_straight_reading(s: _Situation) -> Reading | None:
 _SLOTS = range(N_SLOTS)
 
 
-def _total(ft: list[int]) -> int:
-    """Points of the fan counts ``ft`` (flowers not included)."""
+def _total(ft: list[int], counted: "list[int] | None" = None) -> int:
+    """Points of the fan counts ``ft`` (flowers not included); ``counted``: the slots that may be
+    counted (all others 0), if known."""
     total = 0
-    for n in compress(_SLOTS, ft):
+    for n in compress(_SLOTS, ft) if counted is None else counted:
         total += POINTS[n] * ft[n]
     return total
 
