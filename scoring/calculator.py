@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import dataclasses
 from bisect import insort
+from collections import defaultdict
 from functools import reduce
 from itertools import combinations, compress
 from operator import add, and_, itemgetter, mul
@@ -1019,7 +1020,7 @@ _SET_FANS_MAX = 1 << 15
 
 def _set_fans(key: tuple, chows: tuple[int, ...], pungs: tuple[int, ...], pair: int) -> tuple:
     """Work out and keep ``_SET_FANS[key]`` (``pair`` 0 when the key has none)."""
-    ft = [0] * N_SLOTS
+    ft: dict[int, int] = defaultdict(int)  # the detectors write a few slots: no 83-slot list to scan
     _count_set_fans(chows, _PLACES[len(chows)], pungs, _PLACES[len(pungs)], pair, 4, ft, _NO_EVIDENCE)
     traits = 7
     for t in chows:
@@ -1028,7 +1029,7 @@ def _set_fans(key: tuple, chows: tuple[int, ...], pungs: tuple[int, ...], pair: 
         traits &= _PUNG_TRAITS[t]
     if len(_SET_FANS) >= _SET_FANS_MAX:
         _SET_FANS.clear()
-    found = _SET_FANS[key] = (traits, tuple((n, ft[n]) for n in compress(_SLOTS, ft)))
+    found = _SET_FANS[key] = (traits, tuple(item for item in ft.items() if item[1]))
     return found
 
 
