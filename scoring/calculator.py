@@ -1356,13 +1356,15 @@ def best_reading(fixed: tuple[Pack, ...], standing: list[int], win: int, n_stand
         best_total = _tally(special)
     if special is None or special.fans[SEVEN_PAIRS]:
         seven_pairs = special is not None
-        readings = regular_divisions(standing if fixed else counts, 4 - len(fixed))  # counts: standing as bytes
+        table = bytes(standing) if fixed else counts  # standing as bytes (counts is, without melds)
+        readings = regular_divisions(table, 4 - len(fixed))
         if readings:
             # A wait fan needs the winning tile in a concealed chow or the pair of some reading,
             # and a hand waiting on that tile alone.
             unique_wait = False
             if _wait_may_be_unique(readings, win):
-                unique_wait = len(waiting_tiles(_without(standing, win), n_standing == 13)) == 1
+                without_win = table[:win] + _ONE_LESS[table[win]] + table[win + 1:]
+                unique_wait = len(waiting_tiles(without_win, n_standing == 13)) == 1
             for division in readings:
                 r = _regular_reading(s, *division, unique_wait)
                 total = r.total
@@ -1393,7 +1395,5 @@ def _wait_may_be_unique(readings: list[Division], win: int) -> bool:
     return found
 
 
-def _without(table: list[int], t: int) -> list[int]:
-    out = list(table)
-    out[t] -= 1
-    return out
+#: A count less one, as bytes (a slot of a count table as bytes).
+_ONE_LESS = [b"", b"\x00", b"\x01", b"\x02", b"\x03"]
