@@ -787,9 +787,6 @@ _WIN_EVIDENCE = [(tile_name(t),) if t % 10 or t > 30 else () for t in range(len(
 _EVIDENCE_OF_WIN = [[win_ev if n in _WIN_TILE_FANS else WHOLE_HAND for n in range(N_SLOTS)] for win_ev in _WIN_EVIDENCE]
 
 
-_MELDED = itemgetter(2)  # a pack's melded flag
-
-
 #: ``best_reading``'s ``split`` of a hand without melds.
 NO_MELDS: tuple[tuple[int, ...], ...] = ((), (), (), ())
 
@@ -821,10 +818,11 @@ class _Situation:
                | (not kinds & _NOT_REVERSIBLE) << 16 | (not kinds & _NOT_GREEN) << 17 | ctx.self_drawn << 18
                | ctx.last_tile << 19 | ctx.kong_replacement << 20 | ctx.robbing_kong << 21 | fourth_tile << 22)
         self.fans = _TILE_AND_WIN_FANS.get(key) or _tile_and_win_fans(key, masks, ctx, fourth_tile)
-        self.melded_sets = sum(map(_MELDED, fixed)) if fixed else 0
         # The declared melds' share of every reading (they come first in its packs): the chows'
         # middle tiles, the pungs' and kongs' tiles, the melded and the concealed kongs' indices.
-        self.fixed_chows, self.fixed_pungs, self.mk_at, self.ck_at = split
+        self.fixed_chows, self.fixed_pungs, self.mk_at, ck_at = split
+        self.ck_at = ck_at
+        self.melded_sets = len(fixed) - len(ck_at)  # every declared meld is melded but a concealed kong
         self.win = win
         self.fourth_tile = fourth_tile
         # Evidence that is the same in every reading: the winning tile for the fans of how it was
