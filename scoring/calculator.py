@@ -798,8 +798,9 @@ class _Situation:
                  "fourth_tile", "fans", "melded_sets", "win_ev", "hogs",
                  "_evidence", "fixed_chows", "fixed_pungs", "mk_at", "ck_at")
 
-    def __init__(self, fixed: tuple[Pack, ...], standing: list[int], win: int, ctx, rules: RuleProfile,
-                 fourth_tile: bool, merged: list[int], counts: bytes, split: tuple[tuple[int, ...], ...]) -> None:
+    def __init__(self, fixed: tuple[Pack, ...], standing: "list[int] | bytearray", win: int, ctx, rules: RuleProfile,
+                 fourth_tile: bool, merged: "list[int] | bytearray", counts: bytes,
+                 split: tuple[tuple[int, ...], ...]) -> None:
         self.ctx = ctx
         self.rules = rules
         self.fixed = fixed
@@ -1311,15 +1312,16 @@ def _tally(r: Reading) -> int:
     return total
 
 
-def best_reading(fixed: tuple[Pack, ...], standing: list[int], win: int, n_standing: int, ctx, rules: RuleProfile,
-                 fourth_tile: bool, merged: list[int], counts: bytes,
+def best_reading(fixed: tuple[Pack, ...], standing: "list[int] | bytearray", win: int, n_standing: int, ctx,
+                 rules: RuleProfile, fourth_tile: bool, merged: "list[int] | bytearray", counts: bytes,
                  split: tuple[tuple[int, ...], ...] = NO_MELDS) -> Reading | None:
     """The highest-scoring reading of a checked hand (flowers not included), or None if the tiles
     do not form a winning hand.
 
     Args:
         fixed: declared melds as packs.
-        standing: count table of the concealed tiles with the winning tile.
+        standing: count table of the concealed tiles with the winning tile (a list, or a bytearray:
+            ``score``'s, made bytes by one copy).
         win: the winning tile's code.
         n_standing: number of concealed tiles without the winning tile.
         ctx: the WinContext (flags already validated).
