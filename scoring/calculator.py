@@ -1020,8 +1020,9 @@ _SET_FANS_MAX = 1 << 15
 def _set_fans(key: tuple, chows: tuple[int, ...], pungs: tuple[int, ...], pair: int) -> tuple:
     """Work out and keep ``_SET_FANS[key]`` (``pair`` 0 when the key has none)."""
     ft: dict[int, int] = defaultdict(int)  # the detectors write a few slots: no 83-slot list to scan
+    # the sets' and the pair's indices are placeholders: nothing is recorded (_NO_EVIDENCE)
     _count_set_fans(chows, _PLACES[len(chows)], pungs, _PLACES[len(pungs)], pair, 4, ft, _NO_EVIDENCE)
-    traits = 7
+    traits = 7  # the three traits, then those every set has
     for t in chows:
         traits &= _CHOW_TRAITS[t]
     for t in pungs:
