@@ -32,7 +32,6 @@ used internally for 明暗杠, which has no number.
 from __future__ import annotations
 
 import dataclasses
-from bisect import insort
 from collections import defaultdict
 from functools import reduce
 from itertools import combinations, compress
@@ -696,16 +695,18 @@ for _n, _gone in _EXCLUSIONS + _EXCLUSIONS_LATE:
     _EXCLUDES_OF[_n] = _gone
 
 
-def _exclusions(ft: list[int], rules: RuleProfile) -> list[int]:
-    """Apply 不计: remove the fans that a counted fan implies (不重复原则). Returns the slots that
-    may be counted afterwards (in slot order; those counted before and any fan the rules add back;
-    some may now be 0): ``_total`` sums over them."""
-    counted = [*compress(_SLOTS, ft)]
+def _exclusions(ft: list[int], rules: RuleProfile, counted: "list[int] | None" = None) -> list[int]:
+    """Apply 不计: remove the fans that a counted fan implies (不重复原则).
+
+    ``counted``: the slots of every counted fan, each once, in any order (some may be 0), when the
+    caller knows them (else they are listed). Returns it, with any fan the rules add back: the
+    slots that may be counted afterwards (some may now be 0), which ``_total`` sums over."""
+    if counted is None:
+        counted = [*compress(_SLOTS, ft)]
     for n in counted:
-        if n > BIG_THREE_WINDS:
-            break
-        for g in _EXCLUDES_OF[n]:
-            ft[g] = 0
+        if n <= BIG_THREE_WINDS and ft[n]:
+            for g in _EXCLUDES_OF[n]:
+                ft[g] = 0
     if rules.strict_no_repetition:
         for f, gone in _EXCLUSIONS_1998:
             if ft[f]:
@@ -716,11 +717,12 @@ def _exclusions(ft: list[int], rules: RuleProfile) -> list[int]:
         ft[FULLY_CONCEALED_HAND] = 0
         if not ft[SELF_DRAWN]:
             ft[SELF_DRAWN] = 1
-            insort(counted, SELF_DRAWN)
+            if SELF_DRAWN not in counted:
+                counted.append(SELF_DRAWN)
     if ft[BIG_THREE_WINDS] and not ft[ALL_HONORS] and not ft[ALL_TERMINALS_AND_HONORS]:
         ft[PUNG_OF_TERMINALS_OR_HONORS] -= 3  # the three wind pungs are inside Big Three Winds
         if PUNG_OF_TERMINALS_OR_HONORS not in counted:
-            insort(counted, PUNG_OF_TERMINALS_OR_HONORS)
+            counted.append(PUNG_OF_TERMINALS_OR_HONORS)
     if rules.strict_no_repetition:
         for f in _STRICT_VOIDED:
             if ft[f]:
@@ -764,11 +766,18 @@ for _k in range(1 << 9):
     _suits(((_k & 3) > 0, (_k & 3) > 1, (_k & 3) > 2, _k >> 1 & 0xFE), _ft)
     _SUITS_CLASS.append(tuple(_ft))
 _SUITS_CLASS = _outcome_ids(_SUITS_CLASS)
-#: The fans of the tiles and of the win (a count list by fan slot), by ``_Situation``'s key.
-_TILE_AND_WIN_FANS: dict[int, list[int]] = {}
+class _Template(list):
+    """The fans of a hand's tiles and of its win (a count list by fan slot), with ``slots``: its
+    counted slots and Self-Drawn's (which a regular reading may set), each once."""
+
+    __slots__ = ("slots",)
 
 
-def _tile_and_win_fans(key: int, masks: tuple[int, int, int, int], ctx, fourth_tile: bool) -> list[int]:
+#: The fans of the tiles and of the win (``_Template``), by ``_Situation``'s key.
+_TILE_AND_WIN_FANS: dict[int, _Template] = {}
+
+
+def _tile_and_win_fans(key: int, masks: tuple[int, int, int, int], ctx, fourth_tile: bool) -> _Template:
     """The fans of a hand's tiles (``_suits``, ``_tile_traits``, ``_rank_range``) and of how it was
     won (``_win_flags``), kept under ``key`` (which says all they depend on)."""
     ft = [0] * N_SLOTS
@@ -776,6 +785,8 @@ def _tile_and_win_fans(key: int, masks: tuple[int, int, int, int], ctx, fourth_t
     _tile_traits(masks, ft, True)
     _rank_range(masks, ft)
     _win_flags(ctx, fourth_tile, ft)
+    ft = _Template(ft)
+    ft.slots = (*(n for n in compress(_SLOTS, ft) if n != SELF_DRAWN), SELF_DRAWN)
     _TILE_AND_WIN_FANS[key] = ft  # at most 16 x 7 x 2 x 2 x 32 keys; in play a few hundred
     return ft
 
@@ -906,13 +917,18 @@ def _regular_reading(s: _Situation, sets: tuple[Pack, ...], pair: int, chows: tu
         chow_at = _PLACES[len(chows)]
         pung_at = _PLACES[len(pungs)]
         cp_at = _PLACES[n_concealed_pungs]
+    # The slots of the fans counted, each once (some may be 0 after all): the template's (with
+    # Self-Drawn's), then each one set below. (Recording, ``_exclusions`` lists them itself.)
+    counted = [*s.fans.slots]
     n_pungs = len(pungs)
     if n_pungs:
         if mk_at or ck_at or len(cp_at) > 1:  # else no kong and at most one concealed pung: no fan
             _count_kongs_and_concealed_pungs(cp_at, mk_at, ck_at, ft, ev, s.rules)
+            counted += compress(_KONG_SLOTS, _KONG_FANS(ft))
         if n_pungs == 4 and not ft[FOUR_KONGS] and not ft[FOUR_CONCEALED_PUNGS]:
             ft[ALL_PUNGS] = 1
             ev[ALL_PUNGS] = tuple(pung_at)
+            counted.append(ALL_PUNGS)
     n_chows = len(chows)
     if record:
         _count_set_fans(chows, chow_at, pungs, pung_at, pair, pair_at, ft, ev)
@@ -925,17 +941,21 @@ def _regular_reading(s: _Situation, sets: tuple[Pack, ...], pair: int, chows: tu
         found = _SET_FANS.get(key) or _set_fans(key, chows, pungs, pair if len(key) == 3 else 0)
         for f, c in found[1]:
             ft[f] += c
+        counted += found[2]
         every = found[0] & _PUNG_TRAITS[pair]
     # concealed or melded hand
     melded_sets = s.melded_sets
     if melded_sets == 0:
-        ft[FULLY_CONCEALED_HAND if ctx.self_drawn else CONCEALED_HAND] = 1
+        f = FULLY_CONCEALED_HAND if ctx.self_drawn else CONCEALED_HAND
+        ft[f] = 1
+        counted.append(f)
     elif melded_sets == 4:
         if ctx.self_drawn:
             ft[SELF_DRAWN] = 1
         else:
             ft[MELDED_HAND] = 1
             ev[MELDED_HAND] = (*range(pair_at), s.win_ev[0])  # the four sets and the winning tile
+            counted.append(MELDED_HAND)
     elif ctx.self_drawn:
         ft[SELF_DRAWN] = 1
     # the pair
@@ -943,25 +963,31 @@ def _regular_reading(s: _Situation, sets: tuple[Pack, ...], pair: int, chows: tu
         if pair < 30:
             ft[ALL_CHOWS] = 1
             ev[ALL_CHOWS] = (*chow_at, pair_at)
+            counted.append(ALL_CHOWS)
     elif ft[TWO_DRAGON_PUNGS]:
         if pair in DRAGONS:
             ft[LITTLE_THREE_DRAGONS] = 1
             ft[TWO_DRAGON_PUNGS] = 0
+            counted.append(LITTLE_THREE_DRAGONS)
             if record:
                 ev[LITTLE_THREE_DRAGONS] = (*(i for i, t in zip(pung_at, pungs) if t in DRAGONS), pair_at)
     elif ft[BIG_THREE_WINDS]:
         if pair in WINDS:
             ft[LITTLE_FOUR_WINDS] = 1
             ft[BIG_THREE_WINDS] = 0
+            counted.append(LITTLE_FOUR_WINDS)
             if record:
                 ev[LITTLE_FOUR_WINDS] = (*(i for i, t in zip(pung_at, pungs) if t in WINDS), pair_at)
     if every:
         _pack_traits(every, ft)
+        counted += _TRAIT_SLOTS
     if not ft[QUADRUPLE_CHOW] and s.hogs:
         ft[TILE_HOG] = len(s.hogs)
+        counted.append(TILE_HOG)
     if unique_wait:
         _wait_fan(packs[len(s.fixed):], win, ft)
-    counted = _exclusions(ft, s.rules)
+        counted += _WAIT_SLOTS
+    counted = _exclusions(ft, s.rules, None if record else counted)
     if s.masks[3] & _Bits.WIND_TILES and not ft[BIG_FOUR_WINDS]:  # some wind, maybe a wind pung
         for i, t in zip(pung_at, pungs):
             if t in WINDS:
@@ -983,6 +1009,13 @@ def _regular_reading(s: _Situation, sets: tuple[Pack, ...], pair: int, chows: tu
 #: Honors (73, a wind's turned into the wind fans by ``_wind_pung``), or none (0).
 _PUNG_FAN = [DRAGON_PUNG if t in DRAGONS else PUNG_OF_TERMINALS_OR_HONORS if t in TERMINALS or t in WINDS else 0
              for t in range(38)]
+#: The slots that ``_count_kongs_and_concealed_pungs``, ``_pack_traits`` and ``_wait_fan`` may set
+#: (``_regular_reading`` lists those of the kongs that are counted, the others all three).
+_KONG_SLOTS = (MELDED_KONG, CONCEALED_KONG, TWO_MELDED_KONGS, MIXED_KONGS, TWO_CONCEALED_KONGS, THREE_KONGS,
+               FOUR_KONGS, TWO_CONCEALED_PUNGS, THREE_CONCEALED_PUNGS, FOUR_CONCEALED_PUNGS)
+_KONG_FANS = itemgetter(*_KONG_SLOTS)
+_TRAIT_SLOTS = (OUTSIDE_HAND, ALL_FIVE, ALL_EVEN_PUNGS)
+_WAIT_SLOTS = (EDGE_WAIT, CLOSED_WAIT, SINGLE_WAIT)
 #: The slots ``_wind_pung`` writes: the two wind fans, and Pung of Terminals or Honors too.
 _WIND_SLOTS = (PREVALENT_WIND, SEAT_WIND)
 _WIND_SLOTS_AND_PUNG = (PREVALENT_WIND, SEAT_WIND, PUNG_OF_TERMINALS_OR_HONORS)
@@ -1007,8 +1040,8 @@ def _count_set_fans(chows: tuple[int, ...], chow_at, pungs: tuple[int, ...], pun
     _count_set_combinations(chows, chow_at, pungs, pung_at, pair, pair_at, ft, ev)
 
 
-#: The fans of a reading's sets (``_count_set_fans``) as ``(traits, ((fan slot, count), ...))``,
-#: with the traits all its sets share (as ``_PACK_TRAITS``), by ``(chows, pungs)`` (middle tiles
+#: The fans of a reading's sets (``_count_set_fans``) as ``(traits, ((fan slot, count), ...),
+#: slots)``, with the traits all its sets share (as ``_PACK_TRAITS``), by ``(chows, pungs)`` (middle tiles
 #: of the chows, tiles of the pungs and kongs, in reading order), or ``(chows, pungs, pair)`` for
 #: four chows and a pair of fives (the pair counts only for 13 and 29). A reading counted without
 #: recording reads it instead of running the detectors. Emptied when it reaches ``_SET_FANS_MAX``
@@ -1029,7 +1062,8 @@ def _set_fans(key: tuple, chows: tuple[int, ...], pungs: tuple[int, ...], pair: 
         traits &= _PUNG_TRAITS[t]
     if len(_SET_FANS) >= _SET_FANS_MAX:
         _SET_FANS.clear()
-    found = _SET_FANS[key] = (traits, tuple(item for item in ft.items() if item[1]))
+    counts = tuple(item for item in ft.items() if item[1])
+    found = _SET_FANS[key] = (traits, counts, tuple(n for n, _ in counts))
     return found
 
 
