@@ -936,13 +936,20 @@ def _regular_reading(s: _Situation, sets: tuple[Pack, ...], pair: int, chows: tu
             ev[DRAGON_PUNG] = tuple(i for i, t in zip(pung_at, pungs) if t in DRAGONS)
         every = reduce(and_, map(_PACK_TRAITS.__getitem__, packs))
     else:
-        # the sets' fans from the table of combinations of sets (the pair only for 13 and 29)
-        key = (chows, pungs, pair) if n_chows == 4 and pair < 30 and pair % 10 == 5 else (chows, pungs)
-        found = _SET_FANS.get(key) or _set_fans(key, chows, pungs, pair if len(key) == 3 else 0)
+        # the sets' fans from the tables of the pungs' and the chows' (the pair only for 13 and 29)
+        found = _PUNG_FANS.get(pungs) or _pung_fans(pungs)
         for f, c in found[1]:
             ft[f] += c
         counted += found[2]
         every = found[0] & _PUNG_TRAITS[pair]
+        if n_chows == 4 and pair < 30 and pair % 10 == 5:
+            found = _CHOW_FANS.get((chows, pair)) or _chow_fans((chows, pair), chows, pair)
+        else:
+            found = _CHOW_FANS.get(chows) or _chow_fans(chows, chows, 0)
+        for f, c in found[1]:
+            ft[f] += c
+        counted += found[2]
+        every &= found[0]
     # concealed or melded hand
     melded_sets = s.melded_sets
     if melded_sets == 0:
@@ -1031,48 +1038,38 @@ _NO_EVIDENCE: list = [None] * N_SLOTS
 
 def _count_set_fans(chows: tuple[int, ...], chow_at, pungs: tuple[int, ...], pung_at, pair: int, pair_at: int,
                     ft: list[int], ev: list) -> None:
-    """The fans of a reading's sets: each pung's or kong's own (``_PUNG_FAN``), and those of their
-    combinations (``_count_set_combinations``, same arguments)."""
+    """The fans of a reading's sets (不拆移, 套算一次, 不得相同): its pungs' (``_count_pung_fans``)
+    and its chows' (``_count_chow_combinations``). The chows' middle tiles and the pungs' tiles
+    are given in reading order, at pack indices ``chow_at`` and ``pung_at``; the pair at
+    ``pair_at``. The two parts are apart: with four sets, two chows and two pungs make at most a
+    fan of each two; one chow or one pung alone makes none."""
+    _count_pung_fans(pungs, pung_at, ft, ev)
+    _count_chow_combinations(chows, chow_at, pair, pair_at, ft, ev)
+
+
+def _count_pung_fans(pungs: tuple[int, ...], pung_at, ft: list[int], ev: list) -> None:
+    """Each pung's or kong's own fan (``_PUNG_FAN``), and the fans of their combinations, by the
+    family detectors."""
     for t in pungs:
         f = _PUNG_FAN[t]
         if f:
             ft[f] += 1
-    _count_set_combinations(chows, chow_at, pungs, pung_at, pair, pair_at, ft, ev)
+    n_pungs = len(pungs)
+    if n_pungs == 4:
+        _count_four_pungs(pungs, pung_at, ft, ev)
+    elif n_pungs == 3:
+        _count_three_pungs(pungs, pung_at, ft, ev)
+    elif n_pungs == 2:
+        g = _TWO_PUNGS_OF[pungs[0]][pungs[1]]
+        if g:
+            ft[g] += 1
+            ev[g] = tuple(pung_at)
 
 
-#: The fans of a reading's sets (``_count_set_fans``) as ``(traits, ((fan slot, count), ...),
-#: slots)``, with the traits all its sets share (as ``_PACK_TRAITS``), by ``(chows, pungs)`` (middle tiles
-#: of the chows, tiles of the pungs and kongs, in reading order), or ``(chows, pungs, pair)`` for
-#: four chows and a pair of fives (the pair counts only for 13 and 29). A reading counted without
-#: recording reads it instead of running the detectors. Emptied when it reaches ``_SET_FANS_MAX``
-#: keys (about 200 bytes each).
-_SET_FANS: dict[tuple, tuple[int, tuple[tuple[int, int], ...]]] = {}
-_SET_FANS_MAX = 1 << 15
-
-
-def _set_fans(key: tuple, chows: tuple[int, ...], pungs: tuple[int, ...], pair: int) -> tuple:
-    """Work out and keep ``_SET_FANS[key]`` (``pair`` 0 when the key has none)."""
-    ft: dict[int, int] = defaultdict(int)  # the detectors write a few slots: no 83-slot list to scan
-    # the sets' and the pair's indices are placeholders: nothing is recorded (_NO_EVIDENCE)
-    _count_set_fans(chows, _PLACES[len(chows)], pungs, _PLACES[len(pungs)], pair, 4, ft, _NO_EVIDENCE)
-    traits = 7  # the three traits, then those every set has
-    for t in chows:
-        traits &= _CHOW_TRAITS[t]
-    for t in pungs:
-        traits &= _PUNG_TRAITS[t]
-    if len(_SET_FANS) >= _SET_FANS_MAX:
-        _SET_FANS.clear()
-    counts = tuple(item for item in ft.items() if item[1])
-    found = _SET_FANS[key] = (traits, counts, tuple(n for n, _ in counts))
-    return found
-
-
-def _count_set_combinations(chows: list[int], chow_at: list[int], pungs: list[int], pung_at: list[int], pair: int,
-                            pair_at: int, ft: list[int], ev: list) -> None:
-    """The fans of the combinations of a reading's sets: of its chows (with the pair for 13 and
-    29), of its pungs and kongs, by the family detectors (不拆移, 套算一次, 不得相同). The chows'
-    middle tiles and the pungs' tiles are given in reading order, at pack indices ``chow_at`` and
-    ``pung_at``; the pair at ``pair_at``."""
+def _count_chow_combinations(chows: tuple[int, ...], chow_at, pair: int, pair_at: int, ft: list[int],
+                             ev: list) -> None:
+    """The fans of the combinations of the chows (with the pair for 13 and 29), by the family
+    detectors."""
     n_chows = len(chows)
     if n_chows == 4:
         if _three_suited_terminal_chows(chows, pair):
@@ -1090,14 +1087,46 @@ def _count_set_combinations(chows: list[int], chow_at: list[int], pungs: list[in
         if f:
             ft[f] += 1
             ev[f] = tuple(chow_at)
-        g = _TWO_PUNGS_OF[pungs[0]][pungs[1]]
-        if g:
-            ft[g] += 1
-            ev[g] = tuple(pung_at)
-    elif n_chows == 1:
-        _count_three_pungs(pungs, pung_at, ft, ev)
-    else:
-        _count_four_pungs(pungs, pung_at, ft, ev)
+
+
+#: The fans of a reading's pungs (``_count_pung_fans``) by their tiles, and of its chows
+#: (``_count_chow_combinations``) by their middle tiles, or by ``(chows, pair)`` for four chows
+#: and a pair of fives (the pair counts only for 13 and 29); the tiles in reading order. Each as
+#: ``(traits, ((fan slot, count), ...), slots)``, with the traits its sets all have (as
+#: ``_PACK_TRAITS``). A reading counted without recording reads them instead of running the
+#: detectors. Each is emptied when it reaches ``_SET_FANS_MAX`` keys (about 200 bytes each).
+_PUNG_FANS: dict[tuple, tuple[int, tuple[tuple[int, int], ...], tuple[int, ...]]] = {}
+_CHOW_FANS: dict[tuple, tuple[int, tuple[tuple[int, int], ...], tuple[int, ...]]] = {}
+_SET_FANS_MAX = 1 << 15
+
+
+def _pung_fans(pungs: tuple[int, ...]) -> tuple:
+    """Work out and keep ``_PUNG_FANS[pungs]``."""
+    ft: dict[int, int] = defaultdict(int)  # the detectors write a few slots: no 83-slot list to scan
+    _count_pung_fans(pungs, _PLACES[len(pungs)], ft, _NO_EVIDENCE)  # placeholder indices: nothing recorded
+    traits = 7  # the three traits, then those every pung has
+    for t in pungs:
+        traits &= _PUNG_TRAITS[t]
+    return _keep(_PUNG_FANS, pungs, traits, ft)
+
+
+def _chow_fans(key: tuple, chows: tuple[int, ...], pair: int) -> tuple:
+    """Work out and keep ``_CHOW_FANS[key]`` (``pair`` 0 when the key has none)."""
+    ft: dict[int, int] = defaultdict(int)
+    _count_chow_combinations(chows, _PLACES[len(chows)], pair, 4, ft, _NO_EVIDENCE)  # placeholder indices
+    traits = 7
+    for t in chows:
+        traits &= _CHOW_TRAITS[t]
+    return _keep(_CHOW_FANS, key, traits, ft)
+
+
+def _keep(table: dict, key: tuple, traits: int, ft: dict[int, int]) -> tuple:
+    """``table[key]`` made from the fans the detectors wrote in ``ft`` (emptied first when full)."""
+    if len(table) >= _SET_FANS_MAX:
+        table.clear()
+    counts = tuple(item for item in ft.items() if item[1])
+    found = table[key] = (traits, counts, tuple(n for n, _ in counts))
+    return found
 
 
 def _pure_terminal_chows(chows: list[int], pair: int) -> bool:

@@ -4,8 +4,8 @@
 (``_RANK_CLASS``, ``_SUITS_CLASS``, reversible, green, the five win flags): two hands with the
 same key must have the same fans, whatever their tiles. Checked on random sets of tile kinds
 against the detectors run directly. A regular reading counted for comparison (the sets' fans from
-``_SET_FANS``, the counted slots listed as they are set) must count what the recording run, which
-runs the detectors, counts.
+``_PUNG_FANS`` and ``_CHOW_FANS``, the counted slots listed as they are set) must count what the
+recording run, which runs the detectors, counts.
 """
 
 from __future__ import annotations
@@ -52,8 +52,8 @@ def test_tile_and_win_fans_template_depends_on_its_key_only() -> None:
 
 
 def test_a_reading_counted_without_recording_has_the_fans_of_the_recording_run() -> None:
-    """A regular reading counted for comparison takes its sets' fans from ``_SET_FANS`` and sums
-    over the slots it lists as it sets them; the recording run (``record=True``, for the evidence)
+    """A regular reading counted for comparison takes its sets' fans from ``_PUNG_FANS`` and
+    ``_CHOW_FANS`` and sums over the slots it lists as it sets them; the recording run (``record=True``, for the evidence)
     runs the detectors and scans all 83 slots. Both must count the same fans, on every reading of
     random hands (a slot left out of the list, or a stale table entry, fails here)."""
     from hand_generator import generate
