@@ -1060,10 +1060,7 @@ def _count_pung_fans(pungs: tuple[int, ...], pung_at, ft: list[int], ev: list) -
     elif n_pungs == 3:
         _count_three_pungs(pungs, pung_at, ft, ev)
     elif n_pungs == 2:
-        g = _TWO_PUNGS_OF[pungs[0]][pungs[1]]
-        if g:
-            ft[g] += 1
-            ev[g] = tuple(pung_at)
+        _count_two_sets(_TWO_PUNGS_OF, pungs, pung_at, ft, ev)
 
 
 def _count_chow_combinations(chows: tuple[int, ...], chow_at, pair: int, pair_at: int, ft: list[int],
@@ -1083,10 +1080,16 @@ def _count_chow_combinations(chows: tuple[int, ...], chow_at, pair: int, pair_at
     elif n_chows == 3:
         _count_three_chows(chows, chow_at, ft, ev)
     elif n_chows == 2:
-        f = _TWO_CHOWS_OF[chows[0]][chows[1]]
-        if f:
-            ft[f] += 1
-            ev[f] = tuple(chow_at)
+        _count_two_sets(_TWO_CHOWS_OF, chows, chow_at, ft, ev)
+
+
+def _count_two_sets(answers: list[list[int]], tiles: tuple[int, ...], at, ft: list[int], ev: list) -> None:
+    """The fan of two chows or two pungs (``answers``: ``_TWO_CHOWS_OF`` or ``_TWO_PUNGS_OF``), if
+    any, with the two sets as its evidence."""
+    f = answers[tiles[0]][tiles[1]]
+    if f:
+        ft[f] += 1
+        ev[f] = tuple(at)
 
 
 #: The fans of a reading's pungs (``_count_pung_fans``) by their tiles, and of its chows
