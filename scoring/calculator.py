@@ -32,6 +32,7 @@ used internally for 明暗杠, which has no number.
 from __future__ import annotations
 
 import dataclasses
+from collections import defaultdict
 from functools import reduce
 from itertools import combinations, compress
 from operator import add, and_, itemgetter, mul
@@ -583,9 +584,14 @@ for _kind in (CHOW, PUNG, KONG, PAIR):
         _PACK_TRAITS[(_kind, _t, False)] = _PACK_TRAITS[(_kind, _t, True)] = _bits
 
 
-def _pack_traits(packs: tuple[Pack, ...], ft: list[int]) -> None:
-    """Outside Hand, All Five, All Even Pungs (fans 55, 31, 21): a property of every set and the pair."""
-    every = reduce(and_, map(_PACK_TRAITS.__getitem__, packs))  # the traits all five packs share
+#: The traits (as ``_PACK_TRAITS``) of a chow by its middle tile, of a pung, kong or pair by its tile.
+_CHOW_TRAITS = [_PACK_TRAITS.get((CHOW, t, False), 0) for t in range(38)]
+_PUNG_TRAITS = [_PACK_TRAITS.get((PUNG, t, False), 0) for t in range(38)]
+
+
+def _pack_traits(every: int, ft: list[int]) -> None:
+    """Outside Hand, All Five, All Even Pungs (fans 55, 31, 21): a property of every set and the
+    pair, from ``every``, the traits (``_PACK_TRAITS``) all five packs share."""
     if every:
         if every & 1:
             ft[OUTSIDE_HAND] = 1
@@ -680,18 +686,27 @@ _EXCLUSIONS_LATE: tuple[tuple[int, tuple[int, ...]], ...] = tuple(
 _EXCLUSIONS_1998: tuple[tuple[int, tuple[int, ...]], ...] = tuple(
     (n, f.excludes_1998) for n, f in FANS.items() if f.excludes_1998)
 _STRICT_VOIDED = tuple(n for n, f in FANS.items() if f.voids_a_suit)
-# The fans of a list that are counted are read at once (``itemgetter``): the same as reading them
-# in turn, since no fan of a list excludes another fan of the same list that excludes something.
+# The fans of a list that are counted are applied as they are met: the same as reading them all
+# first, since no fan of a list excludes another fan of the same list that excludes something.
 assert all(not {g for _, gone in lst for g in gone} & {f for f, _ in lst} for lst in (_EXCLUSIONS, _EXCLUSIONS_LATE))
-_EXCLUDERS = itemgetter(*(f for f, _ in _EXCLUSIONS))
-_EXCLUDERS_LATE = itemgetter(*(f for f, _ in _EXCLUSIONS_LATE))
+#: What each fan slot excludes (``()`` for none): the main patterns' (slots up to 38) and the rest's.
+_EXCLUDES_OF: list[tuple[int, ...]] = [()] * N_SLOTS
+for _n, _gone in _EXCLUSIONS + _EXCLUSIONS_LATE:
+    _EXCLUDES_OF[_n] = _gone
 
 
-def _exclusions(ft: list[int], rules: RuleProfile) -> None:
-    """Apply 不计: remove the fans that a counted fan implies (不重复原则)."""
-    for _, gone in compress(_EXCLUSIONS, _EXCLUDERS(ft)):
-        for g in gone:
-            ft[g] = 0
+def _exclusions(ft: list[int], rules: RuleProfile, counted: "list[int] | None" = None) -> list[int]:
+    """Apply 不计: remove the fans that a counted fan implies (不重复原则).
+
+    ``counted``: the slots of every counted fan, each once, in any order (some may be 0), when the
+    caller knows them (else they are listed). Returns it, with any fan the rules add back: the
+    slots that may be counted afterwards (some may now be 0), which ``_total`` sums over."""
+    if counted is None:
+        counted = [*compress(_SLOTS, ft)]
+    for n in counted:
+        if n <= BIG_THREE_WINDS and ft[n]:
+            for g in _EXCLUDES_OF[n]:
+                ft[g] = 0
     if rules.strict_no_repetition:
         for f, gone in _EXCLUSIONS_1998:
             if ft[f]:
@@ -700,16 +715,23 @@ def _exclusions(ft: list[int], rules: RuleProfile) -> None:
     if ft[FOUR_CONCEALED_PUNGS] and ft[FULLY_CONCEALED_HAND]:
         # 四暗刻 implies concealed: 不求人 becomes a plain 自摸
         ft[FULLY_CONCEALED_HAND] = 0
-        ft[SELF_DRAWN] = 1
+        if not ft[SELF_DRAWN]:
+            ft[SELF_DRAWN] = 1
+            if SELF_DRAWN not in counted:
+                counted.append(SELF_DRAWN)
     if ft[BIG_THREE_WINDS] and not ft[ALL_HONORS] and not ft[ALL_TERMINALS_AND_HONORS]:
         ft[PUNG_OF_TERMINALS_OR_HONORS] -= 3  # the three wind pungs are inside Big Three Winds
+        if PUNG_OF_TERMINALS_OR_HONORS not in counted:
+            counted.append(PUNG_OF_TERMINALS_OR_HONORS)
     if rules.strict_no_repetition:
         for f in _STRICT_VOIDED:
             if ft[f]:
                 ft[ONE_VOIDED_SUIT] = 0
-    for _, gone in compress(_EXCLUSIONS_LATE, _EXCLUDERS_LATE(ft)):
-        for g in gone:
-            ft[g] = 0
+    for n in counted:
+        if n > BIG_THREE_WINDS and ft[n]:
+            for g in _EXCLUDES_OF[n]:
+                ft[g] = 0
+    return counted
 
 
 # --- the readings -------------------------------------------------------------------------------
@@ -744,11 +766,18 @@ for _k in range(1 << 9):
     _suits(((_k & 3) > 0, (_k & 3) > 1, (_k & 3) > 2, _k >> 1 & 0xFE), _ft)
     _SUITS_CLASS.append(tuple(_ft))
 _SUITS_CLASS = _outcome_ids(_SUITS_CLASS)
-#: The fans of the tiles and of the win (a count list by fan slot), by ``_Situation``'s key.
-_TILE_AND_WIN_FANS: dict[int, list[int]] = {}
+class _Template(list):
+    """The fans of a hand's tiles and of its win (a count list by fan slot), with ``slots``: its
+    counted slots and Self-Drawn's (which a regular reading may set), each once."""
+
+    __slots__ = ("slots",)
 
 
-def _tile_and_win_fans(key: int, masks: tuple[int, int, int, int], ctx, fourth_tile: bool) -> list[int]:
+#: The fans of the tiles and of the win (``_Template``), by ``_Situation``'s key.
+_TILE_AND_WIN_FANS: dict[int, _Template] = {}
+
+
+def _tile_and_win_fans(key: int, masks: tuple[int, int, int, int], ctx, fourth_tile: bool) -> _Template:
     """The fans of a hand's tiles (``_suits``, ``_tile_traits``, ``_rank_range``) and of how it was
     won (``_win_flags``), kept under ``key`` (which says all they depend on)."""
     ft = [0] * N_SLOTS
@@ -756,6 +785,8 @@ def _tile_and_win_fans(key: int, masks: tuple[int, int, int, int], ctx, fourth_t
     _tile_traits(masks, ft, True)
     _rank_range(masks, ft)
     _win_flags(ctx, fourth_tile, ft)
+    ft = _Template(ft)
+    ft.slots = (*(n for n in compress(_SLOTS, ft) if n != SELF_DRAWN), SELF_DRAWN)
     _TILE_AND_WIN_FANS[key] = ft  # at most 16 x 7 x 2 x 2 x 32 keys; in play a few hundred
     return ft
 
@@ -765,9 +796,6 @@ _WIN_EVIDENCE = [(tile_name(t),) if t % 10 or t > 30 else () for t in range(len(
 #: The evidence every reading starts from, by winning tile: the winning tile for the fans of how
 #: the hand was won and of the wait (``_WIN_TILE_FANS``), the whole hand for the others.
 _EVIDENCE_OF_WIN = [[win_ev if n in _WIN_TILE_FANS else WHOLE_HAND for n in range(N_SLOTS)] for win_ev in _WIN_EVIDENCE]
-
-
-_MELDED = itemgetter(2)  # a pack's melded flag
 
 
 #: ``best_reading``'s ``split`` of a hand without melds.
@@ -781,8 +809,9 @@ class _Situation:
                  "fourth_tile", "fans", "melded_sets", "win_ev", "hogs",
                  "_evidence", "fixed_chows", "fixed_pungs", "mk_at", "ck_at")
 
-    def __init__(self, fixed: tuple[Pack, ...], standing: list[int], win: int, ctx, rules: RuleProfile,
-                 fourth_tile: bool, merged: list[int], counts: bytes, split: tuple[tuple[int, ...], ...]) -> None:
+    def __init__(self, fixed: tuple[Pack, ...], standing: "list[int] | bytearray", win: int, ctx, rules: RuleProfile,
+                 fourth_tile: bool, merged: "list[int] | bytearray", counts: bytes,
+                 split: tuple[tuple[int, ...], ...]) -> None:
         self.ctx = ctx
         self.rules = rules
         self.fixed = fixed
@@ -801,10 +830,11 @@ class _Situation:
                | (not kinds & _NOT_REVERSIBLE) << 16 | (not kinds & _NOT_GREEN) << 17 | ctx.self_drawn << 18
                | ctx.last_tile << 19 | ctx.kong_replacement << 20 | ctx.robbing_kong << 21 | fourth_tile << 22)
         self.fans = _TILE_AND_WIN_FANS.get(key) or _tile_and_win_fans(key, masks, ctx, fourth_tile)
-        self.melded_sets = sum(map(_MELDED, fixed)) if fixed else 0
         # The declared melds' share of every reading (they come first in its packs): the chows'
         # middle tiles, the pungs' and kongs' tiles, the melded and the concealed kongs' indices.
-        self.fixed_chows, self.fixed_pungs, self.mk_at, self.ck_at = split
+        self.fixed_chows, self.fixed_pungs, self.mk_at, ck_at = split
+        self.ck_at = ck_at
+        self.melded_sets = len(fixed) - len(ck_at)  # every declared meld is melded but a concealed kong
         self.win = win
         self.fourth_tile = fourth_tile
         # Evidence that is the same in every reading: the winning tile for the fans of how it was
@@ -887,31 +917,52 @@ def _regular_reading(s: _Situation, sets: tuple[Pack, ...], pair: int, chows: tu
         chow_at = _PLACES[len(chows)]
         pung_at = _PLACES[len(pungs)]
         cp_at = _PLACES[n_concealed_pungs]
+    # The slots of the fans counted, each once (some may be 0 after all): the template's (with
+    # Self-Drawn's), then each one set below. (Recording, ``_exclusions`` lists them itself.)
+    counted = [*s.fans.slots]
     n_pungs = len(pungs)
     if n_pungs:
         if mk_at or ck_at or len(cp_at) > 1:  # else no kong and at most one concealed pung: no fan
             _count_kongs_and_concealed_pungs(cp_at, mk_at, ck_at, ft, ev, s.rules)
+            counted += compress(_KONG_SLOTS, _KONG_FANS(ft))
         if n_pungs == 4 and not ft[FOUR_KONGS] and not ft[FOUR_CONCEALED_PUNGS]:
             ft[ALL_PUNGS] = 1
             ev[ALL_PUNGS] = tuple(pung_at)
-        for t in pungs:
-            f = _PUNG_FAN[t]
-            if f:
-                ft[f] += 1
-        if record and ft[DRAGON_PUNG]:
-            ev[DRAGON_PUNG] = tuple(i for i, t in zip(pung_at, pungs) if t in DRAGONS)
+            counted.append(ALL_PUNGS)
     n_chows = len(chows)
-    _count_set_combinations(chows, chow_at, pungs, pung_at, pair, pair_at, ft, ev)
+    if record:
+        _count_set_fans(chows, chow_at, pungs, pung_at, pair, pair_at, ft, ev)
+        if ft[DRAGON_PUNG]:
+            ev[DRAGON_PUNG] = tuple(i for i, t in zip(pung_at, pungs) if t in DRAGONS)
+        every = reduce(and_, map(_PACK_TRAITS.__getitem__, packs))
+    else:
+        # the sets' fans from the tables of the pungs' and the chows' (the pair only for 13 and 29)
+        found = _PUNG_FANS.get(pungs) or _pung_fans(pungs)
+        for f, c in found[1]:
+            ft[f] += c
+        counted += found[2]
+        every = found[0] & _PUNG_TRAITS[pair]
+        if n_chows == 4 and pair < 30 and pair % 10 == 5:
+            found = _CHOW_FANS.get((chows, pair)) or _chow_fans((chows, pair), chows, pair)
+        else:
+            found = _CHOW_FANS.get(chows) or _chow_fans(chows, chows, 0)
+        for f, c in found[1]:
+            ft[f] += c
+        counted += found[2]
+        every &= found[0]
     # concealed or melded hand
     melded_sets = s.melded_sets
     if melded_sets == 0:
-        ft[FULLY_CONCEALED_HAND if ctx.self_drawn else CONCEALED_HAND] = 1
+        f = FULLY_CONCEALED_HAND if ctx.self_drawn else CONCEALED_HAND
+        ft[f] = 1
+        counted.append(f)
     elif melded_sets == 4:
         if ctx.self_drawn:
             ft[SELF_DRAWN] = 1
         else:
             ft[MELDED_HAND] = 1
             ev[MELDED_HAND] = (*range(pair_at), s.win_ev[0])  # the four sets and the winning tile
+            counted.append(MELDED_HAND)
     elif ctx.self_drawn:
         ft[SELF_DRAWN] = 1
     # the pair
@@ -919,29 +970,38 @@ def _regular_reading(s: _Situation, sets: tuple[Pack, ...], pair: int, chows: tu
         if pair < 30:
             ft[ALL_CHOWS] = 1
             ev[ALL_CHOWS] = (*chow_at, pair_at)
+            counted.append(ALL_CHOWS)
     elif ft[TWO_DRAGON_PUNGS]:
         if pair in DRAGONS:
             ft[LITTLE_THREE_DRAGONS] = 1
             ft[TWO_DRAGON_PUNGS] = 0
+            counted.append(LITTLE_THREE_DRAGONS)
             if record:
                 ev[LITTLE_THREE_DRAGONS] = (*(i for i, t in zip(pung_at, pungs) if t in DRAGONS), pair_at)
     elif ft[BIG_THREE_WINDS]:
         if pair in WINDS:
             ft[LITTLE_FOUR_WINDS] = 1
             ft[BIG_THREE_WINDS] = 0
+            counted.append(LITTLE_FOUR_WINDS)
             if record:
                 ev[LITTLE_FOUR_WINDS] = (*(i for i, t in zip(pung_at, pungs) if t in WINDS), pair_at)
-    _pack_traits(packs, ft)
+    if every:
+        _pack_traits(every, ft)
+        counted += _TRAIT_SLOTS
     if not ft[QUADRUPLE_CHOW] and s.hogs:
         ft[TILE_HOG] = len(s.hogs)
+        counted.append(TILE_HOG)
     if unique_wait:
         _wait_fan(packs[len(s.fixed):], win, ft)
-    _exclusions(ft, s.rules)
+        counted += _WAIT_SLOTS
+    counted = _exclusions(ft, s.rules, None if record else counted)
     if s.masks[3] & _Bits.WIND_TILES and not ft[BIG_FOUR_WINDS]:  # some wind, maybe a wind pung
         for i, t in zip(pung_at, pungs):
             if t in WINDS:
                 _wind_pung(t, i, ctx, ft, ev)
-    total = _total(ft)
+        # not counted before _wind_pung (which may also take a Pung of Terminals or Honors away)
+        counted += _WIND_SLOTS if PUNG_OF_TERMINALS_OR_HONORS in counted else _WIND_SLOTS_AND_PUNG
+    total = _total(ft, counted)
     if not total and not any(ft):
         ft[CHICKEN_HAND] = 1
         total = POINTS[CHICKEN_HAND]
@@ -956,6 +1016,16 @@ def _regular_reading(s: _Situation, sets: tuple[Pack, ...], pair: int, chows: tu
 #: Honors (73, a wind's turned into the wind fans by ``_wind_pung``), or none (0).
 _PUNG_FAN = [DRAGON_PUNG if t in DRAGONS else PUNG_OF_TERMINALS_OR_HONORS if t in TERMINALS or t in WINDS else 0
              for t in range(38)]
+#: The slots that ``_count_kongs_and_concealed_pungs``, ``_pack_traits`` and ``_wait_fan`` may set
+#: (``_regular_reading`` lists those of the kongs that are counted, the others all three).
+_KONG_SLOTS = (MELDED_KONG, CONCEALED_KONG, TWO_MELDED_KONGS, MIXED_KONGS, TWO_CONCEALED_KONGS, THREE_KONGS,
+               FOUR_KONGS, TWO_CONCEALED_PUNGS, THREE_CONCEALED_PUNGS, FOUR_CONCEALED_PUNGS)
+_KONG_FANS = itemgetter(*_KONG_SLOTS)
+_TRAIT_SLOTS = (OUTSIDE_HAND, ALL_FIVE, ALL_EVEN_PUNGS)
+_WAIT_SLOTS = (EDGE_WAIT, CLOSED_WAIT, SINGLE_WAIT)
+#: The slots ``_wind_pung`` writes: the two wind fans, and Pung of Terminals or Honors too.
+_WIND_SLOTS = (PREVALENT_WIND, SEAT_WIND)
+_WIND_SLOTS_AND_PUNG = (PREVALENT_WIND, SEAT_WIND, PUNG_OF_TERMINALS_OR_HONORS)
 #: The pair of each tile as a pack.
 _PAIR_PACK = [(PAIR, t, False) for t in range(len(TILE_BIT))]
 #: Placeholder indices of n sets, for a reading counted without recording.
@@ -966,12 +1036,37 @@ _PLACES = [tuple(range(n)) for n in range(6)]
 _NO_EVIDENCE: list = [None] * N_SLOTS
 
 
-def _count_set_combinations(chows: list[int], chow_at: list[int], pungs: list[int], pung_at: list[int], pair: int,
-                            pair_at: int, ft: list[int], ev: list) -> None:
-    """The fans of the combinations of a reading's sets: of its chows (with the pair for 13 and
-    29), of its pungs and kongs, by the family detectors (不拆移, 套算一次, 不得相同). The chows'
-    middle tiles and the pungs' tiles are given in reading order, at pack indices ``chow_at`` and
-    ``pung_at``; the pair at ``pair_at``."""
+def _count_set_fans(chows: tuple[int, ...], chow_at, pungs: tuple[int, ...], pung_at, pair: int, pair_at: int,
+                    ft: list[int], ev: list) -> None:
+    """The fans of a reading's sets (不拆移, 套算一次, 不得相同): its pungs' (``_count_pung_fans``)
+    and its chows' (``_count_chow_combinations``). The chows' middle tiles and the pungs' tiles
+    are given in reading order, at pack indices ``chow_at`` and ``pung_at``; the pair at
+    ``pair_at``. The two parts are apart: with four sets, two chows and two pungs make at most a
+    fan of each two; one chow or one pung alone makes none."""
+    _count_pung_fans(pungs, pung_at, ft, ev)
+    _count_chow_combinations(chows, chow_at, pair, pair_at, ft, ev)
+
+
+def _count_pung_fans(pungs: tuple[int, ...], pung_at, ft: list[int], ev: list) -> None:
+    """Each pung's or kong's own fan (``_PUNG_FAN``), and the fans of their combinations, by the
+    family detectors."""
+    for t in pungs:
+        f = _PUNG_FAN[t]
+        if f:
+            ft[f] += 1
+    n_pungs = len(pungs)
+    if n_pungs == 4:
+        _count_four_pungs(pungs, pung_at, ft, ev)
+    elif n_pungs == 3:
+        _count_three_pungs(pungs, pung_at, ft, ev)
+    elif n_pungs == 2:
+        _count_two_sets(_TWO_PUNGS_OF, pungs, pung_at, ft, ev)
+
+
+def _count_chow_combinations(chows: tuple[int, ...], chow_at, pair: int, pair_at: int, ft: list[int],
+                             ev: list) -> None:
+    """The fans of the combinations of the chows (with the pair for 13 and 29), by the family
+    detectors."""
     n_chows = len(chows)
     if n_chows == 4:
         if _three_suited_terminal_chows(chows, pair):
@@ -985,18 +1080,56 @@ def _count_set_combinations(chows: list[int], chow_at: list[int], pungs: list[in
     elif n_chows == 3:
         _count_three_chows(chows, chow_at, ft, ev)
     elif n_chows == 2:
-        f = _TWO_CHOWS_OF[chows[0]][chows[1]]
-        if f:
-            ft[f] += 1
-            ev[f] = tuple(chow_at)
-        g = _TWO_PUNGS_OF[pungs[0]][pungs[1]]
-        if g:
-            ft[g] += 1
-            ev[g] = tuple(pung_at)
-    elif n_chows == 1:
-        _count_three_pungs(pungs, pung_at, ft, ev)
-    else:
-        _count_four_pungs(pungs, pung_at, ft, ev)
+        _count_two_sets(_TWO_CHOWS_OF, chows, chow_at, ft, ev)
+
+
+def _count_two_sets(answers: list[list[int]], tiles: tuple[int, ...], at, ft: list[int], ev: list) -> None:
+    """The fan of two chows or two pungs (``answers``: ``_TWO_CHOWS_OF`` or ``_TWO_PUNGS_OF``), if
+    any, with the two sets as its evidence."""
+    f = answers[tiles[0]][tiles[1]]
+    if f:
+        ft[f] += 1
+        ev[f] = tuple(at)
+
+
+#: The fans of a reading's pungs (``_count_pung_fans``) by their tiles, and of its chows
+#: (``_count_chow_combinations``) by their middle tiles, or by ``(chows, pair)`` for four chows
+#: and a pair of fives (the pair counts only for 13 and 29); the tiles in reading order. Each as
+#: ``(traits, ((fan slot, count), ...), slots)``, with the traits its sets all have (as
+#: ``_PACK_TRAITS``). A reading counted without recording reads them instead of running the
+#: detectors. Each is emptied when it reaches ``_SET_FANS_MAX`` keys (about 200 bytes each).
+_PUNG_FANS: dict[tuple, tuple[int, tuple[tuple[int, int], ...], tuple[int, ...]]] = {}
+_CHOW_FANS: dict[tuple, tuple[int, tuple[tuple[int, int], ...], tuple[int, ...]]] = {}
+_SET_FANS_MAX = 1 << 15
+
+
+def _pung_fans(pungs: tuple[int, ...]) -> tuple:
+    """Work out and keep ``_PUNG_FANS[pungs]``."""
+    ft: dict[int, int] = defaultdict(int)  # the detectors write a few slots: no 83-slot list to scan
+    _count_pung_fans(pungs, _PLACES[len(pungs)], ft, _NO_EVIDENCE)  # placeholder indices: nothing recorded
+    traits = 7  # the three traits, then those every pung has
+    for t in pungs:
+        traits &= _PUNG_TRAITS[t]
+    return _keep(_PUNG_FANS, pungs, traits, ft)
+
+
+def _chow_fans(key: tuple, chows: tuple[int, ...], pair: int) -> tuple:
+    """Work out and keep ``_CHOW_FANS[key]`` (``pair`` 0 when the key has none)."""
+    ft: dict[int, int] = defaultdict(int)
+    _count_chow_combinations(chows, _PLACES[len(chows)], pair, 4, ft, _NO_EVIDENCE)  # placeholder indices
+    traits = 7
+    for t in chows:
+        traits &= _CHOW_TRAITS[t]
+    return _keep(_CHOW_FANS, key, traits, ft)
+
+
+def _keep(table: dict, key: tuple, traits: int, ft: dict[int, int]) -> tuple:
+    """``table[key]`` made from the fans the detectors wrote in ``ft`` (emptied first when full)."""
+    if len(table) >= _SET_FANS_MAX:
+        table.clear()
+    counts = tuple(item for item in ft.items() if item[1])
+    found = table[key] = (traits, counts, tuple(n for n, _ in counts))
+    return found
 
 
 def _pure_terminal_chows(chows: list[int], pair: int) -> bool:
@@ -1231,10 +1364,11 @@ def _knitted_straight_reading(s: _Situation) -> Reading | None:
 _SLOTS = range(N_SLOTS)
 
 
-def _total(ft: list[int]) -> int:
-    """Points of the fan counts ``ft`` (flowers not included)."""
+def _total(ft: list[int], counted: "list[int] | None" = None) -> int:
+    """Points of the fan counts ``ft`` (flowers not included); ``counted``: the slots that may be
+    counted (all others 0), if known."""
     total = 0
-    for n in compress(_SLOTS, ft):
+    for n in compress(_SLOTS, ft) if counted is None else counted:
         total += POINTS[n] * ft[n]
     return total
 
@@ -1245,15 +1379,16 @@ def _tally(r: Reading) -> int:
     return total
 
 
-def best_reading(fixed: tuple[Pack, ...], standing: list[int], win: int, n_standing: int, ctx, rules: RuleProfile,
-                 fourth_tile: bool, merged: list[int], counts: bytes,
+def best_reading(fixed: tuple[Pack, ...], standing: "list[int] | bytearray", win: int, n_standing: int, ctx,
+                 rules: RuleProfile, fourth_tile: bool, merged: "list[int] | bytearray", counts: bytes,
                  split: tuple[tuple[int, ...], ...] = NO_MELDS) -> Reading | None:
     """The highest-scoring reading of a checked hand (flowers not included), or None if the tiles
     do not form a winning hand.
 
     Args:
         fixed: declared melds as packs.
-        standing: count table of the concealed tiles with the winning tile.
+        standing: count table of the concealed tiles with the winning tile (a list, or a bytearray:
+            ``score``'s, made bytes by one copy).
         win: the winning tile's code.
         n_standing: number of concealed tiles without the winning tile.
         ctx: the WinContext (flags already validated).
@@ -1288,13 +1423,15 @@ def best_reading(fixed: tuple[Pack, ...], standing: list[int], win: int, n_stand
         best_total = _tally(special)
     if special is None or special.fans[SEVEN_PAIRS]:
         seven_pairs = special is not None
-        readings = regular_divisions(standing if fixed else counts, 4 - len(fixed))  # counts: standing as bytes
+        table = bytes(standing) if fixed else counts  # standing as bytes (counts is, without melds)
+        readings = regular_divisions(table, 4 - len(fixed))
         if readings:
             # A wait fan needs the winning tile in a concealed chow or the pair of some reading,
             # and a hand waiting on that tile alone.
             unique_wait = False
             if _wait_may_be_unique(readings, win):
-                unique_wait = len(waiting_tiles(_without(standing, win), n_standing == 13)) == 1
+                without_win = table[:win] + _ONE_LESS[table[win]] + table[win + 1:]
+                unique_wait = len(waiting_tiles(without_win, n_standing == 13)) == 1
             for division in readings:
                 r = _regular_reading(s, *division, unique_wait)
                 total = r.total
@@ -1325,7 +1462,5 @@ def _wait_may_be_unique(readings: list[Division], win: int) -> bool:
     return found
 
 
-def _without(table: list[int], t: int) -> list[int]:
-    out = list(table)
-    out[t] -= 1
-    return out
+#: A count less one, as bytes (a slot of a count table as bytes).
+_ONE_LESS = [b"", b"\x00", b"\x01", b"\x02", b"\x03"]

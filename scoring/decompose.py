@@ -303,7 +303,7 @@ def honor_waits(counts: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ..
     return tuple(no_pair), tuple(with_pair)
 
 
-def waiting_tiles(standing: list[int], with_seven_pairs: bool) -> list[int]:
+def waiting_tiles(standing: list[int] | bytes, with_seven_pairs: bool) -> list[int]:
     """The tiles that would complete the standing tiles (the hand minus the winning tile).
 
     This is a question of shape: a tile counts even when all four copies are already visible,
@@ -312,7 +312,7 @@ def waiting_tiles(standing: list[int], with_seven_pairs: bool) -> list[int]:
     and every other suit splits into sets with the remaining pair count.
 
     Args:
-        standing: count table of the concealed tiles *without* the winning tile.
+        standing: count table of the concealed tiles *without* the winning tile, a list or bytes.
         with_seven_pairs: also count the seven-pairs wait (only for 13 concealed tiles).
 
     Returns:
@@ -322,7 +322,7 @@ def waiting_tiles(standing: list[int], with_seven_pairs: bool) -> list[int]:
     # Each suit's and the honors' counts are slices of the table made bytes once: the caches'
     # keys (hashed and compared by memcmp; the caches of suit_completions, suit_waits and
     # honor_waits hold these bytes keys beside the tuples other callers give).
-    counts = bytes(standing)
+    counts = standing if standing.__class__ is bytes else bytes(standing)
     suit_counts = (counts[1:10], counts[11:20], counts[21:30])
     m, b, p = suit_counts
     comps = (suit_completions(m) if m != _NO_TILES else _EMPTY_SUIT,
@@ -379,7 +379,7 @@ def _honor_wait_codes(counts: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
 _EMPTY_SUIT = (True, False)
 
 
-def _seven_pairs_wait(standing: list[int], waits: list[int]) -> list[int]:
+def _seven_pairs_wait(standing: list[int] | bytes, waits: list[int]) -> list[int]:
     """Add the seven-pairs wait of 13 concealed tiles (six pairs, four alike counting as two)."""
     pairs = len(standing) - standing.count(0) - standing.count(1) + standing.count(4)  # 4 alike: two pairs
     if pairs == 6:

@@ -199,7 +199,7 @@ class ScoreResult(_Record):
 
 # ---------------------------------------------------------------------------------------------
 
-def _check_flags(ctx: WinContext, hand: Hand, in_melds: int, standing: list[int]) -> bool:
+def _check_flags(ctx: WinContext, hand: Hand, in_melds: int, standing: "list[int] | bytearray") -> bool:
     """Validate the win flags against each other and the tiles (``in_melds``: the copies of the
     winning tile in the declared melds; ``standing``: the concealed tiles' count table, winning
     tile included); return whether 和绝张 applies.
@@ -297,7 +297,8 @@ def score(hand: Hand, ctx: WinContext, rules: str | RuleProfile = "mcr") -> Scor
     n_concealed = len(concealed)
     if n_concealed != 13 - 3 * len(melds) or len(melds) > 4:
         check_hand(hand)  # raises the tile-count error
-    standing = [0] * TABLE_SIZE
+    # the count tables as bytearrays: made bytes by one copy (a list would be converted item by item)
+    standing = bytearray(TABLE_SIZE)
     for t in concealed:
         standing[t] += 1
     standing[win] += 1
