@@ -20,6 +20,7 @@ from scoring.errors import ScoringError
 from scoring.hand import Hand, Meld, MeldKind, check_hand
 from scoring.tiles import ALL_TILES, tile_name
 
+from .models import _covered
 from .tiles import BACK, HONORS, UNKNOWN, is_flower, is_hand_tile
 
 _CODE = {tile_name(c): c for c in ALL_TILES}
@@ -68,8 +69,10 @@ class Gap:
         box: (x1, y1, x2, y2) in pixels of the picture: the place of the missing tile, or for a
             meld of two the places on both sides of it (the tile can be missing at either end).
         kind: ``"meld-of-two"`` (two tiles set apart with one sideways: a declared set short of
-            a tile), ``"row-gap"`` (a space of about one tile between two tiles of a row) or
-            ``"some-frames"`` (a tile found in a minority of a capture's frames, ``vision.voting``).
+            a tile), ``"row-gap"`` (a space of about one tile between two tiles of a row),
+            ``"some-frames"`` (a tile found in a minority of a capture's frames, ``vision.voting``)
+            or ``"unread"`` (an area where the detector responds weakly as to several tiles that
+            no tile read covers: tiles there were not read, ``unread_areas``; the box is the area).
     """
 
     box: tuple[float, float, float, float]
@@ -115,6 +118,73 @@ def layout_gaps(rows: list[list[list[DetectedTile]]]) -> list[Gap]:
                 out.append(Gap((cx - short_side / 2, cy - long_side / 2, cx + short_side / 2, cy + long_side / 2),
                                "row-gap"))
     return out
+
+
+#: The unread-area check (``unread_areas``, issue 21): weak boxes of the detector (its score from
+#: ``UNREAD_FLOOR`` up to its threshold) that no read tile covers by more than ``UNREAD_OVERLAP``
+#: (``models._covered``: of either box), joined when their centres lie within ``UNREAD_LINK`` times the
+#: usual tile's long side of each other, each box's long side within ``UNREAD_SIZE`` times the usual
+#: tile's; a cluster of at least ``UNREAD_MIN`` such boxes is an area
+#: where tiles were not read. Chosen on the training split's held-out photos (see vision/README.md).
+UNREAD_FLOOR = 0.05
+UNREAD_OVERLAP = 0.3
+UNREAD_LINK = 2.0
+UNREAD_MIN = 3
+UNREAD_SIZE = (0.7, 1.3)
+
+
+def unread_areas(weak: Sequence[Sequence[float]], tiles: Sequence[DetectedTile], floor: float = UNREAD_FLOOR,
+                 overlap: float = UNREAD_OVERLAP, link: float = UNREAD_LINK, least: int = UNREAD_MIN,
+                 size: tuple[float, float] = UNREAD_SIZE) -> list[Gap]:
+    """Areas of the picture where tiles seem to lie that were not read: one ``Gap(box, "unread")``
+    per cluster of at least ``least`` weak boxes.
+
+    Args:
+        weak: the detector's boxes below its threshold, ``(x1, y1, x2, y2, score)`` in pixels
+            (``TileDetector.detect_with_weak``); those scored under ``floor`` are left out.
+        tiles: the tiles read; a weak box that one of them covers by more than ``overlap`` (of the
+            smaller box) is on a tile read (its second box, or its neighbour's edge) and left out.
+        link: two weak boxes belong to one cluster when their centres are at most this many times
+            the usual tile's long side apart (single linkage); the usual tile is the median of
+            ``tiles``, or of the weak boxes when no tile was read.
+        size: the band of a weak box's long side, in the usual tile's long sides: a box far larger
+            or smaller is no tile's (the detector's weak boxes on a rack, a table's leg, a hand).
+        least: the fewest weak boxes of an area (one or two lone weak boxes are noise: a rack's
+            edge, a reflection).
+
+    Returns:
+        The areas, largest cluster first; each box the bounding box of its cluster's boxes.
+
+    Issue 21: a pile of face-up tiles at angles (test photo 387332366) gave no box above the
+    threshold but 96 from a score of 0.05; the player is asked there instead of nothing."""
+    cand = [b for b in weak if b[4] >= floor and _covered(b, [t.box for t in tiles]) <= overlap]
+    if len(cand) < least:
+        return []
+    usual = median([max(t.box[2] - t.box[0], t.box[3] - t.box[1]) for t in tiles] or
+                   [max(b[2] - b[0], b[3] - b[1]) for b in cand])
+    cand = [b for b in cand if size[0] * usual <= max(b[2] - b[0], b[3] - b[1]) <= size[1] * usual]
+    if len(cand) < least:
+        return []
+    reach = link * usual
+    centres = [((b[0] + b[2]) / 2, (b[1] + b[3]) / 2) for b in cand]
+    group = list(range(len(cand)))  # union-find over the candidates
+
+    def root(i: int) -> int:
+        while group[i] != i:
+            group[i] = group[group[i]]
+            i = group[i]
+        return i
+
+    for i in range(len(cand)):
+        for j in range(i + 1, len(cand)):
+            if (centres[i][0] - centres[j][0]) ** 2 + (centres[i][1] - centres[j][1]) ** 2 <= reach * reach:
+                group[root(i)] = root(j)
+    clusters: dict[int, list[Sequence[float]]] = {}
+    for i, b in enumerate(cand):
+        clusters.setdefault(root(i), []).append(b)
+    areas = sorted((c for c in clusters.values() if len(c) >= least), key=len, reverse=True)
+    return [Gap((min(b[0] for b in c), min(b[1] for b in c), max(b[2] for b in c), max(b[3] for b in c)), "unread")
+            for c in areas]
 
 
 @dataclasses.dataclass(frozen=True)
