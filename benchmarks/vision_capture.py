@@ -141,8 +141,8 @@ def main(argv: list[str] | None = None) -> int:
             truth = labelled(shots[cap.reference][1], f"hand{h}")
             voted[mode].append(judge(reading_of(cap.recognition), truth, wall[mode][-1]))
             if not spread:  # each frame read alone by the whole ensembles: the single photo
-                for i, (tiles, secs) in enumerate(zip(cap.readings, cap.frame_seconds)):
-                    one = rec.recognition_of(list(tiles), time.perf_counter() - secs)
+                for i, (tiles, weak, secs) in enumerate(zip(cap.readings, cap.weak, cap.frame_seconds)):
+                    one = rec.recognition_of(list(tiles), time.perf_counter() - secs, weak=weak)
                     single.append(judge(reading_of(one), labelled(shots[i][1], f"hand{h}-{i}"), secs))
     print(f"{args.hands} hands x {args.frames} frames, {size[1]}x{size[0]} px, real crops of the test photos, "
           "each frame with its own shake, glare, shadow, exposure, noise")
