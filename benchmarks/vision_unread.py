@@ -1,7 +1,7 @@
 """The unread-area check (issue 21, ``vision.assemble.unread_areas``): what it asks and what it
 catches, for a grid of its parameters, on real photos judged against the audited labels.
 
-Usage: ``python benchmarks/vision_unread.py [--splits holdout] [--grid]``
+Usage: ``python benchmarks/vision_unread.py [--splits holdout] [--grid] [--latency]``
 
 Each photo is read once (``Recognizer.read``, the weak boxes decoded from ``--floor`` 0.05, the
 lowest floor of the grid) and its reading without unread areas kept; each rule is then applied
@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import os
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -104,11 +105,36 @@ def evaluate(photos: list[tuple], rule: dict | None) -> dict:
             "false": false, "false_per_photo": false / n, "caught": caught, "share": share / n}
 
 
+def latency(split: str) -> tuple[float, float]:
+    """The median CPU milliseconds of ``Recognizer.recognize`` per photo of ``split``, with the
+    unread-area check and without it (each photo read both ways in turn, after one warm-up read)."""
+    items = ([i for i in load_split("train") if is_holdout_session(i.session)] if split == "holdout"
+             else load_split(split))
+    rec = P.Recognizer()
+    times: dict[bool, list[float]] = {True: [], False: []}
+    saved = P.UNREAD
+    try:
+        for it in items:
+            img = cv2.imread(str(it.path))
+            rec.recognize(img)
+            for on in (True, False):
+                P.UNREAD = on
+                t = time.process_time()
+                rec.recognize(img)
+                times[on].append(1000 * (time.process_time() - t))
+    finally:
+        P.UNREAD = saved
+    return statistics.median(times[True]), statistics.median(times[False])
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--splits", nargs="+", default=["holdout"], choices=["holdout", "test", "valid"])
     ap.add_argument("--grid", action="store_true", help="every rule of the grid (choose on holdout only)")
     ap.add_argument("--floor", type=float, default=0.05, help="the lowest weak-box score decoded (0-1)")
+    ap.add_argument("--latency", action="store_true",
+                    help="also the CPU time of Recognizer.recognize per photo with the check and without it "
+                         "(vision.pipeline.UNREAD), alternated photo by photo, one core")
     args = ap.parse_args(argv)
     if not 0.0 < args.floor < 1.0:
         ap.error(f"--floor must be between 0 and 1, not {args.floor}")
@@ -119,6 +145,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'split':<8} {'photos':>6} {'floor':>5} {'over':>4} {'link':>4} {'least':>5} {'size':>9} {'silent':>7} {'before':>7} "
           f"{'unread/ph':>9} {'false':>5} {'caught':>6} {'area':>5}")
     for split in args.splits:
+        if args.latency:
+            on, off = latency(split)
+            print(f"{split}: recognize, median CPU ms per photo: {on:.1f} with the check, {off:.1f} without")
         photos = read_split(split, args.floor)
         for rule in rules:
             r = evaluate(photos, rule)

@@ -16,11 +16,13 @@ import dataclasses
 from statistics import median
 from typing import Sequence
 
+import numpy as np
+
 from scoring.errors import ScoringError
 from scoring.hand import Hand, Meld, MeldKind, check_hand
 from scoring.tiles import ALL_TILES, tile_name
 
-from .models import _covered
+from .models import covered_shares
 from .tiles import BACK, HONORS, UNKNOWN, is_flower, is_hand_tile
 
 _CODE = {tile_name(c): c for c in ALL_TILES}
@@ -122,7 +124,7 @@ def layout_gaps(rows: list[list[list[DetectedTile]]]) -> list[Gap]:
 
 #: The unread-area check (``unread_areas``, issue 21): weak boxes of the detector (its score from
 #: ``UNREAD_FLOOR`` up to its threshold) that no read tile covers by more than ``UNREAD_OVERLAP``
-#: (``models._covered``: of either box), joined when their centres lie within ``UNREAD_LINK`` times the
+#: (of the smaller box, ``models.covered_shares``), joined when their centres lie within ``UNREAD_LINK`` times the
 #: usual tile's long side of each other, each box's long side within ``UNREAD_SIZE`` times the usual
 #: tile's; a cluster of at least ``UNREAD_MIN`` such boxes is an area
 #: where tiles were not read. Chosen on the training split's held-out photos (see vision/README.md).
@@ -157,34 +159,30 @@ def unread_areas(weak: Sequence[Sequence[float]], tiles: Sequence[DetectedTile],
 
     Issue 21: a pile of face-up tiles at angles (test photo 387332366) gave no box above the
     threshold but 96 from a score of 0.05; the player is asked there instead of nothing."""
-    cand = [b for b in weak if b[4] >= floor and _covered(b, [t.box for t in tiles]) <= overlap]
-    if len(cand) < least:
+    w = np.array([b[:5] for b in weak if b[4] >= floor], np.float64).reshape(-1, 5)
+    if tiles and len(w):  # not on a tile read
+        w = w[covered_shares(w, [x.box for x in tiles]).max(axis=1) <= overlap]
+    if len(w) < least:
         return []
-    usual = median([max(t.box[2] - t.box[0], t.box[3] - t.box[1]) for t in tiles] or
-                   [max(b[2] - b[0], b[3] - b[1]) for b in cand])
-    cand = [b for b in cand if size[0] * usual <= max(b[2] - b[0], b[3] - b[1]) <= size[1] * usual]
-    if len(cand) < least:
+    long_w = np.maximum(w[:, 2] - w[:, 0], w[:, 3] - w[:, 1])
+    usual = median([max(x.box[2] - x.box[0], x.box[3] - x.box[1]) for x in tiles]) if tiles else float(np.median(long_w))
+    w = w[(long_w >= size[0] * usual) & (long_w <= size[1] * usual)]
+    if len(w) < least:
         return []
-    reach = link * usual
-    centres = [((b[0] + b[2]) / 2, (b[1] + b[3]) / 2) for b in cand]
-    group = list(range(len(cand)))  # union-find over the candidates
-
-    def root(i: int) -> int:
-        while group[i] != i:
-            group[i] = group[group[i]]
-            i = group[i]
-        return i
-
-    for i in range(len(cand)):
-        for j in range(i + 1, len(cand)):
-            if (centres[i][0] - centres[j][0]) ** 2 + (centres[i][1] - centres[j][1]) ** 2 <= reach * reach:
-                group[root(i)] = root(j)
-    clusters: dict[int, list[Sequence[float]]] = {}
-    for i, b in enumerate(cand):
-        clusters.setdefault(root(i), []).append(b)
-    areas = sorted((c for c in clusters.values() if len(c) >= least), key=len, reverse=True)
-    return [Gap((min(b[0] for b in c), min(b[1] for b in c), max(b[2] for b in c), max(b[3] for b in c)), "unread")
-            for c in areas]
+    c = np.stack([(w[:, 0] + w[:, 2]) / 2, (w[:, 1] + w[:, 3]) / 2], 1)
+    near = np.hypot(c[:, None, 0] - c[None, :, 0], c[:, None, 1] - c[None, :, 1]) <= link * usual
+    cluster = np.full(len(w), -1)
+    for start in range(len(w)):  # the connected parts of ``near`` (single linkage)
+        if cluster[start] >= 0:
+            continue
+        cluster[start], todo = start, [start]
+        while todo:
+            nxt = np.flatnonzero(near[todo].any(axis=0) & (cluster < 0))
+            cluster[nxt] = start
+            todo = list(nxt)
+    parts = sorted((np.flatnonzero(cluster == k) for k in np.unique(cluster)), key=len, reverse=True)
+    return [Gap((float(w[i, 0].min()), float(w[i, 1].min()), float(w[i, 2].max()), float(w[i, 3].max())), "unread")
+            for i in parts if len(i) >= least]
 
 
 @dataclasses.dataclass(frozen=True)
