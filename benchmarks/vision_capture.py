@@ -153,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
                                 "unread": unread(cap.recognition)})
             if not spread:  # each frame read alone by the whole ensembles: the single photo
                 for i, (tiles, weak, secs) in enumerate(zip(cap.readings, cap.weak, cap.frame_seconds)):
-                    one = rec.recognition_of(list(tiles), time.perf_counter() - secs, weak=weak)
+                    one = rec.recognition_of(list(tiles), time.perf_counter() - secs, weak_boxes=weak)
                     single.append({**judge(reading_of(one), labelled(shots[i][1], f"hand{h}-{i}"), secs),
                                    "unread": unread(one)})
     print(f"{args.hands} hands x {args.frames} frames, {size[1]}x{size[0]} px, real crops of the test photos, "

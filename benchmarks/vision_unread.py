@@ -75,7 +75,7 @@ def read_split(split: str, floor: float) -> list[tuple]:
         for it in items:
             img = cv2.imread(str(it.path))
             tiles, weak = rec.read(img)
-            r = rec.recognition_of(tiles, time.perf_counter(), weak=())
+            r = rec.recognition_of(tiles, time.perf_counter())
             labels, ignore = audited(it, audit.get(it.path.name, []))
             out.append((labels, ignore, reading_of(r), tiles, weak, img.shape[0] * img.shape[1]))
     finally:

@@ -60,6 +60,10 @@ TURNED_MARGIN: float | None = 0.1
 #: against 91.6%); with it they read as before, and the photos as with the rule alone (valid exact
 #: photos 55.3% against 54.8%).
 TURNED_SHAPE = 0.8
+#: Report the areas where the detector responds weakly as to several tiles that no tile read
+#: covers (``assemble.unread_areas``: gaps of kind ``unread``; issue 21). The weak boxes come from
+#: the same run of the networks as the tiles (``TileDetector.detect_with_weak``), no extra pass.
+UNREAD = True
 
 
 #: Weak boxes (detector score from ``RESCUE_FLOOR`` up to its threshold) that the classifier reads
@@ -83,10 +87,6 @@ RESCUE_OVERLAP = 0.3
 #: on ``test`` were such a second box, read at 0.66-0.93. A geometric rule, not a fitted one;
 #: ``None``: no such flag.
 COVERED_FLAG: float | None = 0.6
-#: Report the areas where the detector responds weakly as to several tiles that no tile read
-#: covers (``assemble.unread_areas``: gaps of kind ``unread``; issue 21). The weak boxes come from
-#: the same run of the networks as the tiles (``TileDetector.detect_with_weak``), no extra pass.
-UNREAD = True
 
 
 @dataclasses.dataclass(frozen=True)
@@ -218,7 +218,8 @@ class Recognizer:
     def read(self, image: np.ndarray) -> tuple[list[DetectedTile], list[tuple[float, float, float, float, float]]]:
         """``(tiles, weak)``: the tiles of ``find_tiles``, and the detector's weak boxes of the same
         run (``(x1, y1, x2, y2, score)`` in pixels, scored from ``RESCUE_FLOOR`` or, with ``UNREAD``,
-        ``assemble.UNREAD_FLOOR`` up to the threshold; for ``recognition_of``'s unread areas).
+        ``assemble.UNREAD_FLOOR`` up to the threshold; ``recognition_of``'s ``weak_boxes``, whose
+        clusters away from the tiles read are reported as unread areas).
         Raises VisionError ``bad-image``."""
         check_image(image)
         floor = min(RESCUE_FLOOR, UNREAD_FLOOR) if UNREAD else RESCUE_FLOOR
@@ -331,16 +332,15 @@ class Recognizer:
         tiles, weak = self.read(image)
         return self.recognition_of(tiles, t0, rules, weak)
 
-    def recognition_of(self, tiles: list[DetectedTile], t0: float, rules: str = "mcr",
-                       weak: Sequence[tuple[float, float, float, float, float]] = ()) -> Recognition:
+    def recognition_of(self, tiles: list[DetectedTile], t0: float, rules: str = "mcr", weak_boxes: Sequence = ()) -> Recognition:
         """The Recognition of ``tiles`` found in one picture (``find_tiles``): assembled for the rule
         system ``rules`` (``assemble``), with the tiles kept from weak boxes and those mostly under a
-        surer box (``COVERED_FLAG``) listed for the player, and (``UNREAD``) the areas of the
-        detector's ``weak`` boxes of that picture (``read``) where tiles were not read added to the
-        gaps (``assemble.unread_areas``, kind ``unread``);
+        surer box (``COVERED_FLAG``) listed for the player;
         ``t0``: ``time.perf_counter()`` when the picture's reading began (``seconds`` counts from it)."""
         a = assemble(tiles, self.min_confidence, rules)
-        unread = tuple(unread_areas(weak, tiles)) if UNREAD and weak else ()
+        # weak_boxes: the detector's weak boxes of that picture (``read``); with UNREAD, the areas
+        # where they show tiles that were not read are gaps (assemble.unread_areas, kind "unread")
+        unread = tuple(unread_areas(weak_boxes, tiles)) if UNREAD and len(weak_boxes) else ()
         if unread:
             a = dataclasses.replace(a, gaps=a.gaps + unread)
         # a tile kept from a box below the detector's threshold (``RESCUE_LABELS``) is always listed
