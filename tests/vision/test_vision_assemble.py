@@ -338,3 +338,16 @@ def test_unread_areas_without_any_tile_read_take_the_weak_boxes_size():
     from vision.assemble import unread_areas
     pile = [_weak(300 + 50 * i, 100) for i in range(4)]
     assert len(unread_areas(pile, [])) == 1
+
+
+def test_weak_boxes_in_line_with_a_row_are_the_felt_beside_it_not_unread_tiles():
+    # the felt between a row's groups and at its ends (synthetic table scenes: weak boxes 0.1-0.3
+    # there, linked across the tiles between them) is left out with ``row``; a pile off the row
+    # is not
+    from vision.assemble import unread_areas
+    row = _row_of(5)  # x 100-345, y 400-460, tiles 45 wide
+    beside = [_weak(40, 400), _weak(355, 400), _weak(405, 405), _weak(455, 400)]  # at the row's ends, in line
+    pile = [_weak(300 + 50 * (i % 3), 100 + 65 * (i // 3)) for i in range(6)]
+    assert len(unread_areas(beside, row, row=None)) == 1
+    assert unread_areas(beside, row, row=1.5) == []
+    assert [a.box for a in unread_areas(beside + pile, row, row=1.5)] == [(300.0, 100.0, 445.0, 225.0)]
