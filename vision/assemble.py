@@ -131,17 +131,13 @@ def layout_gaps(rows: list[list[list[DetectedTile]]]) -> list[Gap]:
 UNREAD_FLOOR = 0.05
 UNREAD_OVERLAP = 0.3
 UNREAD_LINK = 2.0
-UNREAD_MIN = 3
+UNREAD_MIN = 6
 UNREAD_SIZE = (0.7, 1.3)
-#: ... and a weak box in line with a read tile (their heights sharing half the smaller) and at most
-#: this many tile widths beside it is the felt at a row's end or between its groups (the layout
-#: check's place, ``layout_gaps``), not an unread tile; None: no such exclusion.
-UNREAD_ROW: float | None = None
 
 
 def unread_areas(weak: Sequence[Sequence[float]], tiles: Sequence[DetectedTile], floor: float = UNREAD_FLOOR,
                  overlap: float = UNREAD_OVERLAP, link: float = UNREAD_LINK, least: int = UNREAD_MIN,
-                 size: tuple[float, float] = UNREAD_SIZE, row: float | None = UNREAD_ROW) -> list[Gap]:
+                 size: tuple[float, float] = UNREAD_SIZE) -> list[Gap]:
     """Areas of the picture where tiles seem to lie that were not read: one ``Gap(box, "unread")``
     per cluster of at least ``least`` weak boxes.
 
@@ -155,11 +151,8 @@ def unread_areas(weak: Sequence[Sequence[float]], tiles: Sequence[DetectedTile],
             ``tiles``, or of the weak boxes when no tile was read.
         size: the band of a weak box's long side, in the usual tile's long sides: a box far larger
             or smaller is no tile's (the detector's weak boxes on a rack, a table's leg, a hand).
-        row: a weak box in line with a read tile (the vertical overlap at least half the smaller
-            height) and at most this many usual tile widths beside it is left out: the felt beside
-            a row of tiles (synthetic table scenes: between groups, at a row's ends). None: kept.
-        least: the fewest weak boxes of an area (one or two lone weak boxes are noise: a rack's
-            edge, a reflection).
+        least: the fewest weak boxes of an area (a few weak boxes together are noise: a rack's
+            edge, a reflection, the felt between a row's groups and at its ends).
 
     Returns:
         The areas, largest cluster first; each box the bounding box of its cluster's boxes.
@@ -174,13 +167,6 @@ def unread_areas(weak: Sequence[Sequence[float]], tiles: Sequence[DetectedTile],
     long_w = np.maximum(w[:, 2] - w[:, 0], w[:, 3] - w[:, 1])
     usual = median([max(x.box[2] - x.box[0], x.box[3] - x.box[1]) for x in tiles]) if tiles else float(np.median(long_w))
     w = w[(long_w >= size[0] * usual) & (long_w <= size[1] * usual)]
-    if row is not None and tiles and len(w):
-        t = np.array([x.box for x in tiles], np.float64)
-        width = median([min(x.box[2] - x.box[0], x.box[3] - x.box[1]) for x in tiles])
-        oy = np.minimum(w[:, None, 3], t[None, :, 3]) - np.maximum(w[:, None, 1], t[None, :, 1])
-        in_line = oy >= 0.5 * np.minimum((w[:, 3] - w[:, 1])[:, None], (t[:, 3] - t[:, 1])[None, :])
-        apart = np.maximum(t[None, :, 0] - w[:, None, 2], w[:, None, 0] - t[None, :, 2])
-        w = w[~(in_line & (apart <= row * width)).any(axis=1)]
     if len(w) < least:
         return []
     c = np.stack([(w[:, 0] + w[:, 2]) / 2, (w[:, 1] + w[:, 3]) / 2], 1)

@@ -305,17 +305,18 @@ def _weak(x: float, y: float, score: float = 0.15) -> tuple:
 
 
 def test_a_cluster_of_weak_boxes_no_tile_covers_is_one_unread_area():
-    from vision.assemble import unread_areas
-    # a pile: six weak boxes a tile apart, away from the read row
-    pile = [_weak(300 + 50 * (i % 3), 100 + 65 * (i // 3)) for i in range(6)]
+    from vision.assemble import UNREAD_MIN, unread_areas
+    # a pile: eight weak boxes a tile apart, away from the read row
+    assert UNREAD_MIN <= 8
+    pile = [_weak(300 + 50 * (i % 4), 100 + 65 * (i // 4)) for i in range(8)]
     areas = unread_areas(pile, _row_of())
     assert len(areas) == 1 and areas[0].kind == "unread"
-    assert areas[0].box == (300.0, 100.0, 445.0, 225.0)  # the cluster's extent
-    assert areas[0].to_dict() == {"box": [300, 100, 445, 225], "kind": "unread"}
+    assert areas[0].box == (300.0, 100.0, 495.0, 225.0)  # the cluster's extent
+    assert areas[0].to_dict() == {"box": [300, 100, 495, 225], "kind": "unread"}
     # two piles far apart: two areas, the larger first
-    other = [_weak(20 + 50 * i, 600) for i in range(3)]
-    assert [len(a.box) for a in unread_areas(pile + other, _row_of())] == [4, 4]
-    assert unread_areas(pile + other, _row_of())[1].box == (20.0, 600.0, 165.0, 660.0)
+    other = [_weak(20 + 50 * i, 600) for i in range(UNREAD_MIN)]
+    assert [a.box for a in unread_areas(pile + other, _row_of())] == \
+        [(300.0, 100.0, 495.0, 225.0), (20.0, 600.0, 65.0 + 50 * (UNREAD_MIN - 1), 660.0)]
 
 
 def test_scattered_weak_boxes_and_weak_boxes_on_read_tiles_give_no_area():
@@ -329,25 +330,13 @@ def test_scattered_weak_boxes_and_weak_boxes_on_read_tiles_give_no_area():
     assert unread_areas(under, row) == []
     # too few boxes together, boxes far larger than a tile (a rack, a leg), or scored under the floor
     assert unread_areas([_weak(300 + 50 * i, 100) for i in range(UNREAD_MIN - 1)], row) == []
-    assert unread_areas([(300 + 50 * i, 100, 500 + 50 * i, 300, 0.2) for i in range(5)], row) == []
-    assert unread_areas([_weak(300 + 50 * i, 100, 0.01) for i in range(5)], row) == []
+    assert unread_areas([(300 + 50 * i, 100, 500 + 50 * i, 300, 0.2) for i in range(UNREAD_MIN + 2)], row) == []
+    assert unread_areas([_weak(300 + 50 * i, 100, 0.01) for i in range(UNREAD_MIN + 2)], row) == []
     assert unread_areas([], row) == []
 
 
 def test_unread_areas_without_any_tile_read_take_the_weak_boxes_size():
-    from vision.assemble import unread_areas
-    pile = [_weak(300 + 50 * i, 100) for i in range(4)]
+    from vision.assemble import UNREAD_MIN, unread_areas
+    pile = [_weak(300 + 50 * i, 100) for i in range(UNREAD_MIN)]
     assert len(unread_areas(pile, [])) == 1
 
-
-def test_weak_boxes_in_line_with_a_row_are_the_felt_beside_it_not_unread_tiles():
-    # the felt between a row's groups and at its ends (synthetic table scenes: weak boxes 0.1-0.3
-    # there, linked across the tiles between them) is left out with ``row``; a pile off the row
-    # is not
-    from vision.assemble import unread_areas
-    row = _row_of(5)  # x 100-345, y 400-460, tiles 45 wide
-    beside = [_weak(40, 400), _weak(355, 400), _weak(405, 405), _weak(455, 400)]  # at the row's ends, in line
-    pile = [_weak(300 + 50 * (i % 3), 100 + 65 * (i // 3)) for i in range(6)]
-    assert len(unread_areas(beside, row, row=None)) == 1
-    assert unread_areas(beside, row, row=1.5) == []
-    assert [a.box for a in unread_areas(beside + pile, row, row=1.5)] == [(300.0, 100.0, 445.0, 225.0)]
