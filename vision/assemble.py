@@ -124,10 +124,11 @@ def layout_gaps(rows: list[list[list[DetectedTile]]]) -> list[Gap]:
 
 #: The unread-area check (``unread_areas``, issue 21): weak boxes of the detector (its score from
 #: ``UNREAD_FLOOR`` up to its threshold) that no read tile covers by more than ``UNREAD_OVERLAP``
-#: (of the smaller box, ``models.covered_shares``), joined when their centres lie within ``UNREAD_LINK`` times the
-#: usual tile's long side of each other, each box's long side within ``UNREAD_SIZE`` times the usual
-#: tile's; a cluster of at least ``UNREAD_MIN`` such boxes is an area
-#: where tiles were not read. Chosen on the training split's held-out photos (see vision/README.md).
+#: (of the smaller box, ``models.covered_shares``), each box's long side within ``UNREAD_SIZE``
+#: times the usual tile's, joined when their centres lie within ``UNREAD_LINK`` times the usual
+#: tile's long side of each other; a cluster of at least ``UNREAD_MIN`` such boxes is an area where
+#: tiles were not read. Chosen on the training split's held-out photos and on synthetic table
+#: scenes of its crops (``benchmarks/vision_unread.py --grid --scenes 40``; vision/README.md).
 UNREAD_FLOOR = 0.05
 UNREAD_OVERLAP = 0.3
 UNREAD_LINK = 2.0
@@ -165,7 +166,8 @@ def unread_areas(weak: Sequence[Sequence[float]], tiles: Sequence[DetectedTile],
     if len(w) < least:
         return []
     long_w = np.maximum(w[:, 2] - w[:, 0], w[:, 3] - w[:, 1])
-    usual = median([max(x.box[2] - x.box[0], x.box[3] - x.box[1]) for x in tiles]) if tiles else float(np.median(long_w))
+    usual = median([max(x.box[2] - x.box[0], x.box[3] - x.box[1]) for x in tiles]) if tiles else \
+        float(np.median(long_w))
     w = w[(long_w >= size[0] * usual) & (long_w <= size[1] * usual)]
     if len(w) < least:
         return []

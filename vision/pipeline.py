@@ -332,7 +332,8 @@ class Recognizer:
         tiles, weak = self.read(image)
         return self.recognition_of(tiles, t0, rules, weak)
 
-    def recognition_of(self, tiles: list[DetectedTile], t0: float, rules: str = "mcr", weak_boxes: Sequence = ()) -> Recognition:
+    def recognition_of(self, tiles: list[DetectedTile], t0: float, rules: str = "mcr",
+                       weak_boxes: Sequence = ()) -> Recognition:
         """The Recognition of ``tiles`` found in one picture (``find_tiles``): assembled for the rule
         system ``rules`` (``assemble``), with the tiles kept from weak boxes and those mostly under a
         surer box (``COVERED_FLAG``) listed for the player;
