@@ -222,6 +222,10 @@ def _describe(rec) -> str:
     if a.uncertain:
         lines.append("Please confirm (not read surely: a low confidence, a weak box or a box over another tile): " + ", ".join(
             f"{t.tile} ({t.confidence:.2f}) at [{', '.join(str(int(round(v))) for v in t.box)}]" for t in a.uncertain))
+    unread = [g for g in a.gaps if g.kind == "unread"]
+    if unread:  # vision.assemble.unread_areas: the detector responds as to tiles there, none was read
+        lines.append("Tiles here were not read (check the photo): " + ", ".join(
+            f"[{', '.join(str(int(round(v))) for v in g.box)}]" for g in unread))
     for n in a.notes:
         lines.append(f"Note: {n}")
     return "\n".join(lines)

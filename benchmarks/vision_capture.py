@@ -17,7 +17,8 @@ Per system, over the hands (the rules of ``benchmarks/vision_eval.py``, ``judge`
   (``vision.voting.SPREAD``, as ``POST /api/score/capture`` runs).
 
 Columns: photos (frames or captures), tiles read right, exact (every tile right, no extra box),
-silent (a wrong, missed or extra tile the player is not asked about), flags and gaps per photo.
+silent (a wrong, missed or extra tile the player is not asked about), flags and gaps per photo,
+and of the gaps the unread areas (``vision.assemble.unread_areas``; ``--no-unread``: without them).
 Then the latency per captured hand of N frames, each way, one core (the process pinned to one
 CPU, OpenCV and onnxruntime with one thread): the median wall and CPU time of ``capture_hand``,
 next to the CPU time spent inside the engine (``OnnxNet.run``: onnxruntime's, or OpenCV DNN's,
@@ -50,6 +51,7 @@ import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
 import vision.models as M  # noqa: E402
+import vision.pipeline as P  # noqa: E402
 from vision.data import LabelledBox, LabelledImage, tile_faces  # noqa: E402
 from vision.errors import VisionError  # noqa: E402
 from vision.pipeline import Recognizer  # noqa: E402
@@ -67,15 +69,20 @@ def labelled(placed, name: str) -> LabelledImage:
                          "synthetic")
 
 
+def unread(recognition) -> int:
+    """The unread areas of a reading (gaps of kind ``unread``, ``vision.assemble.unread_areas``)."""
+    return sum(g.kind == "unread" for g in recognition.assembly.gaps)
+
+
 def row(name: str, photos: list[dict]) -> dict:
     n = max(1, len(photos))
     labels = sum(p["labels"] for p in photos)
     r = {"photos": len(photos), "tile_accuracy": sum(p["ok"] for p in photos) / max(1, labels),
          "exact": sum(p["ok"] == p["labels"] and p["preds"] == p["labels"] for p in photos) / n,
          "silent": sum(p["silent"] for p in photos) / n, "flags": sum(p["flagged"] for p in photos) / n,
-         "gaps": sum(p["gaps"] for p in photos) / n}
+         "gaps": sum(p["gaps"] for p in photos) / n, "unread": sum(p["unread"] for p in photos) / n}
     print(f"{name:<13} {r['photos']:>6} {100 * r['tile_accuracy']:>8.1f}% {100 * r['exact']:>6.1f}% "
-          f"{100 * r['silent']:>6.1f}% {r['flags']:>6.2f} {r['gaps']:>5.2f}", flush=True)
+          f"{100 * r['silent']:>6.1f}% {r['flags']:>6.2f} {r['gaps']:>5.2f} {r['unread']:>6.2f}", flush=True)
     return r
 
 
@@ -85,6 +92,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--frames", type=int, default=FRAMES[1], help=f"frames per capture, {FRAMES[0]}-{FRAMES[1]}")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--size", default="720x1280", help="frame size HxW in pixels (default 720x1280, a 16:9 camera)")
+    ap.add_argument("--no-unread", action="store_true",
+                    help="without the unread-area check (vision.pipeline.UNREAD; issue 21): the figures before it")
     ap.add_argument("--models", type=Path, default=None,
                     help="folder of the models to measure (default: the committed vision/models)")
     args = ap.parse_args(argv)
@@ -108,6 +117,7 @@ def main(argv: list[str] | None = None) -> int:
         rec = Recognizer() if args.models is None else Recognizer(args.models)
     except VisionError as e:
         ap.error(f"--models {args.models}: {e.message}")
+    P.UNREAD = P.UNREAD and not args.no_unread
     engine = [0.0]
     run = M.OnnxNet.run
 
@@ -139,14 +149,16 @@ def main(argv: list[str] | None = None) -> int:
             cpu[mode].append(time.process_time() - c0)
             engine_s[mode].append(engine[0])
             truth = labelled(shots[cap.reference][1], f"hand{h}")
-            voted[mode].append(judge(reading_of(cap.recognition), truth, wall[mode][-1]))
+            voted[mode].append({**judge(reading_of(cap.recognition), truth, wall[mode][-1]),
+                                "unread": unread(cap.recognition)})
             if not spread:  # each frame read alone by the whole ensembles: the single photo
-                for i, (tiles, secs) in enumerate(zip(cap.readings, cap.frame_seconds)):
-                    one = rec.recognition_of(list(tiles), time.perf_counter() - secs)
-                    single.append(judge(reading_of(one), labelled(shots[i][1], f"hand{h}-{i}"), secs))
+                for i, (tiles, weak, secs) in enumerate(zip(cap.readings, cap.weak, cap.frame_seconds)):
+                    one = rec.recognition_of(list(tiles), time.perf_counter() - secs, weak_boxes=weak)
+                    single.append({**judge(reading_of(one), labelled(shots[i][1], f"hand{h}-{i}"), secs),
+                                   "unread": unread(one)})
     print(f"{args.hands} hands x {args.frames} frames, {size[1]}x{size[0]} px, real crops of the test photos, "
           "each frame with its own shake, glare, shadow, exposure, noise")
-    print(f"{'system':<13} {'photos':>6} {'tile acc':>9} {'exact':>7} {'silent':>7} {'flags':>6} {'gaps':>5}")
+    print(f"{'system':<13} {'photos':>6} {'tile acc':>9} {'exact':>7} {'silent':>7} {'flags':>6} {'gaps':>5} {'unread':>6}")
     results = {"single": row("single", single)}
     for mode in modes:
         results[f"vote-{args.frames}-{mode}"] = row(f"vote-{args.frames}-{mode}", voted[mode])

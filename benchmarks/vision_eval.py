@@ -24,7 +24,8 @@ Figures, per system and split:
 * wrong / extra / missed: the unflagged errors by kind, counted over the photos: a box on a label
   read as another tile, a box on no label, a label no box reads and nothing asks about;
 * -gaps: the silent share when layout gaps ask nothing (flagged tiles only);
-* flags: tiles flagged per photo (the player's confirmation burden); gaps: layout gaps per photo;
+* flags: tiles flagged per photo (the player's confirmation burden); gaps: gaps per photo (the
+  layout check's and the unread areas, ``vision.assemble.unread_areas``; ``--no-unread``: without these);
 * ECE: the expected calibration error of the reported confidence (tile-weighted mean gap between
   confidence and the share right over the bins of ``vision.confidence.BINS``; a tile is right when
   it matches a label of its name by the referee's rule); ``--reliability`` prints the table itself.
@@ -98,7 +99,7 @@ PEER_NAMES = {"chun": "C", "haku": "P", "hatsu": "F", "tou": "E", "nan": "S", "s
 
 
 def mjtable_predict(own_shape: float | None = None, model_dir: Path | None = None, calibrated: bool = False,
-                    rescue: bool = True):
+                    rescue: bool = True, unread: bool = True):
     """mjtable's reading of a picture: ``{"tiles": [(name, box, confidence, flagged)], "gaps":
     [box]}`` (flagged: listed for the player to confirm, ``Assembly.uncertain``; gaps: where the
     layout check says a tile seems to be missing, ``Assembly.gaps``); ``own_shape`` overrides
@@ -107,19 +108,21 @@ def mjtable_predict(own_shape: float | None = None, model_dir: Path | None = Non
     ``calibrated=True`` reports the calibrated confidence flagged below its fitted threshold
     (else the classifier's probability, flagged below ``vision.assemble.MIN_CONFIDENCE``, as the
     product does);
-    ``rescue=False`` keeps no weak box (``vision.pipeline.RESCUE_LABELS`` empty during the call)."""
+    ``rescue=False`` keeps no weak box (``vision.pipeline.RESCUE_LABELS`` empty during the call);
+    ``unread=False`` reports no unread area (``vision.pipeline.UNREAD`` off during the call)."""
     import vision.models as M
     import vision.pipeline as P
     rec = Recognizer(model_dir or M.MODEL_DIR, calibrated=calibrated)
 
     def run(img: np.ndarray) -> dict:
-        saved, saved_rescue = M.OWN_SHAPE, P.RESCUE_LABELS
+        saved, saved_rescue, saved_unread = M.OWN_SHAPE, P.RESCUE_LABELS, P.UNREAD
         M.OWN_SHAPE = saved if own_shape is None else own_shape
         P.RESCUE_LABELS = saved_rescue if rescue else ()
+        P.UNREAD = saved_unread and unread
         try:
             r = rec.recognize(img)
         finally:
-            M.OWN_SHAPE, P.RESCUE_LABELS = saved, saved_rescue
+            M.OWN_SHAPE, P.RESCUE_LABELS, P.UNREAD = saved, saved_rescue, saved_unread
         return reading_of(r)
     return run
 
@@ -333,6 +336,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--audited", action="store_true",
                     help="add SPLIT+audit rows: the same predictions judged with vision/label_audit.json applied "
                          "(audited tiles become labels; partial tiles and backs are ignored)")
+    ap.add_argument("--no-unread", action="store_true",
+                    help="the product without its unread-area check (vision.pipeline.UNREAD; issue 21): the figures before it")
     ap.add_argument("--models", default=None,
                     help="a folder of models to measure instead of the committed ones (vision.train --out); "
                          "the peak memory is still that of `mjtable recognize` with the committed ones")
@@ -365,9 +370,9 @@ def main(argv: list[str] | None = None) -> int:
         except (OSError, ValueError) as e:
             ap.error(f"--audited: {e}")
     try:
-        systems = {"mjtable": mjtable_predict(model_dir=args.models)}
+        systems = {"mjtable": mjtable_predict(model_dir=args.models, unread=not args.no_unread)}
         if not args.no_calibrated:  # the calibration of issue 21 (off in the product)
-            systems["mjtable-calib"] = mjtable_predict(model_dir=args.models, calibrated=True)
+            systems["mjtable-calib"] = mjtable_predict(model_dir=args.models, calibrated=True, unread=not args.no_unread)
         if args.before:  # the pipeline as before issue 21 (its silent share without gaps: "-gaps")
             systems["mjtable-before"] = mjtable_predict(model_dir=args.models, calibrated=False, rescue=False)
         if args.only_before:

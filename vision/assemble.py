@@ -16,10 +16,13 @@ import dataclasses
 from statistics import median
 from typing import Sequence
 
+import numpy as np
+
 from scoring.errors import ScoringError
 from scoring.hand import Hand, Meld, MeldKind, check_hand
 from scoring.tiles import ALL_TILES, tile_name
 
+from .models import covered_shares
 from .tiles import BACK, HONORS, UNKNOWN, is_flower, is_hand_tile
 
 _CODE = {tile_name(c): c for c in ALL_TILES}
@@ -68,8 +71,10 @@ class Gap:
         box: (x1, y1, x2, y2) in pixels of the picture: the place of the missing tile, or for a
             meld of two the places on both sides of it (the tile can be missing at either end).
         kind: ``"meld-of-two"`` (two tiles set apart with one sideways: a declared set short of
-            a tile), ``"row-gap"`` (a space of about one tile between two tiles of a row) or
-            ``"some-frames"`` (a tile found in a minority of a capture's frames, ``vision.voting``).
+            a tile), ``"row-gap"`` (a space of about one tile between two tiles of a row),
+            ``"some-frames"`` (a tile found in a minority of a capture's frames, ``vision.voting``)
+            or ``"unread"`` (an area where the detector responds weakly as to several tiles that
+            no tile read covers: tiles there were not read, ``unread_areas``; the box is the area).
     """
 
     box: tuple[float, float, float, float]
@@ -115,6 +120,71 @@ def layout_gaps(rows: list[list[list[DetectedTile]]]) -> list[Gap]:
                 out.append(Gap((cx - short_side / 2, cy - long_side / 2, cx + short_side / 2, cy + long_side / 2),
                                "row-gap"))
     return out
+
+
+#: The unread-area check (``unread_areas``, issue 21): weak boxes of the detector (its score from
+#: ``UNREAD_FLOOR`` up to its threshold) that no read tile covers by more than ``UNREAD_OVERLAP``
+#: (of the smaller box, ``models.covered_shares``), each box's long side within ``UNREAD_SIZE``
+#: times the usual tile's, joined when their centres lie within ``UNREAD_LINK`` times the usual
+#: tile's long side of each other; a cluster of at least ``UNREAD_MIN`` such boxes is an area where
+#: tiles were not read. Chosen on the training split's held-out photos and on synthetic table
+#: scenes of its crops (``benchmarks/vision_unread.py --grid --scenes 40``; vision/README.md).
+UNREAD_FLOOR = 0.05
+UNREAD_OVERLAP = 0.3
+UNREAD_LINK = 2.0
+UNREAD_MIN = 6
+UNREAD_SIZE = (0.7, 1.3)
+
+
+def unread_areas(weak: Sequence[Sequence[float]], tiles: Sequence[DetectedTile], floor: float = UNREAD_FLOOR,
+                 overlap: float = UNREAD_OVERLAP, link: float = UNREAD_LINK, least: int = UNREAD_MIN,
+                 size: tuple[float, float] = UNREAD_SIZE) -> list[Gap]:
+    """Areas of the picture where tiles seem to lie that were not read: one ``Gap(box, "unread")``
+    per cluster of at least ``least`` weak boxes.
+
+    Args:
+        weak: the detector's boxes below its threshold, ``(x1, y1, x2, y2, score)`` in pixels
+            (``TileDetector.detect_with_weak``); those scored under ``floor`` are left out.
+        tiles: the tiles read; a weak box that one of them covers by more than ``overlap`` (of the
+            smaller box) is on a tile read (its second box, or its neighbour's edge) and left out.
+        link: two weak boxes belong to one cluster when their centres are at most this many times
+            the usual tile's long side apart (single linkage); the usual tile is the median of
+            ``tiles``, or of the weak boxes when no tile was read.
+        size: the band of a weak box's long side, in the usual tile's long sides: a box far larger
+            or smaller is no tile's (the detector's weak boxes on a rack, a table's leg, a hand).
+        least: the fewest weak boxes of an area (a few weak boxes together are noise: a rack's
+            edge, a reflection, the felt between a row's groups and at its ends).
+
+    Returns:
+        The areas, largest cluster first; each box the bounding box of its cluster's boxes.
+
+    Issue 21: a pile of face-up tiles at angles (test photo 387332366) gave no box above the
+    threshold but 96 from a score of 0.05; the player is asked there instead of nothing."""
+    w = np.array([b[:5] for b in weak if b[4] >= floor], np.float64).reshape(-1, 5)
+    if tiles and len(w):  # not on a tile read
+        w = w[covered_shares(w, [x.box for x in tiles]).max(axis=1) <= overlap]
+    if len(w) < least:
+        return []
+    long_w = np.maximum(w[:, 2] - w[:, 0], w[:, 3] - w[:, 1])
+    usual = median([max(x.box[2] - x.box[0], x.box[3] - x.box[1]) for x in tiles]) if tiles else \
+        float(np.median(long_w))
+    w = w[(long_w >= size[0] * usual) & (long_w <= size[1] * usual)]
+    if len(w) < least:
+        return []
+    c = np.stack([(w[:, 0] + w[:, 2]) / 2, (w[:, 1] + w[:, 3]) / 2], 1)
+    near = np.hypot(c[:, None, 0] - c[None, :, 0], c[:, None, 1] - c[None, :, 1]) <= link * usual
+    cluster = np.full(len(w), -1)
+    for start in range(len(w)):  # the connected parts of ``near`` (single linkage)
+        if cluster[start] >= 0:
+            continue
+        cluster[start], todo = start, [start]
+        while todo:
+            nxt = np.flatnonzero(near[todo].any(axis=0) & (cluster < 0))
+            cluster[nxt] = start
+            todo = list(nxt)
+    parts = sorted((np.flatnonzero(cluster == k) for k in np.unique(cluster)), key=len, reverse=True)
+    return [Gap((float(w[i, 0].min()), float(w[i, 1].min()), float(w[i, 2].max()), float(w[i, 3].max())), "unread")
+            for i in parts if len(i) >= least]
 
 
 @dataclasses.dataclass(frozen=True)

@@ -370,12 +370,19 @@ def _covered(b: tuple, others: list) -> float:
     overlap covers (0 when ``others`` is empty)."""
     if not others:
         return 0.0
-    o = np.array([x[:4] for x in others], np.float64)
-    ix = np.clip(np.minimum(o[:, 2], b[2]) - np.maximum(o[:, 0], b[0]), 0, None)
-    iy = np.clip(np.minimum(o[:, 3], b[3]) - np.maximum(o[:, 1], b[1]), 0, None)
-    area_o = (o[:, 2] - o[:, 0]) * (o[:, 3] - o[:, 1])
-    area = (b[2] - b[0]) * (b[3] - b[1])
-    return float((ix * iy / np.maximum(1e-9, np.minimum(area_o, area))).max())
+    return float(covered_shares([b], others).max())
+
+
+def covered_shares(boxes, others) -> np.ndarray:
+    """``len(boxes)`` x ``len(others)`` (boxes x1, y1, x2, y2, ...: sequences or an array with at
+    least 4 columns): the share of the smaller of each pair that their overlap covers (0-1)."""
+    a, o = (np.asarray(x, np.float64)[:, :4] if isinstance(x, np.ndarray) else
+            np.asarray([b[:4] for b in x], np.float64).reshape(-1, 4) for x in (boxes, others))
+    ix = np.clip(np.minimum(a[:, None, 2], o[None, :, 2]) - np.maximum(a[:, None, 0], o[None, :, 0]), 0, None)
+    iy = np.clip(np.minimum(a[:, None, 3], o[None, :, 3]) - np.maximum(a[:, None, 1], o[None, :, 1]), 0, None)
+    smaller = np.minimum(((a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1]))[:, None],
+                         ((o[:, 2] - o[:, 0]) * (o[:, 3] - o[:, 1]))[None, :])
+    return ix * iy / np.maximum(1e-9, smaller)
 
 
 class TileClassifier:

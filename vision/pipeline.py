@@ -8,11 +8,12 @@ import os
 import re
 import time
 from pathlib import Path
+from typing import Sequence
 
 import cv2
 import numpy as np
 
-from .assemble import MIN_CONFIDENCE, Assembly, DetectedTile, assemble, rows_and_groups
+from .assemble import UNREAD_FLOOR, MIN_CONFIDENCE, Assembly, DetectedTile, assemble, rows_and_groups, unread_areas
 from .capture import check_image
 from .confidence import ConfidenceModel
 from .errors import VisionError
@@ -59,6 +60,10 @@ TURNED_MARGIN: float | None = 0.1
 #: against 91.6%); with it they read as before, and the photos as with the rule alone (valid exact
 #: photos 55.3% against 54.8%).
 TURNED_SHAPE = 0.8
+#: Report the areas where the detector responds weakly as to several tiles that no tile read
+#: covers (``assemble.unread_areas``: gaps of kind ``unread``; issue 21). The weak boxes come from
+#: the same run of the networks as the tiles (``TileDetector.detect_with_weak``), no extra pass.
+UNREAD = True
 
 
 #: Weak boxes (detector score from ``RESCUE_FLOOR`` up to its threshold) that the classifier reads
@@ -214,18 +219,28 @@ class Recognizer:
         """Every tile in ``image`` (HxWx3 BGR uint8), reading order, each with its confidence: the
         calibrated probability that it is right (``self.confidence``), or the classifier's
         probability of its label when there is no calibration. Raises VisionError ``bad-image``."""
+        return self.read(image)[0]
+
+    def read(self, image: np.ndarray) -> tuple[list[DetectedTile], list[tuple[float, float, float, float, float]]]:
+        """``(tiles, weak)``: the tiles of ``find_tiles``, and the detector's weak boxes of the same
+        run (``(x1, y1, x2, y2, score)`` in pixels, scored from ``RESCUE_FLOOR`` or, with ``UNREAD``,
+        ``assemble.UNREAD_FLOOR`` up to the threshold; ``recognition_of``'s ``weak_boxes``, whose
+        clusters away from the tiles read are reported as unread areas).
+        Raises VisionError ``bad-image``."""
         check_image(image)
-        boxes, weak = self.detector.detect_with_weak(image, floor=RESCUE_FLOOR)
-        if weak and RESCUE_LABELS:
+        floor = min(RESCUE_FLOOR, UNREAD_FLOOR) if UNREAD else RESCUE_FLOOR
+        boxes, weak = self.detector.detect_with_weak(image, floor=floor)
+        rescue = [b for b in weak if b[4] >= RESCUE_FLOOR]
+        if rescue and RESCUE_LABELS:
             # a weak box (below the detector's threshold) is kept when the classifier reads it
             # surely as one of RESCUE_LABELS (the white dragon's blank face scores low as a tile)
             # and it covers no kept box much (not a box between two tiles)
-            q = self.classifier.classify([TileClassifier.crop(image, b[:4]) for b in weak])
+            q = self.classifier.classify([TileClassifier.crop(image, b[:4]) for b in rescue])
             idx = [LABELS.index(n) for n in RESCUE_LABELS]
-            boxes = boxes + [b for b, p in zip(weak, q) if max(p[idx]) >= RESCUE_SURE and
+            boxes = boxes + [b for b, p in zip(rescue, q) if max(p[idx]) >= RESCUE_SURE and
                              (not boxes or _covered(b, boxes) < RESCUE_OVERLAP)]
         if not boxes:
-            return []
+            return [], weak
         H, W = image.shape[:2]
         aspects = np.array([(b[2] - b[0]) / max(1e-6, b[3] - b[1]) for b in boxes])
         med = float(np.median(aspects))
@@ -301,7 +316,7 @@ class Recognizer:
             box = (max(0.0, b[0]), max(0.0, b[1]), min(float(W), b[2]), min(float(H), b[3]))
             conf = float(p[k]) if self.confidence is None else self.confidence(float(p[k]), float(b[4]))
             out.append(DetectedTile(LABELS[k], box, conf, sw, float(b[4])))
-        return [t for row in rows_and_groups(out) for g in row for t in g]
+        return [t for row in rows_and_groups(out) for g in row for t in g], weak
 
     def recognize(self, image: np.ndarray, rules: str = "mcr") -> Recognition:
         """Detect, classify and assemble.
@@ -320,15 +335,21 @@ class Recognizer:
             RulesError: ``unknown-rules`` for a ``rules`` not registered.
         """
         t0 = time.perf_counter()
-        tiles = self.find_tiles(image)
-        return self.recognition_of(tiles, t0, rules)
+        tiles, weak = self.read(image)
+        return self.recognition_of(tiles, t0, rules, weak)
 
-    def recognition_of(self, tiles: list[DetectedTile], t0: float, rules: str = "mcr") -> Recognition:
+    def recognition_of(self, tiles: list[DetectedTile], t0: float, rules: str = "mcr",
+                       weak_boxes: Sequence = ()) -> Recognition:
         """The Recognition of ``tiles`` found in one picture (``find_tiles``): assembled for the rule
         system ``rules`` (``assemble``), with the tiles kept from weak boxes and both boxes of a pair
         mostly over each other (``COVERED_FLAG``, ``COVERED_PAIR``) listed for the player;
         ``t0``: ``time.perf_counter()`` when the picture's reading began (``seconds`` counts from it)."""
         a = assemble(tiles, self.min_confidence, rules)
+        # weak_boxes: the detector's weak boxes of that picture (``read``); with UNREAD, the areas
+        # where they show tiles that were not read are gaps (assemble.unread_areas, kind "unread")
+        unread = tuple(unread_areas(weak_boxes, tiles)) if UNREAD and len(weak_boxes) else ()
+        if unread:
+            a = dataclasses.replace(a, gaps=a.gaps + unread)
         # a tile kept from a box below the detector's threshold (``RESCUE_LABELS``) is always listed
         # for the player to confirm, however sure its reading: the calibration saw few such boxes
         listed = {id(t) for t in a.uncertain}

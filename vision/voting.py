@@ -89,6 +89,8 @@ class Capture:
         reference: index of the frame whose pixels the boxes are in.
         frame_seconds: the recognition time of each frame.
         readings: the tiles found in each frame (``Recognizer.find_tiles``), in its own pixels.
+        weak: the detector's weak boxes of each frame (``Recognizer.read``), in its own pixels:
+            the reference frame's give the unread areas (``assemble.unread_areas``).
     """
 
     recognition: Recognition
@@ -97,6 +99,7 @@ class Capture:
     reference: int
     frame_seconds: tuple[float, ...]
     readings: tuple[tuple[DetectedTile, ...], ...] = ()
+    weak: tuple[tuple[tuple[float, float, float, float, float], ...], ...] = ()
 
     def to_dict(self) -> dict:
         """``Recognition.to_dict()`` with, per tile, ``votes`` ({label: frames}), ``seen`` (frames
@@ -212,8 +215,9 @@ def check_frames(frames: Sequence[np.ndarray], allowed: tuple[int, int] = FRAMES
 
 def capture_hand(recognizer: Recognizer, frames: Sequence[np.ndarray], spread: bool | None = None,
                  rules: str = "mcr") -> Capture:
-    """Read one hand from 3-5 frames (``FRAMES``): recognise each (``Recognizer.find_tiles``),
-    vote (``vote``), assemble the voted tiles (``assemble``), list changed tiles for the player.
+    """Read one hand from 3-5 frames (``FRAMES``): recognise each (``Recognizer.read``), vote
+    (``vote``), assemble the voted tiles (``assemble``), list changed tiles for the player; the
+    reference frame's weak boxes give the unread areas (``Recognizer.recognition_of``).
 
     Args:
         recognizer: the loaded pipeline.
@@ -231,21 +235,26 @@ def capture_hand(recognizer: Recognizer, frames: Sequence[np.ndarray], spread: b
     """
     check_frames(frames)
     t0 = time.perf_counter()
-    readings, seconds = [], []
+    readings, weaks, seconds = [], [], []
     spread = SPREAD if spread is None else spread
     for k, f in enumerate(frames):
         t = time.perf_counter()
-        readings.append((recognizer.member(k) if spread else recognizer).find_tiles(f))
+        tiles, weak = (recognizer.member(k) if spread else recognizer).read(f)
+        readings.append(tiles)
+        weaks.append(tuple(weak))
         seconds.append(time.perf_counter() - t)
     voted, dropped, ref = vote(readings)
     order = {id(t): i for i, t in enumerate(t for row in rows_and_groups([v.tile for v in voted])
                                             for g in row for t in g)}
     voted.sort(key=lambda v: order[id(v.tile)])
-    rec = recognizer.recognition_of([v.tile for v in voted], t0, rules)  # assembled; tiles of weak boxes listed
+    # assembled; tiles of weak boxes listed; the reference frame's weak boxes away from the voted
+    # tiles (in its pixels, as theirs) are the unread areas
+    rec = recognizer.recognition_of([v.tile for v in voted], t0, rules, weaks[ref])
     a = rec.assembly
     listed = {id(t) for t in a.uncertain}
     more = tuple(v.tile for v in voted if v.changed and id(v.tile) not in listed)  # listed however sure the vote
     gaps = tuple(Gap(v.tile.box, "some-frames") for v in dropped if v.seen >= GAP_FRAMES)
     a = dataclasses.replace(a, uncertain=a.uncertain + more, gaps=a.gaps + gaps)
     rec = Recognition(rec.tiles, a, time.perf_counter() - t0)
-    return Capture(rec, tuple(voted), tuple(dropped), ref, tuple(seconds), tuple(tuple(r) for r in readings))
+    return Capture(rec, tuple(voted), tuple(dropped), ref, tuple(seconds), tuple(tuple(r) for r in readings),
+                   tuple(weaks))

@@ -27,7 +27,8 @@ const T = {
     editing: (n) => `正在修改第 ${n} 盘`, edit: "改", del: "删", drawRow: "荒牌", selfDrawn: "自摸",
     noHands: "还没有记录", choosePhoto: "选择照片", noFile: "未选照片", photoHint: "点一张牌可改正；红框的牌识别不确定，须先确认。和牌张没有单放时，点它并设为和牌张。",
     toConfirm: (n) => `还有 ${n} 张牌需要确认`, allChecked: "所有牌已确认", gapHere: "似乎少了一张牌",
-    gapsToCheck: (n) => `有 ${n} 处似乎少了一张牌（虚线框），请查看照片`, corrected: "已改正", winTile: "和牌张",
+    gapsToCheck: (n) => `有 ${n} 处似乎少了一张牌（虚线框），请查看照片`, unreadHere: "此处有牌未能识别，请查看照片",
+    unreadToCheck: (n) => `有 ${n} 处有牌未能识别（虚线框），请查看照片`, corrected: "已改正", winTile: "和牌张",
     readAs: (t, c) => `识别为 ${t}（可信度 ${c}）`, seconds: "秒", cycles: "次洗牌", noTrend: "还没有洗牌记录",
     partsPassed: (k, n) => `${n} 个部件中 ${k} 个通过`, selftestAborted: "自检中止",
     faultTrace: "下载故障记录", selftestTrace: "下载自检记录", noTrace: "没有保存此事件的记录", newRunning: "新的局分",
@@ -67,7 +68,9 @@ const T = {
     choosePhoto: "Choose a photo", noFile: "no photo chosen",
     photoHint: "Tap a tile to correct it; tiles in red were not read surely (a low confidence, or a box lying over another tile) and must be confirmed. If the winning tile was not laid apart, tap it and mark it.",
     toConfirm: (n) => `${n} tile(s) still to confirm`, allChecked: "all tiles checked", gapHere: "a tile seems to be missing here",
-    gapsToCheck: (n) => `a tile seems to be missing at ${n} place(s) (dashed): check the photo`, corrected: "corrected",
+    gapsToCheck: (n) => `a tile seems to be missing at ${n} place(s) (dashed): check the photo`,
+    unreadHere: "tiles here were not read: check the photo",
+    unreadToCheck: (n) => `tiles were not read at ${n} place(s) (dashed): check the photo`, corrected: "corrected",
     winTile: "winning tile", readAs: (t, c) => `read as ${t} (confidence ${c})`, seconds: "s", cycles: "cycles",
     noTrend: "no cycle yet", partsPassed: (k, n) => `${k} of ${n} parts passed`, selftestAborted: "self-test aborted",
     faultTrace: "Download the fault's trace", selftestTrace: "Download the self-test's trace", noTrace: "no trace is kept for this event",
@@ -611,8 +614,11 @@ function renderPhoto() {
     const cls = ["tile", x.doubtful && !x.checked ? "doubtful" : "", x.changed ? "changed" : "", x.tile !== x.read ? "corrected" : "",
       p.win === x.index ? "win" : ""].join(" ");
     return `<button type="button" class="${cls}" data-index="${x.index}" data-tile="${x.tile}"><span>${esc(tileZh(x.tile))}</span></button>`;
-  }).join("") + p.gaps.map((g, i) => `<div class="gap" data-gap="${i}" title="${esc(t("gapHere"))}"><span>?</span></div>`).join("");
-  // where the layout check says a tile seems to be missing (vision.assemble.Gap): placed like the tiles
+  }).join("") + p.gaps.map((g, i) => g.kind === "unread"
+    ? `<div class="gap unread" data-gap="${i}" title="${esc(t("unreadHere"))}"><span>${esc(t("unreadHere"))}</span></div>`
+    : `<div class="gap" data-gap="${i}" title="${esc(t("gapHere"))}"><span>?</span></div>`).join("");
+  // where the layout check says a tile seems to be missing, or where tiles were not read (kind
+  // "unread": the detector responds weakly there; vision.assemble.Gap): placed like the tiles
   $("overlay").querySelectorAll("div.gap").forEach((el) => {
     const [x1, y1, x2, y2] = p.gaps[+el.dataset.gap].box;
     Object.assign(el.style, { left: `${100 * x1 / W}%`, top: `${100 * y1 / H}%`, width: `${100 * (x2 - x1) / W}%`,
@@ -627,8 +633,10 @@ function renderPhoto() {
   });
   const left = p.tiles.filter((x) => x.doubtful && !x.checked).length;
   const changed = p.tiles.filter((x) => x.changed).length;
+  const unread = p.gaps.filter((g) => g.kind === "unread").length, missing = p.gaps.length - unread;
   $("photo-status").textContent = (p.frames > 1 ? t("framesVoted", p.frames) + (changed ? t("changedTiles", changed) : "") + " · " : "") +
-    (left ? t("toConfirm", left) : t("allChecked")) + (p.gaps.length ? " · " + t("gapsToCheck", p.gaps.length) : "");
+    (left ? t("toConfirm", left) : t("allChecked")) + (missing ? " · " + t("gapsToCheck", missing) : "") +
+    (unread ? " · " + t("unreadToCheck", unread) : "");
   renderSeatNote();
   $("btn-photo-score").disabled = left > 0;
 }

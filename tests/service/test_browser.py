@@ -229,3 +229,42 @@ def test_the_page_shows_the_doctor_report(server, tmp_path) -> None:
             page.locator("#doctor-view").screenshot(path=str(tmp_path / "doctor.png"))
         finally:
             browser.close()
+
+
+def test_the_page_names_an_unread_area_apart_from_a_missing_tile(server, hand_photo) -> None:
+    # issue 21: a gap of kind "unread" (vision.assemble.unread_areas: tiles there were not read) is
+    # drawn dashed with its own wording in both languages, counted apart from the layout's gaps
+    assert Path(CHROMIUM).exists(), "Debian's chromium is needed: apt-get install -y chromium"
+    tiles = [{"tile": n, "box": [100 + 50 * i, 400, 145 + 50 * i, 460], "confidence": 0.99, "sideways": False}
+             for i, n in enumerate(["1m", "2m", "3m"])]
+    reading = {"photo": "p1", "annotated": "/api/score/photo/p1.jpg", "problem": None,
+               "recognition": {"tiles": tiles, "uncertain": [], "image_size": [800, 600], "hand": None,
+                               "gaps": [{"box": [250, 400, 295, 460], "kind": "row-gap"},
+                                        {"box": [300, 50, 500, 250], "kind": "unread"}]}}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 1000})
+            page.route(re.compile(r".*/api/score/photo$"), lambda route: route.fulfill(
+                status=200, content_type="application/json", body=json.dumps(reading)))
+            page.goto(f"{server.url}/#token={server.token}")
+            expect(page.locator("#paired")).to_have_class("pill ok")
+            page.click("#lang")  # English
+            expect(page.locator("#btn-cycle")).to_have_text("Start cycle")
+            page.set_input_files("#photo", str(hand_photo))
+            page.click("#btn-score")
+            expect(page.locator("#overlay div.gap")).to_have_count(2, timeout=30000)
+            unread = page.locator("#overlay div.gap.unread")
+            expect(unread).to_have_count(1)
+            expect(unread).to_have_attribute("title", "tiles here were not read: check the photo")
+            expect(page.locator("#overlay div.gap:not(.unread)")).to_have_attribute("title", "a tile seems to be missing here")
+            expect(page.locator("#photo-status")).to_contain_text("a tile seems to be missing at 1 place(s)")
+            expect(page.locator("#photo-status")).to_contain_text("tiles were not read at 1 place(s) (dashed): check the photo")
+            box = unread.bounding_box()
+            inner = page.locator("#photo-inner").bounding_box()
+            assert abs(box["width"] / inner["width"] - 200 / 800) < 0.02, (box, inner)  # placed like the tiles
+            page.click("#lang")  # Chinese: the page is drawn again in it
+            expect(page.locator("#overlay div.gap.unread")).to_have_attribute("title", "此处有牌未能识别，请查看照片")
+            expect(page.locator("#photo-status")).to_contain_text("有 1 处有牌未能识别")
+        finally:
+            browser.close()

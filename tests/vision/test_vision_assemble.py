@@ -292,3 +292,51 @@ def test_unknown_rules_are_refused_with_the_list():
     _, tiles = layout("1m 2m 3m 4p 5p 6p 7s 8s 9s E E E N | N")
     with pytest.raises(RulesError, match="allowed are mcr, mcr-1998, riichi"):
         assemble(tiles, rules="klingon")
+
+
+# issue 21: the unread-area check (vision.assemble.unread_areas). A read row of tiles 45 x 60 px
+# (long side 60); weak boxes (x1, y1, x2, y2, score) of the detector below its threshold.
+def _row_of(n: int = 5) -> list[DetectedTile]:
+    return [DetectedTile("1m", (100.0 + 50 * i, 400.0, 145.0 + 50 * i, 460.0), 0.99, False, 0.9) for i in range(n)]
+
+
+def _weak(x: float, y: float, score: float = 0.15) -> tuple:
+    return (x, y, x + 45.0, y + 60.0, score)
+
+
+def test_a_cluster_of_weak_boxes_no_tile_covers_is_one_unread_area():
+    from vision.assemble import UNREAD_MIN, unread_areas
+    # a pile: eight weak boxes a tile apart, away from the read row
+    assert UNREAD_MIN <= 8
+    pile = [_weak(300 + 50 * (i % 4), 100 + 65 * (i // 4)) for i in range(8)]
+    areas = unread_areas(pile, _row_of())
+    assert len(areas) == 1 and areas[0].kind == "unread"
+    assert areas[0].box == (300.0, 100.0, 495.0, 225.0)  # the cluster's extent
+    assert areas[0].to_dict() == {"box": [300, 100, 495, 225], "kind": "unread"}
+    # two piles far apart: two areas, the larger first
+    other = [_weak(20 + 50 * i, 600) for i in range(UNREAD_MIN)]
+    assert [a.box for a in unread_areas(pile + other, _row_of())] == \
+        [(300.0, 100.0, 495.0, 225.0), (20.0, 600.0, 65.0 + 50 * (UNREAD_MIN - 1), 660.0)]
+
+
+def test_scattered_weak_boxes_and_weak_boxes_on_read_tiles_give_no_area():
+    from vision.assemble import UNREAD_MIN, unread_areas
+    row = _row_of()
+    # single weak boxes far apart (a reflection, a rack's corner): noise
+    scattered = [_weak(20 + 300 * i, 50 + 200 * (i % 2)) for i in range(4)]
+    assert unread_areas(scattered, row) == []
+    # weak boxes on the read tiles (a second box on a tile, a tile's side under it): not unread
+    under = [(t.box[0] + 5, t.box[1] + 10, t.box[2] + 5, t.box[3] + 10, 0.2) for t in row]
+    assert unread_areas(under, row) == []
+    # too few boxes together, boxes far larger than a tile (a rack, a leg), or scored under the floor
+    assert unread_areas([_weak(300 + 50 * i, 100) for i in range(UNREAD_MIN - 1)], row) == []
+    assert unread_areas([(300 + 50 * i, 100, 500 + 50 * i, 300, 0.2) for i in range(UNREAD_MIN + 2)], row) == []
+    assert unread_areas([_weak(300 + 50 * i, 100, 0.01) for i in range(UNREAD_MIN + 2)], row) == []
+    assert unread_areas([], row) == []
+
+
+def test_unread_areas_without_any_tile_read_take_the_weak_boxes_size():
+    from vision.assemble import UNREAD_MIN, unread_areas
+    pile = [_weak(300 + 50 * i, 100) for i in range(UNREAD_MIN)]
+    assert len(unread_areas(pile, [])) == 1
+

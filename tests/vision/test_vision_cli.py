@@ -352,3 +352,29 @@ def test_camera_calibrate_with_the_live_camera(tmp_path, monkeypatch):
     assert code == 1 and "not both" in err and err.count("\n") == 1
     code, out, err = run(["camera", "calibrate", "--hand", "x.png"])
     assert code == 1 and "give --empty EMPTY.jpg and --hand HAND.jpg, or --camera" in err
+
+
+def test_unread_areas_are_named_in_the_text_output_and_the_json(monkeypatch, scene_file):
+    # issue 21: where the detector responds as to tiles but none was read (a gap of kind
+    # "unread"), both commands say so with the area's box; the hand is still scored
+    import dataclasses
+
+    from vision import pipeline
+    from vision.assemble import Gap, assemble
+    tiles = _laid("1m 2m 3m 4m 5m 6m 7m 8m 9m E E E N | N")
+
+    class Stub:
+        def recognize(self, image, rules="mcr"):
+            a = assemble(tiles, rules=rules)
+            return pipeline.Recognition(tuple(tiles), dataclasses.replace(
+                a, gaps=a.gaps + (Gap((10.0, 20.0, 200.5, 120.0), "unread"),)), 0.01)
+
+    monkeypatch.setattr(pipeline, "_DEFAULT", Stub())
+    for command in ("recognize", "score-photo"):
+        code, out, err = run([command, str(scene_file)])
+        assert code == 0, err
+        assert "Tiles here were not read (check the photo): [10, 20, 200, 120]" in out
+    code, out, _ = run(["recognize", str(scene_file), "--json"])
+    assert json.loads(out)["gaps"] == [{"box": [10, 20, 200, 120], "kind": "unread"}]
+    _fake_recognition(monkeypatch, tiles)  # no such area: no such line
+    assert "not read" not in run(["recognize", str(scene_file)])[1]

@@ -394,3 +394,33 @@ def test_both_boxes_of_a_pair_over_one_tile_are_listed_for_the_player():
         pipeline.COVERED_PAIR = saved
     # neighbours 5 px apart: nothing asked
     assert rec.recognition_of(row, 0.0).assembly.uncertain == ()
+
+
+def test_a_pile_of_weak_boxes_no_tile_covers_is_reported_as_an_unread_area(monkeypatch):
+    # issue 21: a pile of tiles at angles that the detector scores under its threshold (test photo
+    # 387332366) was 30 missed tiles nobody was asked about; the weak boxes of the same detector
+    # run (one call, decoded from assemble.UNREAD_FLOOR) that cluster away from the tiles read
+    # are now a gap of kind "unread" in the recognition and its --json
+    from vision import pipeline
+    from vision.assemble import UNREAD_FLOOR
+    boxes = [(100 + 50 * i, 400, 145 + 50 * i, 460, 0.9) for i in range(5)]
+    pile = [(300 + 50 * (i % 3), 100 + 65 * (i // 3), 345 + 50 * (i % 3), 160 + 65 * (i // 3), 0.1) for i in range(6)]
+    lone = [(600, 20, 645, 80, 0.15)]  # one weak box alone: no area
+    names = ["1m", "2m", "3m", "4m", "5m"]
+    stand = _Stand(boxes, [(n, 0.99) for n in names], [], pile + lone)
+    floors = []
+    detect = stand.detect_with_weak
+    stand.detect_with_weak = lambda image, threshold=None, squeeze=None, floor=None: (floors.append(floor), detect(image))[1]
+    rec = Recognizer.__new__(Recognizer)
+    rec.detector = rec.classifier = stand
+    rec.min_confidence = MIN_CONFIDENCE
+    rec.confidence = None
+    r = rec.recognize(np.zeros((500, 700, 3), np.uint8))
+    assert floors == [min(pipeline.RESCUE_FLOOR, UNREAD_FLOOR)]  # one run of the detector
+    assert [t.tile for t in r.tiles] == names
+    unread = [g for g in r.to_dict()["gaps"] if g["kind"] == "unread"]
+    assert unread == [{"box": [300, 100, 445, 225], "kind": "unread"}]
+    # the check switched off: no such gap
+    monkeypatch.setattr(pipeline, "UNREAD", False)
+    stand.readings = [(n, 0.99) for n in names]
+    assert [g for g in rec.recognize(np.zeros((500, 700, 3), np.uint8)).assembly.gaps if g.kind == "unread"] == []

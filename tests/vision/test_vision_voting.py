@@ -122,3 +122,26 @@ def test_a_tile_seen_in_a_minority_of_frames_is_a_gap_from_two_frames(recognizer
     assert len(d["dropped"]) >= 1 and all(x["seen"] <= 2 for x in d["dropped"])
     some = [g for g in d["gaps"] if g["kind"] == "some-frames"]
     assert bool(some) == gap and all(abs((g["box"][0] + g["box"][2]) / 2 - (380 + w / 2)) < w for g in some)
+
+
+def test_a_capture_reports_the_unread_areas_of_its_reference_frame(recognizer, monkeypatch):
+    """The frames of a laid-out hand give no unread area (issue 21: the detector's weak boxes
+    there lie on the tiles read); weak boxes clustered away from the tiles in every frame (a pile
+    the detector scores under its threshold) are one gap of kind ``unread`` in the capture."""
+    from vision.assemble import UNREAD_MIN
+    rng = np.random.default_rng(5)
+    scene, placed = compose_scene([parse_row(r) for r in HAND], real_faces(), rng, size=(600, 800))
+    frames = [frame_of(scene, placed, rng, glare=0, shadow=0)[0] for _ in range(3)]
+    cap = capture_hand(recognizer, frames, spread=False)
+    assert cap.recognition.assembly.hand == "123m456p789sEEEN" + "N"
+    assert len(cap.weak) == 3 and [g for g in cap.recognition.assembly.gaps if g.kind == "unread"] == []
+    w, h = placed[0].box[2] - placed[0].box[0], placed[0].box[3] - placed[0].box[1]
+    pile = tuple((20.0 + w * i, 500.0 - h, 20.0 + w * (i + 1), 500.0, 0.1) for i in range(UNREAD_MIN))
+    assert all(t.box[3] < 500 - h or t.box[1] > 500 for t in placed) or \
+        all(t.box[0] > 20 + UNREAD_MIN * w for t in placed)
+    read = Recognizer.read
+    monkeypatch.setattr(Recognizer, "read", lambda self, image: (lambda r: (r[0], list(r[1]) + list(pile)))(read(self, image)))
+    d = capture_hand(recognizer, frames, spread=False).to_dict()
+    assert d["hand"] == "123m456p789sEEEN" + "N"
+    unread = [g for g in d["gaps"] if g["kind"] == "unread"]
+    assert unread == [{"box": [20, int(round(500 - h)), int(round(20 + UNREAD_MIN * w)), 500], "kind": "unread"}]
