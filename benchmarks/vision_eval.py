@@ -99,7 +99,7 @@ PEER_NAMES = {"chun": "C", "haku": "P", "hatsu": "F", "tou": "E", "nan": "S", "s
 
 
 def mjtable_predict(own_shape: float | None = None, model_dir: Path | None = None, calibrated: bool = False,
-                    rescue: bool = True, unread: bool = True):
+                    rescue: bool = True, unread: bool = True, thresholds: tuple[float, ...] = ()):
     """mjtable's reading of a picture: ``{"tiles": [(name, box, confidence, flagged)], "gaps":
     [box]}`` (flagged: listed for the player to confirm, ``Assembly.uncertain``; gaps: where the
     layout check says a tile seems to be missing, ``Assembly.gaps``); ``own_shape`` overrides
@@ -109,7 +109,10 @@ def mjtable_predict(own_shape: float | None = None, model_dir: Path | None = Non
     (else the classifier's probability, flagged below ``vision.assemble.MIN_CONFIDENCE``, as the
     product does);
     ``rescue=False`` keeps no weak box (``vision.pipeline.RESCUE_LABELS`` empty during the call);
-    ``unread=False`` reports no unread area (``vision.pipeline.UNREAD`` off during the call)."""
+    ``unread=False`` reports no unread area (``vision.pipeline.UNREAD`` off during the call);
+    ``thresholds``: the reading also has ``"at"``, ``{threshold: reading}``: the same tiles and weak
+    boxes assembled with each flag threshold in place of the product's (no second network run; the
+    timing includes these assemblies)."""
     import vision.models as M
     import vision.pipeline as P
     rec = Recognizer(model_dir or M.MODEL_DIR, calibrated=calibrated)
@@ -119,11 +122,21 @@ def mjtable_predict(own_shape: float | None = None, model_dir: Path | None = Non
         M.OWN_SHAPE = saved if own_shape is None else own_shape
         P.RESCUE_LABELS = saved_rescue if rescue else ()
         P.UNREAD = saved_unread and unread
+        at = {}
         try:
-            r = rec.recognize(img)
+            t0 = time.perf_counter()
+            tiles, weak = rec.read(img)
+            r = rec.recognition_of(tiles, t0, weak_boxes=weak)
+            base = rec.min_confidence
+            try:
+                for th in thresholds:
+                    rec.min_confidence = th
+                    at[th] = reading_of(rec.recognition_of(tiles, t0, weak_boxes=weak))
+            finally:
+                rec.min_confidence = base
         finally:
             M.OWN_SHAPE, P.RESCUE_LABELS, P.UNREAD = saved, saved_rescue, saved_unread
-        return reading_of(r)
+        return {**reading_of(r), "at": at} if thresholds else reading_of(r)
     return run
 
 
@@ -206,7 +219,9 @@ def score_photos(predict, items, warmup: int = 2, audit: dict | None = None) -> 
 
     ``audit`` (one split of ``load_audit``: photo file name -> entries): each record also gets
     ``"audited"``, the same reading judged against the audited labels (``audited``; no second
-    run of ``predict``), with the photo's ``possible`` of its data-set labels."""
+    run of ``predict``), with the photo's ``possible`` of its data-set labels. A reading with
+    ``"at"`` (``mjtable_predict``'s ``thresholds``) gives each record (and its ``"audited"``) an
+    ``"at"`` too: ``{threshold: judge's record}``."""
     for it in items[:warmup]:
         predict(cv2.imread(str(it.path)))
     out = []
@@ -216,9 +231,12 @@ def score_photos(predict, items, warmup: int = 2, audit: dict | None = None) -> 
         reading = predict(img)
         seconds = time.perf_counter() - t0
         rec = judge(reading, it, seconds)
+        at = reading.get("at", {})
+        rec["at"] = {th: judge(r, it, seconds) for th, r in at.items()}
         if audit is not None:
             labels, ignore = audited(it, audit.get(it.path.name, []))
-            rec["audited"] = {**judge(reading, labels, seconds, ignore), "possible": rec["possible"]}
+            rec["audited"] = {**judge(reading, labels, seconds, ignore), "possible": rec["possible"],
+                              "at": {th: judge(r, labels, seconds, ignore) for th, r in at.items()}}
         out.append(rec)
     return out
 
@@ -338,6 +356,9 @@ def main(argv: list[str] | None = None) -> int:
                          "(audited tiles become labels; partial tiles and backs are ignored)")
     ap.add_argument("--no-unread", action="store_true",
                     help="the product without its unread-area check (vision.pipeline.UNREAD; issue 21): the figures before it")
+    ap.add_argument("--thresholds", type=float, nargs="+", default=(), metavar="T",
+                    help="also judge mjtable's readings with each of these flag thresholds (0-1) in place of "
+                         "the product's 0.6: silent photos against flags per photo, from the same network runs")
     ap.add_argument("--models", default=None,
                     help="a folder of models to measure instead of the committed ones (vision.train --out); "
                          "the peak memory is still that of `mjtable recognize` with the committed ones")
@@ -355,6 +376,8 @@ def main(argv: list[str] | None = None) -> int:
         if not cal:
             ap.error(f"--models {args.models}: its metrics.json has no detector calibration "
                      f"(run: python -m vision.train --only calibrate --out {args.models})")
+    if any(not 0.0 < t < 1.0 for t in args.thresholds):
+        ap.error(f"--thresholds: each a flag threshold between 0 and 1, not {' '.join(map(str, args.thresholds))}")
     if args.only_before and not args.before:
         ap.error("--only-before needs --before")
     if args.band and not 1.0 < args.band <= 20:
@@ -370,7 +393,8 @@ def main(argv: list[str] | None = None) -> int:
         except (OSError, ValueError) as e:
             ap.error(f"--audited: {e}")
     try:
-        systems = {"mjtable": mjtable_predict(model_dir=args.models, unread=not args.no_unread)}
+        systems = {"mjtable": mjtable_predict(model_dir=args.models, unread=not args.no_unread,
+                                              thresholds=tuple(args.thresholds))}
         if not args.no_calibrated:  # the calibration of issue 21 (off in the product)
             systems["mjtable-calib"] = mjtable_predict(model_dir=args.models, calibrated=True, unread=not args.no_unread)
         if args.before:  # the pipeline as before issue 21 (its silent share without gaps: "-gaps")
@@ -421,6 +445,19 @@ def main(argv: list[str] | None = None) -> int:
                       f"{100 * r['silent_error_rate']:>5.1f}% {100 * r['silent_error_rate_no_gaps']:>5.1f}% {r['flagged_per_photo']:>5.2f} {r['gaps_per_photo']:>5.2f} "
                       f"{'n/a' if r['ece'] is None else format(r['ece'], '.3f'):>5} "
                       f"{r['unflagged_wrong']:>5} {r['unflagged_extra']:>5} {r['unflagged_missed']:>6}", flush=True)
+            for key, r in rows:
+                if args.thresholds and name == "mjtable":
+                    # the same readings at each flag threshold (the row's photos: audited or not, with or
+                    # without the photos whose labels cannot be right, as the row's key says)
+                    sel = [p for p in photos if p["possible"] or not key.startswith(f"{split}-")]
+                    recs = [p["audited"] if key.endswith("+audit") else p for p in sel]
+                    for th in args.thresholds:
+                        t = summarise([q["at"][th] for q in recs])
+                        results[f"{key}/mjtable@{th}"] = t
+                        print(f"  threshold {th:.2f} {key}: silent {100 * t['silent_error_rate']:.1f}%, "
+                              f"flags {t['flagged_per_photo']:.2f} per photo, exact {100 * t['exact_hand_rate']:.1f}%, "
+                              f"unflagged wrong / extra / missed {t['unflagged_wrong']} / {t['unflagged_extra']} / "
+                              f"{t['unflagged_missed']}", flush=True)
             for key, r in rows:
                 if args.reliability and r["reliability"]:
                     print(f"  reliability {key}/{name}: " + "; ".join(

@@ -152,3 +152,18 @@ def test_score_photos_judges_the_same_reading_twice(ve, monkeypatch):
     assert len(calls) == 1
     assert out[0]["extra"] == 1 and out[0]["silent"]
     assert out[0]["audited"]["extra"] == 0 and not out[0]["audited"]["silent"] and out[0]["audited"]["possible"]
+
+
+def test_score_photos_judges_each_threshold_from_the_same_reading(ve, monkeypatch):
+    """``--thresholds``: a reading's ``"at"`` readings (the same tiles assembled at other flag
+    thresholds) are judged as labelled and audited, each on its own flags."""
+    photo = LabelledImage(Path("fake.jpg"), (LabelledBox("1m", box(0)),), "s")
+    reading = {"tiles": [("1m", box(0), 0.99, False), ("2m", box(100), 0.7, False)], "gaps": []}
+    at = {0.75: {"tiles": [("1m", box(0), 0.99, False), ("2m", box(100), 0.7, True)], "gaps": []}}
+    monkeypatch.setattr(ve.cv2, "imread", lambda p: None)
+    out = ve.score_photos(lambda img: {**reading, "at": at}, [photo], warmup=0, audit={})
+    assert out[0]["silent"] and out[0]["flagged"] == 0  # the 2m on no label, not asked at 0.6
+    assert not out[0]["at"][0.75]["silent"] and out[0]["at"][0.75]["flagged"] == 1
+    assert not out[0]["audited"]["at"][0.75]["silent"]
+    t = ve.summarise([out[0]["at"][0.75]])
+    assert t["silent_error_rate"] == 0.0 and t["flagged_per_photo"] == 1.0
