@@ -409,32 +409,55 @@ def _parse_meld(text: str, start: int) -> tuple[Meld, int]:
 _MELDS: dict[str, Meld] = {}
 _known_meld = _MELDS.__getitem__
 
-_FAST_TOKEN = re.compile(r"[1-9]+[msp]|[ESWNCFP]")
-class _TokenCodes(dict):
-    """Tile codes of each plain token read so far (``"789m"`` -> (7, 8, 9), ``"E"`` -> (31,)),
-    worked out when first asked for."""
-
-    def __missing__(self, token: str) -> tuple[int, ...]:
-        if token in HONOR_LETTERS:
-            codes: tuple[int, ...] = (EAST + HONOR_LETTERS.index(token),)
-        else:
-            base = "msp".index(token[-1]) * 10
-            codes = tuple(base + ord(d) - 48 for d in token[:-1])
-        if len(self) < 100_000:  # bounded: tokens are short, but input is untrusted
-            self[token] = codes
-        return codes
+class _NotPlain(LookupError):
+    """A chunk of a concealed segment that only the full parser reads (z notation, spaces, errors)."""
 
 
-_token_codes = _TokenCodes().__getitem__
+#: Honor letters' tile codes (``"E"`` -> 31).
+_HONOR_CODES = {h: EAST + i for i, h in enumerate(HONOR_LETTERS)}
+#: Suit letters' first tile code less 1 (``"p"`` -> 20: 1p is 21).
+_SUIT_BASE = {letter: 10 * i for i, letter in enumerate(SUIT_LETTERS)}
+
+
+class _ChunkCodes(dict):
+    """Tile codes of each chunk of a concealed segment read so far, worked out when first asked
+    for. A chunk is what ends at a suit letter, or the segment's tail after the last one: honor
+    letters, then optionally digits 1-9 and one of m/s/p (``"E789m"`` -> (31, 7, 8, 9),
+    ``"SS"`` -> (32, 32), ``""`` -> ()); anything else raises ``_NotPlain``."""
+
+    def __missing__(self, chunk: str) -> tuple[int, ...]:
+        rest = chunk.lstrip(HONOR_LETTERS)
+        codes = [*map(_HONOR_CODES.__getitem__, chunk[:len(chunk) - len(rest)])]
+        if rest:
+            digits = rest[:-1]
+            if not digits or rest[-1] not in _SUIT_BASE or digits.strip("123456789"):
+                raise _NotPlain(chunk)
+            base = _SUIT_BASE[rest[-1]] - 48
+            codes += [base + d for d in digits.encode()]
+        found = tuple(codes)
+        if len(self) < 100_000:  # bounded: chunks are short, but input is untrusted
+            self[chunk] = found
+        return found
+
+
+_chunk_codes = _ChunkCodes().__getitem__
 
 
 def _fast_concealed(segment: str) -> list[int] | None:
     """Tile codes of a plain concealed-tile segment (digits + m/s/p, honor letters), or None when
-    the segment needs the full parser (z notation, spaces, errors)."""
-    tokens = _FAST_TOKEN.findall(segment)
-    if not segment or sum(map(len, tokens)) != len(segment):  # tokens that do not cover it: not plain
+    the segment needs the full parser (z notation, spaces, commas, errors).
+
+    The segment is cut after each suit letter by three C-level replaces and a split, and each
+    chunk's codes come from a table of the chunks read before (``_ChunkCodes``): no regular
+    expression and no per-character loop.
+    """
+    if "," in segment:  # the cut's own separator: only the full parser reads (and rejects) it
         return None
-    return [*chain.from_iterable(map(_token_codes, tokens))]
+    try:
+        return [*chain.from_iterable(map(_chunk_codes, segment.replace("m", "m,").replace("s", "s,")
+                                         .replace("p", "p,").split(",")))]
+    except _NotPlain:
+        return None
 
 
 _set_melds, _set_concealed, _set_win_tile = Hand.melds.__set__, Hand.concealed.__set__, Hand.win_tile.__set__

@@ -105,3 +105,36 @@ def test_parser_never_crashes(text: str) -> None:
         parse_hand(text)
     except ScoringError as e:
         assert e.code in ScoringError.CODES and e.message
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.text(alphabet="0123456789mspzfESWNCFP[],x \u0661", max_size=20))
+def test_fast_concealed_reads_as_the_full_reader(text: str) -> None:
+    # the fast path (chunks cut at suit letters, codes from a table) reads a segment exactly as
+    # the character-by-character reader does, or leaves it to that reader (None): never other tiles
+    from scoring.hand import _fast_concealed, _read_tiles
+
+    fast = _fast_concealed(text)
+    try:
+        full = [t for t, _ in _read_tiles(text, 0, "[]")[0]] if "[" not in text and "]" not in text else None
+    except ScoringError:
+        full = None
+    if fast is not None:
+        assert fast == full, text
+    elif "z" not in text and " " not in text and full is not None and text:
+        assert False, f"plain segment {text!r} left to the full reader"
+
+
+@pytest.mark.parametrize("text", ["123m456m789m234p5s5s", "EEESSSWWWNNCCC", "E1m2mS3s", "19m19p19sESWNCFPE"])
+def test_fast_concealed_known_segments(text: str) -> None:
+    from scoring.hand import _fast_concealed, _read_tiles
+
+    assert _fast_concealed(text) == [t for t, _ in _read_tiles(text, 0, "[]")[0]]
+
+
+@pytest.mark.parametrize("text", ["", "1m,2m", "12", "m", "0m", "11z", "1 2m", "E1", "1m]"])
+def test_fast_concealed_leaves_the_rest_to_the_full_reader(text: str) -> None:
+    from scoring.hand import _fast_concealed
+
+    assert _fast_concealed(text) in (None, [])
+    assert (_fast_concealed(text) == []) == (text == "")
