@@ -443,7 +443,7 @@ class _ChunkCodes(dict):
 _chunk_codes = _ChunkCodes().__getitem__
 
 
-def _fast_concealed(segment: str) -> list[int] | None:
+def _fast_concealed(segment: str) -> tuple[int, ...] | None:
     """Tile codes of a plain concealed-tile segment (digits + m/s/p, honor letters), or None when
     the segment needs the full parser (z notation, spaces, commas, errors).
 
@@ -454,8 +454,8 @@ def _fast_concealed(segment: str) -> list[int] | None:
     if "," in segment:  # the cut's own separator: only the full parser reads (and rejects) it
         return None
     try:
-        return [*chain.from_iterable(map(_chunk_codes, segment.replace("m", "m,").replace("s", "s,")
-                                         .replace("p", "p,").split(",")))]
+        return (*chain.from_iterable(map(_chunk_codes, segment.replace("m", "m,").replace("s", "s,")
+                                         .replace("p", "p,").split(","))),)
     except _NotPlain:
         return None
 
@@ -498,14 +498,14 @@ def parse_hand(text: str) -> Hand:
         if codes:
             try:  # melds all read before: the texts between the closing brackets are known
                 return _new_hand(tuple(map(_known_meld, text[:last - 1].split("]"))) if last else (),
-                                 tuple(codes[:-1]), codes[-1])
+                                 codes[:-1], codes[-1])
             except KeyError:
                 pass
             while pos < last and text[pos] == "[":
                 meld, pos = _parse_meld(text, pos)
                 melds.append(meld)
             if pos == last:
-                return Hand(tuple(melds), tuple(codes[:-1]), codes[-1])
+                return Hand(tuple(melds), codes[:-1], codes[-1])
             melds = []
             pos = 0
     while pos < n:
@@ -544,7 +544,7 @@ def parse_tiles(text: str, what: str = "tiles") -> list[int]:
         raise ScoringError("syntax", f"{what} must be a string of tiles such as 1m55pEE, got {type(text).__name__}")
     codes = _fast_concealed(text)
     if codes is not None:
-        return codes
+        return list(codes)
     if "[" in text or "]" in text:
         pos = min(i for i in (text.find("["), text.find("]")) if i >= 0)
         raise ScoringError("syntax", f"{what}: brackets at position {pos} are not allowed here; give plain tiles "
