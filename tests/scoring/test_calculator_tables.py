@@ -75,3 +75,16 @@ def test_a_reading_counted_without_recording_has_the_fans_of_the_recording_run()
                 assert (fast.fans, fast.total) == (recorded.fans, recorded.total), (h.to_notation(), rules, division)
                 checked += 1
     assert checked > 2000
+
+
+def test_tile_masks_set_the_bit_of_each_kind_of_tile_present() -> None:
+    # tile_masks (and _Situation inline) read the kinds as binary digits; here each bit is set one by one
+    rng = random.Random(6)
+    for _ in range(20_000):
+        table = [rng.choice((0, 0, 0, 1, 2, 3, 4)) if t in _TILES else 0 for t in range(TABLE_SIZE)]
+        want = [0, 0, 0, 0]
+        for t in _TILES:
+            if table[t]:
+                want[t // 10] |= C.TILE_BIT[t]
+        assert C.tile_masks(table) == tuple(want)
+        assert C.tile_masks(bytes(table)) == tuple(want)
