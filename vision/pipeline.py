@@ -17,7 +17,7 @@ from .assemble import UNREAD_FLOOR, MIN_CONFIDENCE, Assembly, DetectedTile, asse
 from .capture import check_image
 from .confidence import ConfidenceModel
 from .errors import VisionError
-from .models import MODEL_DIR, TileClassifier, TileDetector, _covered
+from .models import MODEL_DIR, TileClassifier, TileDetector, _covered, covered_shares
 from .tiles import LABELS, UNKNOWN, copies_in_a_set
 
 #: A box whose crop the classifier calls ``unknown`` with at least this probability is not a tile.
@@ -358,9 +358,11 @@ class Recognizer:
         listed.update(id(t) for t in weak)
         # two boxes mostly on each other: two boxes on one tile (COVERED_FLAG), asked about too
         covered: tuple[DetectedTile, ...] = ()
-        if COVERED_FLAG is not None:
-            pairs = [(t, u) for t in tiles if t.score is not None for u in tiles
-                     if u is not t and (u.score or 0.0) > t.score and _covered(t.box, [u.box]) > COVERED_FLAG]
+        scored = [t for t in tiles if t.score is not None]
+        if COVERED_FLAG is not None and len(scored) > 1:
+            share = covered_shares([t.box for t in scored], [u.box for u in tiles])  # one numpy pass
+            pairs = [(t, u) for i, t in enumerate(scored) for j in np.flatnonzero(share[i] > COVERED_FLAG)
+                     if (u := tiles[j]) is not t and (u.score or 0.0) > t.score]
             # which box of the pair is the tile is not known: the player is asked about both
             # (COVERED_PAIR), or only about the less sure one
             both = [x for pair in pairs for x in (pair if COVERED_PAIR else pair[:1])]
