@@ -22,7 +22,11 @@ combination of pungs by ``_two_pungs``/``_three_pungs``, counted by
 ``_count_three_pungs``/``_count_four_pungs``, which read the detectors' answers from tables made
 by the detectors themselves (``_TWO_CHOWS_OF``, ``_THREE_CHOWS_OF``, ``_TWO_PUNGS_OF``,
 ``_THREE_PUNGS_OF``); the counting functions record the evidence (the first three sets in reading
-order that make a fan of three, every set that makes a fan of two).
+order that make a fan of three, every set that makes a fan of two). A reading scored without its
+evidence (the search for the best reading) takes the same counts from ``_CHOW_FANS`` (by the
+chows' middle tiles, and the pair where it matters) and ``_PUNG_FANS`` (by the pungs' tiles):
+tables that those counting functions fill themselves the first time a combination is asked for
+(``tests/scoring/test_calculator_tables.py`` checks both paths agree on every reading).
 
 Example, fan 28 Pure Straight (清龙): the spec below (names, 16 points, no exclusions), detected
 by ``calculator._three_chows`` (``a + 3 == b and b + 3 == c`` of one suit), counted with its three
