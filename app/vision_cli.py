@@ -201,6 +201,11 @@ def _recognise(args: argparse.Namespace):
     return rec, None, seat
 
 
+def _pixels(box) -> str:
+    """``"[x1, y1, x2, y2]"``: a box (pixels, floats) rounded to whole pixels, as the text output shows it."""
+    return f"[{', '.join(str(int(round(v))) for v in box)}]"
+
+
 def _describe(rec) -> str:
     """The text output of a ``vision.Recognition``, or of a ``vision.voting.Capture`` (several
     frames: each tile whose reading changed between frames with its votes)."""
@@ -221,11 +226,10 @@ def _describe(rec) -> str:
     lines.append(f"Winning  {a.win_tile or '-'}    Flowers  {' '.join(a.flowers) if a.flowers else '-'}")
     if a.uncertain:
         lines.append("Please confirm (not read surely: a low confidence, a weak box or a box over another tile): " + ", ".join(
-            f"{t.tile} ({t.confidence:.2f}) at [{', '.join(str(int(round(v))) for v in t.box)}]" for t in a.uncertain))
+            f"{t.tile} ({t.confidence:.2f}) at {_pixels(t.box)}" for t in a.uncertain))
     unread = [g for g in a.gaps if g.kind == "unread"]
     if unread:  # vision.assemble.unread_areas: the detector responds as to tiles there, none was read
-        lines.append("Tiles here were not read (check the photo): " + ", ".join(
-            f"[{', '.join(str(int(round(v))) for v in g.box)}]" for g in unread))
+        lines.append("Tiles here were not read (check the photo): " + ", ".join(_pixels(g.box) for g in unread))
     for n in a.notes:
         lines.append(f"Note: {n}")
     return "\n".join(lines)
