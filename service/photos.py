@@ -122,7 +122,7 @@ def _frames_job(datas: list[bytes | None], images: list[Any], names: list[str],
     rec["image_size"] = [picture.shape[1] * factor, picture.shape[0] * factor]
     if camera is not None:
         rec["seat"] = seat
-    out = annotate(picture, result)
+    out = annotate(picture, result, gaps=False)  # the page draws the gaps over the picture
     del picture
     if camera is not None:  # a view of the whole table: the part around the hand is what the player checks
         out = _around_hand(out, rec)

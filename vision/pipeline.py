@@ -401,14 +401,45 @@ def _latin(text: str) -> str:
 _CJK = "\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef"
 
 
-def annotate(image: np.ndarray, recognition: Recognition) -> np.ndarray:
+#: The colours (BGR) of the places the player is asked to look at, drawn dashed: where a tile
+#: seems to be missing (red, as the page's ``div.gap``) and where tiles were not read (orange, as
+#: the page's ``div.gap.unread``); ``assemble.Gap.kind``.
+GAP_COLOURS = {"missing": (0, 0, 213), "unread": (0, 108, 239)}
+
+
+def _dashed_rectangle(out: np.ndarray, box: tuple, colour: tuple, th: int) -> None:
+    """Draw ``box`` (x1, y1, x2, y2 px) on ``out`` in place as a dashed rectangle of line width ``th``."""
+    x1, y1, x2, y2 = (int(round(v)) for v in box)
+    dash = max(4, 4 * th)
+    for a, b in (((x1, y1), (x2, y1)), ((x2, y1), (x2, y2)), ((x2, y2), (x1, y2)), ((x1, y2), (x1, y1))):
+        length = max(abs(b[0] - a[0]), abs(b[1] - a[1]))
+        for s in range(0, length, 2 * dash):
+            e = min(length, s + dash)
+            p = (a[0] + (b[0] - a[0]) * s // max(1, length), a[1] + (b[1] - a[1]) * s // max(1, length))
+            q = (a[0] + (b[0] - a[0]) * e // max(1, length), a[1] + (b[1] - a[1]) * e // max(1, length))
+            cv2.line(out, p, q, colour, th, cv2.LINE_AA)
+
+
+def annotate(image: np.ndarray, recognition: Recognition, gaps: bool = True) -> np.ndarray:
     """A copy of ``image`` (HxWx3 BGR uint8) with each tile's box, name and confidence drawn:
     green when sure, red when the player should confirm it; sideways tiles marked ``~``; the
-    assembled hand (or the problem) written at the top."""
+    assembled hand (or the problem) written at the top. ``gaps``: also the layout check's places
+    (``Assembly.gaps``), dashed (``GAP_COLOURS``): ``?`` where a tile seems to be missing,
+    ``tiles not read`` where tiles were not read (the page draws them itself, over the picture, and
+    passes False)."""
     out = image.copy()
     H, W = out.shape[:2]
     scale = max(0.4, min(W, H) / 1000)
     th = max(1, int(round(2 * scale)))
+    for g in recognition.assembly.gaps if gaps else ():
+        colour = GAP_COLOURS["unread" if g.kind == "unread" else "missing"]
+        _dashed_rectangle(out, g.box, colour, th + 1)
+        label = "tiles not read" if g.kind == "unread" else "?"
+        (tw, tht), base = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, 0.5 * scale, th)
+        # inside the box's lower left corner (its top may lie under the hand written at the top)
+        x, y = int(round(g.box[0])) + th + 3, int(round(g.box[3])) - base - th - 2
+        cv2.rectangle(out, (x - 1, y - tht - 2), (x + tw + 1, y + base), (255, 255, 255), -1)
+        cv2.putText(out, label, (x, y), cv2.FONT_HERSHEY_SIMPLEX, 0.5 * scale, colour, th, cv2.LINE_AA)
     unsure = {id(t) for t in recognition.assembly.uncertain}
     for t in recognition.tiles:
         x1, y1, x2, y2 = (int(round(v)) for v in t.box)

@@ -106,6 +106,23 @@ def test_annotation_draws_on_a_copy(recognizer, faces):
     assert not np.array_equal(out[y1:y2 + 1, x1], img[y1:y2 + 1, x1])
 
 
+def test_annotation_draws_the_gaps_dashed_unless_the_page_draws_them():
+    # the places the player is asked to look at (a tile missing, tiles not read) are drawn in the
+    # annotated picture that `mjtable recognize --annotate` writes, dashed in the page's colours
+    from vision.assemble import Assembly, Gap
+    from vision.pipeline import GAP_COLOURS, Recognition
+    img = np.full((300, 400, 3), 128, np.uint8)
+    gaps = (Gap((20.0, 60.0, 120.0, 160.0), "unread"), Gap((200.0, 60.0, 260.0, 140.0), "row-gap"))
+    r = Recognition((), Assembly(None, (), (), None, (), (), ("no tiles",), gaps=gaps), 0.0)
+    out = annotate(img, r)
+    for g, kind in zip(gaps, ("unread", "missing")):
+        x1, y1, x2, y2 = (int(v) for v in g.box)
+        edge = out[y2, x1:x2 + 1]  # the bottom edge: dashes of the gap's colour with the picture between
+        drawn = np.all(np.abs(edge.astype(int) - GAP_COLOURS[kind]) < 40, axis=1)
+        assert 0.3 < drawn.mean() < 0.8, (kind, drawn.mean())
+    assert np.array_equal(annotate(img, r, gaps=False)[60:300], img[60:300])
+
+
 def test_not_a_picture(recognizer):
     with pytest.raises(VisionError):
         recognizer.recognize(np.zeros((100, 100), np.uint8))
