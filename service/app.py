@@ -134,10 +134,15 @@ class ScoreBody(ScoreOptions):
     hand: str = Field(min_length=2, max_length=120)
 
 
+#: The tiles seen elsewhere, as ``mjtable waits --seen`` takes them (a string of tiles) or as a
+#: ``--batch`` line may give them (a list of tile strings): ``scoring.analysis.parse_seen``
+Seen = Annotated[str, Field(max_length=400)] | Annotated[list[Annotated[str, Field(max_length=40)]], Field(max_length=136)]
+
+
 class WaitsBody(_Strict):
     """``POST /api/waits``: a 13-tile hand, the tiles seen elsewhere and the win options of a score."""
     hand: str = Field(min_length=2, max_length=120)
-    seen: str = Field("", max_length=400, description="tiles visible elsewhere, e.g. 5s5s1pE")
+    seen: Seen = Field("", description="tiles visible elsewhere: a string, e.g. 5s5s1pE, or a list, e.g. [\"5s\", \"1p\"]")
     seat_wind: Seat = "E"
     prevalent_wind: Seat = "E"
     flowers: int = Field(0, ge=0, le=8)
@@ -150,7 +155,7 @@ class WaitsBody(_Strict):
 class ShantenBody(_Strict):
     """``POST /api/shanten``: a 13- or 14-tile hand and the tiles seen elsewhere."""
     hand: str = Field(min_length=2, max_length=120)
-    seen: str = Field("", max_length=400, description="tiles visible elsewhere, e.g. 5s5s1pE")
+    seen: Seen = Field("", description="tiles visible elsewhere: a string, e.g. 5s5s1pE, or a list, e.g. [\"5s\", \"1p\"]")
 
 
 

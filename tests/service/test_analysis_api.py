@@ -39,3 +39,15 @@ def test_bad_hands_and_values_are_422_with_a_message(api) -> None:
         r = c.post(path, json=body)
         assert r.status_code == 422, (body, r.text)
         assert words in r.json()["error"]["code"] + r.json()["error"]["message"], r.text
+
+
+def test_seen_tiles_as_a_string_or_a_list(api) -> None:
+    # as `mjtable waits --seen 5s` and a --batch line's "seen": ["5s"]
+    c, _, _ = api
+    for path in ("/api/waits", "/api/shanten"):
+        as_text = c.post(path, json={"hand": "123m456m789m234p5s", "seen": "5s1p"})
+        as_list = c.post(path, json={"hand": "123m456m789m234p5s", "seen": ["5s", "1p"]})
+        assert as_text.status_code == as_list.status_code == 200, as_list.text
+        assert as_text.json() == as_list.json()
+    r = c.post("/api/waits", json={"hand": "123m456m789m234p5s", "seen": ["5s", 3]})
+    assert r.status_code == 422 and "seen" in r.text
