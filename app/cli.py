@@ -30,6 +30,7 @@ import scoring.systems
 from controller.table_scoring import score_from_options
 from scoring import FANS, MELDED_AND_CONCEALED_KONG, ScoreResult, ScoringError, WinContext, tile_name
 from scoring.analysis import ShantenReport, WaitsReport, analyse_shanten, find_waits
+from scoring.hand import display_key
 from scoring.shanten import Shape
 
 from . import cli_args, doctor_cli, rules_cli, service_cli, table_cli, vision_cli
@@ -313,7 +314,8 @@ def _shanten_line(data: dict) -> dict:
 
 
 def _tiles(codes) -> str:
-    return " ".join(tile_name(t) for t in codes)
+    """Tiles in the order the hand is written (m, p, s, honours), one name each."""
+    return " ".join(tile_name(t) for t in sorted(codes, key=display_key))
 
 
 def _fan_list(fans) -> str:
@@ -329,13 +331,18 @@ def format_waits(report: WaitsReport) -> str:
         return (f"Hand   {report.hand}\nReady in shape, but every winning tile is one the hand already holds "
                 "four of: no tile can win it.")
     lines = [f"Hand   {report.hand}   ready (听牌), {len(report.waits)} wait(s): {_tiles(w.tile for w in report.waits)}"]
-    for w in report.waits:
+    if not any(r is not None and r.legal for w in report.waits for r in (w.discard, w.self_drawn)):
+        lines.append(f"  no wait reaches {scoring.MINIMUM_POINTS} points (起和分): the hand may not win on any of them")
+    for w in sorted(report.waits, key=lambda w: display_key(w.tile)):
         lines.append(f"  {tile_name(w.tile):<3} {w.unseen} unseen" + ("  (dead: every copy is visible)" if not w.unseen else ""))
         for label, r in (("discard", w.discard), ("self-drawn", w.self_drawn)):
             if r is None:
                 lines.append(f"      {label:<11} no such win (a kong of this tile cannot be robbed)")
                 continue
-            verdict = "" if r.legal else f"  under {scoring.MINIMUM_POINTS} points: may not win on it (起和分)"
+            verdict = "" if r.legal else (
+                f"  under {scoring.MINIMUM_POINTS} points: may not win on it (起和分)" if r.fan_points == r.total else
+                f"  {r.fan_points} without flowers, under {scoring.MINIMUM_POINTS}: may not win on it "
+                "(起和分: flowers do not count)")
             lines.append(f"      {label:<11} {r.total:>3} points{verdict}: {_fan_list(r.fans)}")
     return "\n".join(lines)
 

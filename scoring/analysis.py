@@ -56,8 +56,9 @@ class PartialHand:
         return count_table([t for m in self.melds for t in m.tiles] + list(self.standing) + list(seen))
 
 
-def parse_partial(text: str, sizes: tuple[int, ...]) -> PartialHand:
-    """Parse a hand of one of ``sizes`` tiles (melds counting 3) in the MCR notation.
+def parse_partial(text: str, sizes: tuple[int, ...], expect: str | None = None) -> PartialHand:
+    """Parse a hand of one of ``sizes`` tiles (melds counting 3) in the MCR notation; ``expect``:
+    what the ``tile-count`` error asks for (default: "give" the sizes).
 
     Raises:
         ScoringError: ``syntax``, ``bad-meld`` (see ``parse_hand``); ``tile-count`` for more than
@@ -66,11 +67,11 @@ def parse_partial(text: str, sizes: tuple[int, ...]) -> PartialHand:
     h = parse_hand(text)
     standing = tuple(sorted(h.concealed + (h.win_tile,)))
     hand = PartialHand(h.melds, standing)
-    allowed = " or ".join(map(str, sizes))
     if len(h.melds) > 4:
         raise ScoringError("tile-count", f"{len(h.melds)} melds: a hand has at most 4 sets")
     if hand.size not in sizes:
-        raise ScoringError("tile-count", f"the hand has {hand.size} tiles (a meld counting 3): give {allowed}")
+        raise ScoringError("tile-count", f"the hand has {hand.size} tiles (a meld counting 3): "
+                           f"{expect or 'give ' + ' or '.join(map(str, sizes))}")
     _check_copies(hand.visible(), "the hand")
     return hand
 
@@ -211,14 +212,18 @@ class WaitScore:
         total: points, flowers included.
         legal: the fans reach the 8-point minimum (flowers not counted): a player may win.
         fans: the fans counted, as ``score`` gives them.
+        fan_points: the points without flowers, the ones the minimum is counted on (第八条).
     """
 
     total: int
     legal: bool
     fans: tuple[FanResult, ...]
+    fan_points: int
 
     def to_dict(self) -> dict:
-        return {"total": self.total, "legal": self.legal, "fans": [f.to_dict() for f in self.fans]}
+        """``{"total", "legal", "fans", "fan_points"}``."""
+        return {"total": self.total, "legal": self.legal, "fans": [f.to_dict() for f in self.fans],
+                "fan_points": self.fan_points}
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -274,7 +279,11 @@ def _wait_score(hand: Hand, ctx: WinContext, rules: RuleProfile) -> WaitScore | 
         if e.code == "contradictory-flags" and ctx.robbing_kong:
             return None  # no kong of this tile can be robbed
         raise
-    return WaitScore(r.total, r.legal, r.fans)
+    return WaitScore(r.total, r.legal, r.fans, r.fan_points)
+
+
+#: What a hand given to ``waits`` of another size is told.
+_WAITS_SIZE = "waits are for a 13-tile hand; 'mjtable shanten' lists the discards of a 14-tile hand"
 
 
 def waits_of(hand: PartialHand, seen: Sequence[int] = (), *, seat_wind: str = "E", prevalent_wind: str = "E",
@@ -296,8 +305,7 @@ def waits_of(hand: PartialHand, seen: Sequence[int] = (), *, seat_wind: str = "E
         if hand.size == 14 and shanten_of(hand).shanten == -1:
             raise ScoringError("already-winning", f"{hand.notation()} already wins: score it with 'mjtable score', "
                                "or give 13 tiles to see what they wait on")
-        raise ScoringError("tile-count", f"the hand has {hand.size} tiles (a meld counting 3): waits are for a "
-                           "13-tile hand; 'mjtable shanten' lists the discards of a 14-tile hand")
+        raise ScoringError("tile-count", f"the hand has {hand.size} tiles (a meld counting 3): {_WAITS_SIZE}")
     profile = rule_profile(rules)
     # validates every option once; each win then takes the flags that apply to it
     base = WinContext.make(seat_wind=seat_wind, prevalent_wind=prevalent_wind, flowers=flowers, last_tile=last_tile,
@@ -335,5 +343,6 @@ def find_waits(hand: str, seen: str | Sequence[str] | None = None, **options) ->
     Raises:
         ScoringError: see ``parse_partial``, ``parse_seen`` and ``waits_of``.
     """
-    parsed = parse_partial(hand, (13, 14))
+    # 14 tiles are parsed too, so that a hand that already wins is told so (``waits_of``)
+    parsed = parse_partial(hand, (13, 14), expect=_WAITS_SIZE)
     return waits_of(parsed, parse_seen(seen, parsed), **options)

@@ -21,7 +21,7 @@ def test_waits_json_shape_unseen_and_fourth_tile(capsys) -> None:
     assert code == 0 and not err and set(d) == {"hand", "shanten", "waits"} and d["shanten"] == 0
     assert [w["tile"] for w in d["waits"]] == ["1m", "4m", "7m"]
     w1 = d["waits"][0]
-    assert set(w1) == {"tile", "unseen", "discard", "self_drawn"} and set(w1["discard"]) == {"total", "legal", "fans"}
+    assert set(w1) == {"tile", "unseen", "discard", "self_drawn"} and set(w1["discard"]) == {"total", "legal", "fans", "fan_points"}
     assert [w["unseen"] for w in d["waits"]] == [2, 2, 3]  # seen 1m1m4m; the hand holds 4m and 7m
     assert all(58 not in {f["number"] for f in w["discard"]["fans"]} for w in d["waits"])
     # three 1m seen and none in the hand: the fourth 1m is 和绝张 (fan 58) by itself
@@ -35,6 +35,25 @@ def test_waits_text_says_when_a_wait_may_not_win(capsys) -> None:
     assert code == 0 and "5s" in out and "8s" in out and "may not win on it (起和分)" in out
     code, out, _ = run(["waits", NINE_GATES, "--seat-wind", "S"], capsys)
     assert code == 0 and "9 wait(s)" in out and "九莲宝灯 Nine Gates 88" in out
+    # flowers raise the total but not the points the minimum is counted on: the text says both
+    code, out, _ = run(["waits", "[EEE,1]23m456m789m55p", "--flowers", "8"], capsys)
+    line = next(x for x in out.splitlines() if x.strip().startswith("discard") and " 14 points" in x)
+    assert "6 without flowers, under 8: may not win on it (起和分: flowers do not count)" in line, out
+    code, out, _ = run(["waits", "[EEE,1]23m456m789m55p", "--flowers", "8", "--json"], capsys)
+    w4 = json.loads(out)["waits"][1]
+    assert (w4["tile"], w4["discard"]["total"], w4["discard"]["fan_points"], w4["discard"]["legal"]) == ("4m", 14, 6, False)
+    # no wait reaches 8: said once, before the waits
+    code, out, _ = run(["waits", "[EEE,1]456m789m55p23s"], capsys)
+    assert code == 0 and out.splitlines()[1] == "  no wait reaches 8 points (起和分): the hand may not win on any of them"
+
+
+def test_text_lists_tiles_in_the_order_the_hand_is_written(capsys) -> None:
+    # m, p, s, honours, as the hand is printed (the JSON keeps the engine's order, documented)
+    code, out, _ = run(["shanten", "123m456m789m23p5s6s"], capsys)
+    assert code == 0 and "useful (有效牌): 1p 2p 3p 4p 4s 5s 6s 7s" in out, out
+    code, out, _ = run(["waits", "123m456m789m55p55s"], capsys)
+    assert "2 wait(s): 5p 5s" in out.splitlines()[0]
+    assert [x.split()[0] for x in out.splitlines() if "unseen" in x] == ["5p", "5s"]
 
 
 def test_shanten_json_13_and_14_tiles(capsys) -> None:
@@ -60,7 +79,7 @@ def test_shanten_of_a_winning_hand_is_minus_one(capsys) -> None:
 @pytest.mark.parametrize("argv, words", [
     (["waits", READY + "5s"], "already-winning: "),
     (["waits", READY + "6s"], "tile-count: the hand has 14 tiles"),
-    (["waits", "123m456m789m234p"], "tile-count: the hand has 12 tiles"),
+    (["waits", "123m456m789m234p"], "tile-count: the hand has 12 tiles (a meld counting 3): waits are for a 13-tile hand"),
     (["shanten", "11111m456m789m234p"], "fifth-tile: 1m appears 5 times"),
     (["waits", READY, "--seen", "5s5s5s5s"], "fifth-tile: 5s appears 5 times"),
     (["waits", READY, "--seen", "[555s]"], "syntax: seen tiles: brackets"),
