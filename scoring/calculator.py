@@ -701,6 +701,29 @@ assert all(not {g for _, gone in lst for g in gone} & {f for f, _ in lst} for ls
 _EXCLUDES_OF: list[tuple[int, ...]] = [()] * N_SLOTS
 for _n, _gone in _EXCLUSIONS + _EXCLUSIONS_LATE:
     _EXCLUDES_OF[_n] = _gone
+#: The fans that hold others inside them (``Fan.takes_off``, ``Fan.concealed``): ``(fan,
+#: ((inside, n, the fans that exclude inside altogether), ...), concealed)``, applied by ``_inside``.
+_INSIDE: tuple[tuple[int, tuple[tuple[int, int, tuple[int, ...]], ...], bool], ...] = tuple(
+    (n, tuple((g, k, tuple(x for x, o in FANS.items() if g in o.excludes)) for g, k in f.takes_off), f.concealed)
+    for n, f in FANS.items() if f.takes_off or f.concealed)
+_INSIDE_OF = {n: (off, concealed) for n, off, concealed in _INSIDE}
+
+
+def _inside(n: int, ft: list[int], counted: "list[int] | None") -> None:
+    """Apply what fan ``n``'s spec says lies inside it (``Fan.takes_off``, ``Fan.concealed``) to
+    the fan counts ``ft`` in place; a fan it turns on is added to ``counted`` when given."""
+    off, concealed = _INSIDE_OF[n]
+    for g, k, whole in off:
+        if not any(ft[x] for x in whole):
+            ft[g] -= k
+            if counted is not None and g not in counted:
+                counted.append(g)
+    if concealed and ft[FULLY_CONCEALED_HAND]:
+        ft[FULLY_CONCEALED_HAND] = 0
+        if not ft[SELF_DRAWN]:
+            ft[SELF_DRAWN] = 1
+            if counted is not None and SELF_DRAWN not in counted:
+                counted.append(SELF_DRAWN)
 
 
 def _exclusions(ft: list[int], rules: RuleProfile, counted: "list[int] | None" = None) -> list[int]:
@@ -720,17 +743,9 @@ def _exclusions(ft: list[int], rules: RuleProfile, counted: "list[int] | None" =
             if ft[f]:
                 for g in gone:
                     ft[g] = 0
-    if ft[FOUR_CONCEALED_PUNGS] and ft[FULLY_CONCEALED_HAND]:
-        # 四暗刻 implies concealed: 不求人 becomes a plain 自摸
-        ft[FULLY_CONCEALED_HAND] = 0
-        if not ft[SELF_DRAWN]:
-            ft[SELF_DRAWN] = 1
-            if SELF_DRAWN not in counted:
-                counted.append(SELF_DRAWN)
-    if ft[BIG_THREE_WINDS] and not ft[ALL_HONORS] and not ft[ALL_TERMINALS_AND_HONORS]:
-        ft[PUNG_OF_TERMINALS_OR_HONORS] -= 3  # the three wind pungs are inside Big Three Winds
-        if PUNG_OF_TERMINALS_OR_HONORS not in counted:
-            counted.append(PUNG_OF_TERMINALS_OR_HONORS)
+    for n, _, _ in _INSIDE:  # e.g. 四暗刻: 不求人 becomes a plain 自摸; 三风刻: its wind pungs
+        if ft[n]:
+            _inside(n, ft, counted)
     if rules.strict_no_repetition:
         for f in _STRICT_VOIDED:
             if ft[f]:
@@ -1238,9 +1253,9 @@ def _nine_gates_reading(s: _Situation) -> Reading | None:
     """Nine Gates (4): 1112345678999 of one suit concealed plus any tile of that suit.
 
     The hand is also a regular hand, and the fans of its best regular reading are counted with
-    Nine Gates, less what Nine Gates excludes (its spec: Full Flush, Concealed Hand), less one Pung
-    of Terminals (the 111 or 999 of the gates), and with Fully Concealed Hand as a plain Self-Drawn
-    (the gates are concealed by definition). No wait fan: the gates wait on nine tiles. So a win
+    Nine Gates, less what Nine Gates excludes (its spec: Full Flush, Concealed Hand), less what its
+    spec says lies inside it (``_inside``: one Pung of Terminals, the 111 or 999 of the gates; and,
+    the gates being concealed by definition, Fully Concealed Hand as a plain Self-Drawn). No wait fan: the gates wait on nine tiles. So a win
     on the 1 or 9 also scores Pure Straight and Tile Hog; on the 2 or 8 Two Concealed Pungs, Short
     Straight, Pung of Terminals; on the 5 Two Concealed Pungs, Pung of Terminals; on 3, 4, 6, 7
     Short Straight.
@@ -1268,10 +1283,9 @@ def _nine_gates_reading(s: _Situation) -> Reading | None:
     ft[NINE_GATES] = 1
     for g in FANS[NINE_GATES].excludes:
         ft[g] = 0
-    ft[PUNG_OF_TERMINALS_OR_HONORS] -= 1
-    if ft[FULLY_CONCEALED_HAND]:
-        ft[FULLY_CONCEALED_HAND] = 0
-        ft[SELF_DRAWN] = 1
+    swap = ft[FULLY_CONCEALED_HAND]
+    _inside(NINE_GATES, ft, None)  # its spec: the 111 or 999 of the gates, and concealed
+    if swap:
         for f, gone in _EXCLUSIONS_LATE:  # Last Tile Draw, Out with Replacement Tile exclude it again
             if ft[f]:
                 for g in gone:

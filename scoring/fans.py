@@ -3,7 +3,8 @@
 Each spec (``Fan``) is the one place where a fan is described: its number in the rules table
 (1-81; ``None`` for 明暗杠, outside the table), its Chinese name as printed in the rules text, the
 common English name, its points (分), the rule text's definition, what it excludes (不计, the
-fans not counted with it, 不重复原则), which function of ``scoring.calculator`` detects it
+fans not counted with it, 不重复原则; the occurrences of a fan that lie inside it, 套算一次; whether
+it is concealed by definition), which function of ``scoring.calculator`` detects it
 (``Fan.detector``, the function itself: ``Fan.detector_function``), and what its detector records
 as evidence. The calculator takes its points and exclusions from these specs;
 ``tests/scoring/test_fan_specs.py`` checks that every fan has exactly one spec, that each named
@@ -64,6 +65,13 @@ class Fan:
         excludes_1998: more fans it excludes when the 1998 text is taken literally (``mcr-1998``).
         voids_a_suit: the fan necessarily leaves a suit void, so under ``mcr-1998`` One Voided
             Suit (75) is not counted with it.
+        takes_off: ``(fan, n)`` pairs: ``n`` occurrences of that fan lie inside this one and are
+            not counted again (套算一次), while its other occurrences are, unless a counted fan
+            excludes that fan altogether (Big Three Winds: its three wind pungs are not also
+            three Pungs of Terminals or Honors; Nine Gates: the 111 or 999 of the gates).
+        concealed: the fan is concealed by definition: with it, Fully Concealed Hand (56) counts
+            as a plain Self-Drawn (80), its concealed part being inside the fan (Four Concealed
+            Pungs, Nine Gates).
         detector: the name of the function in ``scoring.calculator`` that detects it (``"score"``:
             ``scoring.score.score``, for flowers); ``detector_function`` gives the function.
         evidence: the kind of evidence its detector records (one of ``EVIDENCE``): the whole hand,
@@ -78,6 +86,8 @@ class Fan:
     excludes: tuple[int, ...] = ()
     excludes_1998: tuple[int, ...] = ()
     voids_a_suit: bool = False
+    takes_off: tuple[tuple[int, int], ...] = ()
+    concealed: bool = False
     detector: str = ""
     evidence: str = "whole-hand"
 
@@ -102,7 +112,8 @@ _SPECS: tuple[Fan, ...] = (
     Fan(3, "绿一色", "All Green", 88, "only 23468 bamboo and green dragon",
         excludes=(49, 75), detector="_tile_traits", evidence="whole-hand"),
     Fan(4, "九莲宝灯", "Nine Gates", 88, "1112345678999 of one suit concealed, winning on any tile of that suit",
-        excludes=(22, 62), detector="_nine_gates_reading", evidence="whole-hand"),
+        excludes=(22, 62), takes_off=((73, 1),), concealed=True, detector="_nine_gates_reading",
+        evidence="whole-hand"),
     Fan(5, "四杠", "Four Kongs", 88, "4 kongs",
         excludes=(79,), detector="_count_kongs_and_concealed_pungs", evidence="kongs"),
     Fan(6, "连七对", "Seven Shifted Pairs", 88, "7 consecutive pairs of one suit",
@@ -118,7 +129,7 @@ _SPECS: tuple[Fan, ...] = (
     Fan(11, "字一色", "All Honors", 64, "pungs (kongs) and pair of honors only",
         excludes=(48, 55, 73, 75), detector="_tile_traits", evidence="whole-hand"),
     Fan(12, "四暗刻", "Four Concealed Pungs", 64, "4 concealed pungs (concealed kongs)",
-        excludes=(48, 62), detector="_count_kongs_and_concealed_pungs", evidence="concealed-pungs"),
+        excludes=(48, 62), concealed=True, detector="_count_kongs_and_concealed_pungs", evidence="concealed-pungs"),
     Fan(13, "一色双龙会", "Pure Terminal Chows", 64, "123, 123, 789, 789 of one suit with a pair of 5 of that suit",
         excludes=(22, 63, 76), detector="_pure_terminal_chows", evidence="chows-and-pair"),
     Fan(14, "一色四同顺", "Quadruple Chow", 48, "4 identical chows of one suit",
@@ -170,7 +181,7 @@ _SPECS: tuple[Fan, ...] = (
     Fan(37, "小于五", "Lower Four", 12, "only numbered tiles 1 to 4",
         excludes=(76,), detector="_rank_range", evidence="whole-hand"),
     Fan(38, "三风刻", "Big Three Winds", 12, "3 wind pungs",
-        excludes=(), voids_a_suit=True, detector="_three_pungs", evidence="three-pungs"),
+        excludes=(), voids_a_suit=True, takes_off=((73, 3),), detector="_three_pungs", evidence="three-pungs"),
     Fan(39, "花龙", "Mixed Straight", 8, "123 456 789 spread over the three suits",
         excludes=(), detector="_three_chows", evidence="three-chows"),
     Fan(40, "推不倒", "Reversible Tiles", 8, "only 1234589 dots, 245689 bamboo and white dragon",

@@ -349,3 +349,28 @@ def test_the_evidence_is_of_the_kind_of_the_spec(number, hand, options, near, ne
 def test_the_evidence_names_the_sets_the_detector_used(hand: str, expected: dict) -> None:
     fans = {f.number: f.tiles for f in score_hand(hand).fans}
     assert {n: fans.get(n) for n in expected} == expected
+
+
+def test_what_lies_inside_a_fan_comes_from_its_spec(monkeypatch) -> None:
+    # 套算一次 and the fans concealed by definition are spec data (Fan.takes_off, Fan.concealed),
+    # applied by calculator._inside: not adjustments written into the calculator
+    assert FANS[38].takes_off == ((73, 3),) and FANS[4].takes_off == ((73, 1),)
+    assert {f.number for f in SPECS if f.concealed} == {4, 12}
+    assert all(g in FANS and g != f.number and k >= 1 for f in SPECS for g, k in f.takes_off)
+    assert {n for n, _, _ in calculator._INSIDE} == {f.number for f in SPECS if f.takes_off or f.concealed}
+
+    def fans(hand: str, **kw) -> dict:
+        return {f.number: f.count for f in score_hand(hand, **kw).fans}
+
+    # Big Three Winds with a fourth pung of a terminal: only that one is a Pung of Terminals
+    three_winds = "[EEE][SSS,1][WWW,2]999m5p5p"
+    assert fans(three_winds, seat_wind="N", prevalent_wind="N")[73] == 1
+    # Four Concealed Pungs self-drawn: Self-Drawn, not Fully Concealed Hand
+    four_concealed = "111m222p333sEEE5s5s"
+    got = fans(four_concealed, self_drawn=True)
+    assert 80 in got and 56 not in got
+    # the same hands with those spec entries taken away count the fans inside again
+    monkeypatch.setattr(calculator, "_INSIDE_OF", {**calculator._INSIDE_OF, 38: ((), False), 12: ((), False)})
+    assert fans(three_winds, seat_wind="N", prevalent_wind="N")[73] == 4
+    got = fans(four_concealed, self_drawn=True)
+    assert 56 in got and 80 not in got
