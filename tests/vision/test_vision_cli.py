@@ -13,6 +13,13 @@ import pytest
 from app import vision_cli
 
 
+@pytest.fixture(autouse=True)
+def state_dir(tmp_path, monkeypatch):
+    """Each test reads and writes its own settings (the stored ``confirm-below`` among them)."""
+    monkeypatch.setenv("MJTABLE_STATE_DIR", str(tmp_path / "state"))
+    return tmp_path / "state"
+
+
 def run(argv: list[str]) -> tuple[int, str, str]:
     p = argparse.ArgumentParser(prog="mjtable")
     vision_cli.add_parsers(p.add_subparsers(dest="command"))
@@ -84,13 +91,20 @@ def test_recognize_json_and_annotation(tmp_path, scene_file):
 
 
 def _fake_recognition(monkeypatch, tiles):
-    """Make the handlers see ``tiles`` (DetectedTile list) as what the picture shows."""
-    from vision import pipeline
-    from vision.assemble import assemble
+    """Make the handlers see ``tiles`` (DetectedTile list) as what the picture shows: the models are
+    left out (``Recognizer.read`` returns the tiles), the rest of ``Recognizer.recognize`` (the
+    assembly, the flag threshold) is the pipeline's own."""
+    from types import SimpleNamespace
 
-    class Stub:
-        def recognize(self, image, rules="mcr"):
-            return pipeline.Recognition(tuple(tiles), assemble(tiles, rules=rules), 0.01)
+    from vision import pipeline
+
+    class Stub(pipeline.Recognizer):
+        def __init__(self):  # no models to load
+            self.confidence, self.min_confidence = None, pipeline.MIN_CONFIDENCE
+            self.detector = SimpleNamespace(threshold=0.35)
+
+        def read(self, image):
+            return list(tiles), []
 
     monkeypatch.setattr(pipeline, "_DEFAULT", Stub())
 
@@ -364,7 +378,7 @@ def test_unread_areas_are_named_in_the_text_output_and_the_json(monkeypatch, sce
     tiles = _laid("1m 2m 3m 4m 5m 6m 7m 8m 9m E E E N | N")
 
     class Stub:
-        def recognize(self, image, rules="mcr"):
+        def recognize(self, image, rules="mcr", min_confidence=None):
             a = assemble(tiles, rules=rules)
             return pipeline.Recognition(tuple(tiles), dataclasses.replace(
                 a, gaps=a.gaps + (Gap((10.0, 20.0, 200.5, 120.0), "unread"),)), 0.01)
@@ -378,3 +392,66 @@ def test_unread_areas_are_named_in_the_text_output_and_the_json(monkeypatch, sce
     assert json.loads(out)["gaps"] == [{"box": [10, 20, 200, 120], "kind": "unread"}]
     _fake_recognition(monkeypatch, tiles)  # no such area: no such line
     assert "not read" not in run(["recognize", str(scene_file)])[1]
+
+
+# ---- the flag threshold: --confirm-below, else the table's confirm-below setting (issue 21) ----
+
+def _unsure_hand():
+    """A winning hand read surely but for 4m at 0.65 and 7m at 0.9: flagged below 0.75, not below 0.6."""
+    tiles = _laid("1m 2m 3m 4m 5m 6m 7m 8m 9m E E E N | N")
+    tiles[3] = tiles[3].__class__(tiles[3].tile, tiles[3].box, 0.65, False)
+    tiles[6] = tiles[6].__class__(tiles[6].tile, tiles[6].box, 0.9, False)
+    return tiles
+
+
+def _flagged(out: str) -> list[str]:
+    return [t["tile"] for t in json.loads(out)["uncertain"]]
+
+
+def test_the_flag_threshold_is_the_stored_setting_unless_given(monkeypatch, scene_file):
+    from controller import settings as ST
+    _fake_recognition(monkeypatch, _unsure_hand())
+    # the default, 0.6: 4m read at 0.65 is not asked about, the hand scores
+    code, out, err = run(["recognize", str(scene_file), "--json"])
+    assert code == 0 and _flagged(out) == []
+    code, out, err = run(["score-photo", str(scene_file)])
+    assert code == 0 and "Please confirm" not in out, err
+    # the table asks for more: 4m (0.65) is listed, 7m (0.9) is not; score-photo refuses it
+    ST.save(ST.validate("confirm-below", "0.75", ST.load()))
+    code, out, err = run(["recognize", str(scene_file), "--json"])
+    assert code == 0 and _flagged(out) == ["4m"]
+    code, out, err = run(["recognize", str(scene_file)])
+    assert "Please confirm (not read surely: a confidence below 0.75," in out and "4m (0.65)" in out
+    assert "7m (0.90)" not in out
+    code, out, err = run(["score-photo", str(scene_file)])
+    assert code == 1 and err.startswith("mjtable: uncertain:") and "4m (0.65)" in err and err.count("\n") == 1
+    # the option wins over the setting, both ways
+    code, out, err = run(["score-photo", str(scene_file), "--confirm-below", "0.6", "--json"])
+    assert code == 0 and json.loads(out)["recognition"]["uncertain"] == []
+    ST.save(ST.validate("confirm-below", "0.6", ST.load()))
+    code, out, err = run(["recognize", str(scene_file), "--confirm-below", "0.95", "--json"])
+    assert code == 0 and _flagged(out) == ["4m", "7m"]
+
+
+@pytest.mark.parametrize("command", ["recognize", "score-photo"])
+@pytest.mark.parametrize("value", ["0.3", "0.99", "1", "high", "nan", "-0.7"])
+def test_confirm_below_outside_its_range_is_misuse(command, value, capsys):
+    # argparse's exit 2 with one line naming the option and the range, before any photo is read
+    with pytest.raises(SystemExit) as e:
+        run([command, "x.jpg", "--confirm-below", value])
+    assert e.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "argument --confirm-below" in err and "give a confidence from 0.5 to 0.95" in err, err
+
+
+def test_a_broken_stored_threshold_is_one_line(monkeypatch, scene_file, state_dir):
+    _fake_recognition(monkeypatch, _unsure_hand())
+    state_dir.mkdir()
+    (state_dir / "settings.json").write_text('{"confirm_below": 2}')
+    for command in ("recognize", "score-photo"):
+        code, out, err = run([command, str(scene_file)])
+        assert code == 1 and out == "" and err.count("\n") == 1
+        assert "confirm-below '2' is not allowed" in err and "0.5 to 0.95" in err and "mjtable config set confirm-below" in err
+    # the option alone does not need the file
+    code, out, err = run(["recognize", str(scene_file), "--confirm-below", "0.7", "--json"])
+    assert code == 0 and _flagged(out) == ["4m"]
