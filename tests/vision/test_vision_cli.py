@@ -92,31 +92,17 @@ def test_recognize_json_and_annotation(tmp_path, scene_file):
 
 def _fake_recognition(monkeypatch, tiles):
     """Make the handlers see ``tiles`` (DetectedTile list) as what the picture shows: the models are
-    left out (``Recognizer.read`` returns the tiles), the rest of ``Recognizer.recognize`` (the
-    assembly, the flag threshold) is the pipeline's own."""
-    from types import SimpleNamespace
-
+    left out, the rest of ``Recognizer.recognize`` (the assembly, the flag threshold) is the pipeline's own."""
     from vision import pipeline
+    from vision_scenes import model_free_recognizer
 
-    class Stub(pipeline.Recognizer):
-        def __init__(self):  # no models to load
-            self.confidence, self.min_confidence = None, pipeline.MIN_CONFIDENCE
-            self.detector = SimpleNamespace(threshold=0.35)
-
-        def read(self, image):
-            return list(tiles), []
-
-    monkeypatch.setattr(pipeline, "_DEFAULT", Stub())
+    monkeypatch.setattr(pipeline, "_DEFAULT", model_free_recognizer(tiles))
 
 
 def _laid(*rows, confidence=0.99):
-    from vision.synth import compose_scene
-    from vision_scenes import as_detected, parse_row
+    from vision_scenes import laid_tiles
 
-    faces = {n: [np.full((80, 60, 3), 230, np.uint8)] for n in
-             [f"{r}{s}" for s in "mps" for r in range(1, 10)] + list("ESWNCFP") + [f"{i}f" for i in range(1, 9)]}
-    _, placed = compose_scene([parse_row(r) for r in rows], faces, np.random.default_rng(0))
-    return as_detected(placed, confidence)
+    return laid_tiles(*rows, confidence=confidence)
 
 
 def test_score_photo_scores_the_recognised_hand(monkeypatch, scene_file):
@@ -396,21 +382,15 @@ def test_unread_areas_are_named_in_the_text_output_and_the_json(monkeypatch, sce
 
 # ---- the flag threshold: --confirm-below, else the table's confirm-below setting (issue 21) ----
 
-def _unsure_hand():
-    """A winning hand read surely but for 4m at 0.65 and 7m at 0.9: flagged below 0.75, not below 0.6."""
-    tiles = _laid("1m 2m 3m 4m 5m 6m 7m 8m 9m E E E N | N")
-    tiles[3] = tiles[3].__class__(tiles[3].tile, tiles[3].box, 0.65, False)
-    tiles[6] = tiles[6].__class__(tiles[6].tile, tiles[6].box, 0.9, False)
-    return tiles
-
-
 def _flagged(out: str) -> list[str]:
     return [t["tile"] for t in json.loads(out)["uncertain"]]
 
 
 def test_the_flag_threshold_is_the_stored_setting_unless_given(monkeypatch, scene_file):
+    from vision_scenes import unsure_hand
+
     from controller import settings as ST
-    _fake_recognition(monkeypatch, _unsure_hand())
+    _fake_recognition(monkeypatch, unsure_hand())
     # the default, 0.6: 4m read at 0.65 is not asked about, the hand scores
     code, out, err = run(["recognize", str(scene_file), "--json"])
     assert code == 0 and _flagged(out) == []
@@ -445,7 +425,8 @@ def test_confirm_below_outside_its_range_is_misuse(command, value, capsys):
 
 
 def test_a_broken_stored_threshold_is_one_line(monkeypatch, scene_file, state_dir):
-    _fake_recognition(monkeypatch, _unsure_hand())
+    from vision_scenes import unsure_hand
+    _fake_recognition(monkeypatch, unsure_hand())
     state_dir.mkdir()
     (state_dir / "settings.json").write_text('{"confirm_below": 2}')
     for command in ("recognize", "score-photo"):
