@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from service_support import AUTH, ROOT, make_client, wait_state
+from service_support import AUTH, ROOT, make_client, status_until, wait_state
 
 sys.path.insert(0, str(ROOT / "tests" / "vision"))
 
@@ -42,7 +42,7 @@ def test_the_settings_api_stores_the_threshold_and_refuses_one_outside_its_range
     assert c.get("/api/settings").json()["confirm_below"] == 0.75 and len(log.events(limit=1000)) == n
     # the other settings are kept, and kept working, beside it
     r = c.put("/api/settings", headers=AUTH, json={"tile_count": 108, "confirm_below": 0.8})
-    assert r.status_code == 200 and c.get("/api/status").json()["tile_count"] == 108
+    assert r.status_code == 200 and status_until(c, lambda st: st["tile_count"] == 108)["tile_count"] == 108
     assert c.get("/api/settings").json()["confirm_below"] == 0.8
 
 
