@@ -37,9 +37,9 @@ FIELDS = {key: key.replace("-", "_") for key in KEYS}
 #: ``config set rules none`` (or an empty value) unsets the rules.
 NO_RULES = ("none", "")
 #: The flag threshold by default: a tile read from a photo with a lower confidence is listed for the
-#: player to confirm. The one source of the camera pipeline's default too
-#: (``vision.assemble.MIN_CONFIDENCE`` is this value): it lives here, in a module without OpenCV, so
-#: that the command line and the service read and check the setting without loading the pipeline.
+#: player to confirm: the camera pipeline's own default, ``vision.assemble.MIN_CONFIDENCE`` (not
+#: imported: importing vision loads OpenCV, and the command line and the service read and check
+#: the setting without it; tests/controller/test_confirm_below_setting.py ties the two values).
 #: Measured in vision/README.md "The flag threshold against silent photos".
 CONFIRM_BELOW = 0.6
 #: the thresholds a table may set, inclusive (``check_confirm_below`` says why)

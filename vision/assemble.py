@@ -18,7 +18,6 @@ from typing import Sequence
 
 import numpy as np
 
-from controller.settings import CONFIRM_BELOW
 from scoring.errors import ScoringError
 from scoring.hand import Hand, Meld, MeldKind, check_hand
 from scoring.tiles import ALL_TILES, tile_name
@@ -28,10 +27,10 @@ from .tiles import BACK, HONORS, UNKNOWN, is_flower, is_hand_tile
 
 _CODE = {tile_name(c): c for c in ALL_TILES}
 #: Tiles whose confidence is below this are reported for the player to confirm, unless the caller
-#: gives its own threshold (a table's ``confirm-below`` setting). Its one source is
-#: ``controller.settings.CONFIRM_BELOW``, which the command line and the service read without
-#: importing this package (OpenCV): the one import of ``controller`` here, of a constant.
-MIN_CONFIDENCE = CONFIRM_BELOW
+#: gives its own threshold (a table's ``confirm-below`` setting, whose default,
+#: ``controller.settings.CONFIRM_BELOW``, is this value: tests/controller/test_confirm_below_setting.py
+#: ties the two; vision may not import controller, DESIGN.md).
+MIN_CONFIDENCE = 0.6
 #: A gap wider than this many tile widths separates two groups (players leave about half a tile).
 GROUP_GAP = 0.45
 

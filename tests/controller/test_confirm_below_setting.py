@@ -1,5 +1,5 @@
 """The flag threshold as a stored setting (``confirm-below``, issue 21): checked, persisted, refused
-with its range; one source for the camera pipeline's default."""
+with its range; its default the camera pipeline's (the two values tied here: vision may not import controller)."""
 
 from __future__ import annotations
 
