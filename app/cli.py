@@ -436,7 +436,7 @@ def _cmd_demo(args: argparse.Namespace, out: IO[str]) -> int:
         vision_cli.cmd_score_photo(argparse.Namespace(
             image=[str(photo)], self_drawn=False, seat_wind="E", prevalent_wind="E", flowers=None, last_tile=False,
             kong_replacement=False, robbing_kong=False, fourth_tile=False, rules="mcr", json=False, annotate=None,
-            accept_uncertain=False, table_camera=False), out, sys.stderr)
+            accept_uncertain=False, table_camera=False, confirm_below=None), out, sys.stderr)
     for hand, flags, what in DEMO_HANDS[:2]:
         shown = " ".join(f"--{k.replace('_', '-')}" + ("" if v is True else f" {v}")
                          for k, v in flags.items() if v is not False)

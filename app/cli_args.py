@@ -26,6 +26,16 @@ def flowers(value: str) -> int:
     return n
 
 
+def confirm_below(value: str) -> float:
+    """A flag threshold for ``--confirm-below``: a confidence in ``controller.settings.CONFIRM_BELOW_RANGE``
+    (``check_confirm_below``, the check of ``mjtable config set confirm-below``); argparse error otherwise."""
+    from controller.settings import SettingsError, check_confirm_below
+    try:
+        return check_confirm_below(value)
+    except SettingsError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
 def win_options(p: argparse.ArgumentParser, *, single_win: bool = True, photo: bool = False) -> None:
     """Add the flags of the win options (``scoring.WinContext.OPTIONS``, read by
     ``WinContext.from_options``) to ``p``: ``--seat-wind`` for ``seat_wind`` and so on, with the

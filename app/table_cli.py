@@ -86,9 +86,12 @@ def add_parsers(sub) -> None:
     r.add_argument("--profile", default=None)
     r.add_argument("--json", action="store_true")
 
-    g = sub.add_parser("config", help="read or change a setting (tile-count, profile, dice-method, dealer, rules)")
-    g.add_argument("action", choices=["get", "set"])
-    g.add_argument("key", help="tile-count, profile, dice-method, dealer or rules (a system of mjtable rules --list, or none)")
+    g = sub.add_parser("config", help="read or change a setting (tile-count, profile, dice-method, dealer, rules, "
+                       "confirm-below); config show lists them")
+    g.add_argument("action", choices=["get", "set", "show"])
+    g.add_argument("key", nargs="?", help="tile-count, profile, dice-method, dealer, rules (a system of mjtable rules "
+                   "--list, or none) or confirm-below (0.5-0.95: tiles read from a photo below this confidence are "
+                   "listed for the player to confirm; default 0.6)")
     g.add_argument("value", nargs="?")
 
     f = sub.add_parser("faults", help="the fault codes and the injectable faults; one code in full: mjtable faults E21")
@@ -444,9 +447,20 @@ def cmd_dice(args, out: IO[str]) -> int:
 
 
 def cmd_config(args, out: IO[str]) -> int:
+    """``mjtable config get KEY``, ``config set KEY VALUE`` (``controller.settings.validate``, saved) and
+    ``config show`` (every setting, ``KEY = VALUE`` a line). Raises TableCliError for a missing or
+    unknown key, SettingsError for a value that is not allowed."""
     current = ST.load(lenient=args.action == "set")  # a broken file can be repaired with config set
-    field = {"tile-count": "tile_count", "profile": "profile", "dice-method": "dice_method", "dealer": "dealer",
-             "rules": "rules"}
+    field = ST.FIELDS
+    if args.action == "show":
+        if args.key is not None:
+            raise TableCliError("config show takes no key: it lists every setting (config get KEY for one)")
+        for key, name in field.items():
+            value = getattr(current, name)
+            out.write(f"{key} = {'none' if value is None else value}\n")
+        return 0
+    if args.key is None:
+        raise TableCliError(f"config {args.action} needs a key: {', '.join(ST.KEYS)}")
     if args.key not in field:
         raise TableCliError(f"unknown setting {args.key!r}: settings are {', '.join(ST.KEYS)}")
     if args.action == "get":
@@ -460,7 +474,8 @@ def cmd_config(args, out: IO[str]) -> int:
     new = ST.validate(args.key, args.value, current)
     path = ST.save(new)
     value = getattr(new, field[args.key])
-    out.write(f"{args.key} = {'none' if value is None else value} (saved in {path}; applies from the next cycle)\n")
+    applies = "applies to the next photo read" if args.key == "confirm-below" else "applies from the next cycle"
+    out.write(f"{args.key} = {'none' if value is None else value} (saved in {path}; {applies})\n")
     if args.key == "rules" and new.rules is not None:
         system = ST.rule_system(new.rules)
         out.write(f"  {system.name_en} ({system.name_zh}): tile-count = {new.tile_count}, dice-method = "

@@ -1,14 +1,16 @@
 """The camera commands of the ``mjtable`` command line (wired in by ``app/cli.py``).
 
-* ``mjtable recognize IMAGE [--rules X] [--json] [--annotate OUT.png]``: the tiles found and the
-  hand assembled for the rule system X (its hand size and flowers; default MCR).
+* ``mjtable recognize IMAGE [--rules X] [--confirm-below T] [--json] [--annotate OUT.png]``: the tiles
+  found and the hand assembled for the rule system X (its hand size and flowers; default MCR).
 * ``mjtable score-photo IMAGE [IMAGE ...] [--self-drawn] [--seat-wind E] [--prevalent-wind E] [--flowers N]
   [--last-tile] [--kong-replacement] [--robbing-kong] [--fourth-tile] [--rules X [X's options]]
-  [--table-camera] [--json] [--annotate OUT.png] [--accept-uncertain]``: recognise, then score by MCR
+  [--table-camera] [--confirm-below T] [--json] [--annotate OUT.png] [--accept-uncertain]``: recognise, then score by MCR
   or by the rule system X with the options of ``mjtable score --rules X`` (17-tile hands for Taiwan,
   flowers laid out as tiles where the system writes them in the hand); 3-5 images are frames of one
   hand from a fixed camera, read as one by voting per tile (``vision.voting``); ``--table-camera``:
   read in the calibrated view of the table's camera and report the seat.
+  Both list the tiles read with a confidence below T for the player to confirm: T is the table's
+  ``confirm-below`` setting (``mjtable config set confirm-below 0.75``; default 0.6) unless given.
 * ``mjtable camera calibrate (--empty EMPTY.jpg --hand HAND.jpg | --camera usb|picamera [--device N])
   [--bottom-seat E] [--json]``: the table camera's view (``vision.table_camera``), stored in the settings.
 
@@ -24,6 +26,7 @@ import json
 import sys
 from typing import IO, Callable
 
+from controller import settings as ST
 from scoring import PROFILES, ScoringError, WinContext, systems
 
 from . import cli_args, rules_cli
@@ -37,6 +40,7 @@ def add_parsers(subparsers: "argparse._SubParsersAction") -> None:
     r.add_argument("image", help="image file (JPEG, PNG, ...)")
     r.add_argument("--rules", choices=list(systems.SYSTEMS), default="mcr",
                    help="assemble a hand of this rule system (its size and flowers; default mcr)")
+    _confirm_below_option(r)
     r.add_argument("--json", action="store_true", help="print the tiles and the hand as JSON")
     r.add_argument("--annotate", metavar="OUT.png", help="write the photo with each tile's box, name, confidence")
 
@@ -58,8 +62,17 @@ def add_parsers(subparsers: "argparse._SubParsersAction") -> None:
     s.add_argument("--annotate", metavar="OUT.png", help="write the annotated photo as well")
     s.add_argument("--accept-uncertain", action="store_true",
                    help="score even when some tiles were read with low confidence (they are still listed)")
+    _confirm_below_option(s)
     rules_cli.add_score_options(s)
     add_camera_parser(subparsers)
+
+
+def _confirm_below_option(p: argparse.ArgumentParser) -> None:
+    """``--confirm-below T``: this photo's flag threshold (checked as ``config set confirm-below``)."""
+    low, high = ST.CONFIRM_BELOW_RANGE
+    p.add_argument("--confirm-below", type=cli_args.confirm_below, default=None, metavar="T",
+                   help=f"list the tiles read with a confidence below T ({low}-{high}) for the player to confirm "
+                   "(default: the table's setting, mjtable config get confirm-below; 0.6 unless set)")
 
 
 def add_camera_parser(subparsers: "argparse._SubParsersAction") -> None:
@@ -119,7 +132,6 @@ def cmd_camera(args: argparse.Namespace, out: IO[str] = sys.stdout, err: IO[str]
                ask: Callable[[str], str] = input) -> int:
     """``mjtable camera calibrate``: 0 when the calibration was found and stored, 1 otherwise
     (one line on ``err``). ``ask``: waits for the user between the live camera's two pictures."""
-    from controller import settings as ST
     from controller.camera_setup import calibrate_camera, store_camera
     from vision import VisionError
     from vision.pipeline import default_recognizer
@@ -159,8 +171,15 @@ def _tile_line(t) -> str:
     return f"  {t.tile:<8}{t.confidence:5.2f}  {'sideways' if t.sideways else '        '}  [{x1}, {y1}, {x2}, {y2}]"
 
 
-def _recognise(args: argparse.Namespace):
-    """Read, recognise, annotate ``args.image`` (a file, or a list of 1 or 3-5 frame files).
+def _threshold(args: argparse.Namespace) -> float:
+    """The flag threshold of this command: ``--confirm-below``, else the table's ``confirm-below``
+    setting (``controller.settings``). Raises SettingsError for a settings file that cannot be read."""
+    return args.confirm_below if args.confirm_below is not None else ST.load().confirm_below
+
+
+def _recognise(args: argparse.Namespace, threshold: float):
+    """Read, recognise, annotate ``args.image`` (a file, or a list of 1 or 3-5 frame files), the tiles
+    below ``threshold`` (``_threshold``) listed for the player to confirm.
     ``args.table_camera``: read in the stored calibration's view (``vision.table_camera.seat_views``).
     Returns (recognition, None, seat) or (None, error message, None); the recognition is a
     ``vision.Recognition`` or, for several frames, a ``vision.voting.Capture``; the seat is None
@@ -179,7 +198,6 @@ def _recognise(args: argparse.Namespace):
             check_output_path(args.annotate)
         images = [read_image(p) for p in paths]
         if getattr(args, "table_camera", False):
-            from controller import settings as ST
             from vision.table_camera import TableCalibration, seat_views
             try:
                 stored = ST.load().camera
@@ -189,10 +207,10 @@ def _recognise(args: argparse.Namespace):
                 return None, "no-calibration: the table's camera is not calibrated: run mjtable camera calibrate", None
             images, seat = seat_views(TableCalibration.from_dict(stored), images, default_recognizer().detector)
         if len(images) == 1:
-            rec = default_recognizer().recognize(images[0], args.rules)
+            rec = default_recognizer().recognize(images[0], args.rules, threshold)
             shown, picture = rec, images[0]
         else:
-            rec = capture_hand(default_recognizer(), images, rules=args.rules)
+            rec = capture_hand(default_recognizer(), images, rules=args.rules, min_confidence=threshold)
             shown, picture = rec.recognition, images[rec.reference]
         if args.annotate is not None:
             write_annotated(args.annotate, picture, shown)
@@ -206,9 +224,10 @@ def _pixels(box) -> str:
     return f"[{', '.join(str(int(round(v))) for v in box)}]"
 
 
-def _describe(rec) -> str:
+def _describe(rec, threshold: float) -> str:
     """The text output of a ``vision.Recognition``, or of a ``vision.voting.Capture`` (several
-    frames: each tile whose reading changed between frames with its votes)."""
+    frames: each tile whose reading changed between frames with its votes); ``threshold``: the flag
+    threshold the tiles to confirm were listed by."""
     capture = rec if hasattr(rec, "voted") else None
     if capture is not None:
         rec = capture.recognition
@@ -225,7 +244,8 @@ def _describe(rec) -> str:
         lines.append(f"Melds    {' '.join(a.melds)}")
     lines.append(f"Winning  {a.win_tile or '-'}    Flowers  {' '.join(a.flowers) if a.flowers else '-'}")
     if a.uncertain:
-        lines.append("Please confirm (not read surely: a low confidence, a weak box or a box over another tile): " + ", ".join(
+        lines.append(f"Please confirm (not read surely: a confidence below {threshold:g}, a weak box or a box over "
+                     "another tile): " + ", ".join(
             f"{t.tile} ({t.confidence:.2f}) at {_pixels(t.box)}" for t in a.uncertain))
     unread = [g for g in a.gaps if g.kind == "unread"]
     if unread:  # vision.assemble.unread_areas: the detector responds as to tiles there, none was read
@@ -239,7 +259,11 @@ def cmd_recognize(args: argparse.Namespace, out: IO[str] = sys.stdout, err: IO[s
     """``mjtable recognize``: 0 when a hand was assembled, 1 otherwise (message on ``err``)."""
     from controller.table_scoring import reading_problem
 
-    rec, problem, _ = _recognise(args)
+    try:
+        threshold = _threshold(args)
+    except ST.SettingsError as e:
+        return _fail(err, str(e))
+    rec, problem, _ = _recognise(args, threshold)
     if rec is None:
         return _fail(err, problem)
     found = reading_problem(rec.to_dict(), accept_uncertain=True, name=args.image)
@@ -248,7 +272,7 @@ def cmd_recognize(args: argparse.Namespace, out: IO[str] = sys.stdout, err: IO[s
     if args.json:
         out.write(json.dumps(rec.to_dict(), ensure_ascii=False) + "\n")
     else:
-        out.write(_describe(rec) + "\n")
+        out.write(_describe(rec, threshold) + "\n")
     if found is not None:  # the tiles do not add up (uncertain tiles are listed, not refused, here)
         return _fail(err, ": ".join(found))
     return 0
@@ -265,9 +289,12 @@ def cmd_score_photo(args: argparse.Namespace, out: IO[str] = sys.stdout, err: IO
     options = {**given, "rules": args.rules, "accept_uncertain": args.accept_uncertain}
     try:
         check_photo_options(options)  # before the photo is read, so that a bad option loses no work
+        threshold = _threshold(args)
     except ScoringError as e:
         return _fail(err, f"{e.code}: {e.message}")
-    rec, problem, seat = _recognise(args)
+    except ST.SettingsError as e:
+        return _fail(err, str(e))
+    rec, problem, seat = _recognise(args, threshold)
     if rec is None:
         return _fail(err, problem)
     extra = {"seat": seat} if args.table_camera else {}
@@ -286,7 +313,7 @@ def cmd_score_photo(args: argparse.Namespace, out: IO[str] = sys.stdout, err: IO
             out.write(json.dumps({"recognition": outcome.recognition, "score": None, "error": message},
                                  ensure_ascii=False) + "\n")
         else:
-            out.write(_describe(rec) + seat_line + "\n")
+            out.write(_describe(rec, threshold) + seat_line + "\n")
         return _fail(err, message)
     if args.json:
         out.write(json.dumps({"recognition": outcome.recognition, "score": outcome.result.to_dict()},
@@ -295,7 +322,7 @@ def cmd_score_photo(args: argparse.Namespace, out: IO[str] = sys.stdout, err: IO
         from .cli import format_result
 
         show = rules_cli.format_result if isinstance(outcome.result, systems.SystemResult) else format_result
-        out.write(_describe(rec) + seat_line + "\n\n" + show(outcome.result) + "\n")
+        out.write(_describe(rec, threshold) + seat_line + "\n\n" + show(outcome.result) + "\n")
     return 0
 
 

@@ -16,6 +16,10 @@ and, where it names one, its dice method (Changsha: the sum picks the wall, the 
 counts); a gear the profile lacks refuses the rules, and while rules are set a tile count that
 does not fit them is refused with the reason. The dice method can still be changed by hand after
 the rules (a house choice some halls make).
+
+The flag threshold (issue #21): ``confirm-below`` is the confidence under which a tile read from a
+photo is listed for the player to confirm (``CONFIRM_BELOW``, 0.6, by default; ``check_confirm_below``
+gives the range and why). A referee who would rather be asked more and miss fewer errors raises it.
 """
 
 from __future__ import annotations
@@ -27,9 +31,19 @@ from pathlib import Path
 
 from .dice import Method
 
-KEYS = ("tile-count", "profile", "dice-method", "dealer", "rules")
+KEYS = ("tile-count", "profile", "dice-method", "dealer", "rules", "confirm-below")
+#: each key's field of ``StoredSettings`` (and key in settings.json and in the API)
+FIELDS = {key: key.replace("-", "_") for key in KEYS}
 #: ``config set rules none`` (or an empty value) unsets the rules.
 NO_RULES = ("none", "")
+#: The flag threshold by default: a tile read from a photo with a lower confidence is listed for the
+#: player to confirm: the camera pipeline's own default, ``vision.assemble.MIN_CONFIDENCE`` (not
+#: imported: importing vision loads OpenCV, and the command line and the service read and check
+#: the setting without it; tests/controller/test_confirm_below_setting.py ties the two values).
+#: Measured in vision/README.md "The flag threshold against silent photos".
+CONFIRM_BELOW = 0.6
+#: the thresholds a table may set, inclusive (``check_confirm_below`` says why)
+CONFIRM_BELOW_RANGE = (0.5, 0.95)
 
 
 class SettingsError(ValueError):
@@ -48,6 +62,8 @@ class StoredSettings:
         rules: the rule system's name (``scoring.systems.SYSTEMS``), or ``None``: no rules set.
         camera: the table camera's calibration (``vision.table_camera.TableCalibration.to_dict``,
             set by ``mjtable camera calibrate``, checked by ``check_camera``), or ``None``.
+        confirm_below: the flag threshold, a confidence 0-1: tiles read from a photo below it are
+            listed for the player to confirm (``check_confirm_below``).
     """
 
     tile_count: int = 136
@@ -56,6 +72,7 @@ class StoredSettings:
     dealer: str = "E"
     rules: str | None = None
     camera: dict | None = None
+    confirm_below: float = CONFIRM_BELOW
 
     @property
     def scoring_rules(self) -> str:
@@ -84,6 +101,32 @@ def rules_choices(gears: "tuple[int, ...] | list[int]") -> list[dict]:
     import scoring.systems
     return [{"name": s.name, "name_zh": s.name_zh, "name_en": s.name_en, "tile_count": s.gear,
              "dice_method": s.dice_method} for s in scoring.systems.SYSTEMS.values() if s.gear in gears]
+
+
+def check_confirm_below(value: "str | float") -> float:
+    """The flag threshold ``value`` (a confidence, e.g. ``"0.75"`` from the command line) as a float,
+    when it lies in ``CONFIRM_BELOW_RANGE`` (0.5 to 0.95, both included).
+
+    Why that range: below 0.5 a tile whose reading is no surer than a coin toss would be scored
+    without asking anyone (at 0.5 the photos of ``valid-`` with an unasked error already rise from
+    15.3 % to 20.6 %); at 0.95 nearly half of a photo's tiles are asked about already (8.1 per
+    photo on ``valid-``, 8.7 on the held-out photos), and the rest are read at 0.95-1.00, so above
+    it the player would confirm nearly the whole hand and the camera would save nothing.
+    The figures per threshold (silent-error photos against tiles asked per photo): vision/README.md,
+    "The flag threshold against silent photos" (``benchmarks/vision_eval.py --thresholds``).
+
+    Raises:
+        SettingsError: not a number, or outside the range (the message names both ends).
+    """
+    low, high = CONFIRM_BELOW_RANGE
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        x = float("nan")
+    if isinstance(value, bool) or not low <= x <= high:  # NaN fails both comparisons
+        raise SettingsError(f"confirm-below {value!r} is not allowed: give a confidence from {low} to {high} (tiles "
+                            f"read below it are listed for the player to confirm; default {CONFIRM_BELOW})")
+    return x
 
 
 def check_camera(data: object) -> dict:
@@ -174,6 +217,8 @@ def validate(key: str, value: str, current: StoredSettings) -> StoredSettings:
                                 f"{', '.join(map(str, allowed))})")
         return dataclasses.replace(current, rules=system.name, tile_count=system.gear,
                                    dice_method=system.dice_method or _own_dice_method(current))
+    if key == "confirm-below":
+        return dataclasses.replace(current, confirm_below=check_confirm_below(value.strip()))
     if key == "dealer":
         side = {"E": "E", "S": "S", "W": "W", "N": "N", "EAST": "E", "SOUTH": "S", "WEST": "W", "NORTH": "N",
                 "东": "E", "南": "S", "西": "W", "北": "N"}.get(value.strip().upper())
@@ -224,10 +269,9 @@ def load(path: Path | None = None, lenient: bool = False) -> StoredSettings:
             return StoredSettings()
         raise SettingsError(f"settings file {p} must hold a JSON object; fix it with mjtable config set, or delete it")
     s = StoredSettings()
-    fields = {"tile_count": "tile-count", "profile": "profile", "dice_method": "dice-method", "dealer": "dealer",
-              "rules": "rules"}
+    fields = {field: key for key, field in FIELDS.items()}
     # the profile first (it decides the gears), the rules before the tile count and dice method they set
-    for k in ("profile", "rules", "tile_count", "dice_method", "dealer"):
+    for k in ("profile", "rules", "tile_count", "dice_method", "dealer", "confirm_below"):
         if k not in data:
             continue
         try:

@@ -83,6 +83,10 @@ class SettingsBody(_Strict):
     tile_count: int | None = None
     dice_method: Literal[tuple(m.value for m in Method)] | None = None  # type: ignore[valid-type]
     dealer: Seat | None = None
+    confirm_below: float | None = Field(None, description="the flag threshold, "
+                                        f"{ST.CONFIRM_BELOW_RANGE[0]}-{ST.CONFIRM_BELOW_RANGE[1]}: tiles read from a "
+                                        "photo below this confidence are listed for the player to confirm "
+                                        f"(default {ST.CONFIRM_BELOW}; checked by controller.settings.check_confirm_below)")
 
 
 class FaultBody(_Strict):
@@ -317,16 +321,20 @@ def create_app(control: Control, log: EventLog, token: str, scorer: Scorer, *,
         allowed = list(control.backend.profile.gears)
         return {"tile_count": st.tile_count, "dice_method": st.dice_method, "dealer": st.dealer,
                 "profile": st.profile, "allowed_tile_counts": allowed, "rules": st.rules,
-                "scoring_rules": st.scoring_rules, "rules_choices": ST.rules_choices(allowed)}
+                "scoring_rules": st.scoring_rules, "rules_choices": ST.rules_choices(allowed),
+                "confirm_below": st.confirm_below, "confirm_below_default": ST.CONFIRM_BELOW,
+                "confirm_below_range": list(ST.CONFIRM_BELOW_RANGE)}
 
     @app.put("/api/settings", dependencies=[Auth])
     async def put_settings(body: SettingsBody) -> dict:
-        """Change the rules, tile count, dice method or dealer: saved, used from the next cycle (now when idle).
-        The rules set the tile count and dice method they are played with; a tile count that does not
-        fit the rules is refused (422) with the reason."""
+        """Change the rules, tile count, dice method, dealer or flag threshold (``confirm_below``): saved,
+        used from the next cycle (now when idle; the threshold from the next photo). The rules set the
+        tile count and dice method they are played with; a tile count that does not fit the rules, or
+        a threshold outside its range, is refused (422) with the reason."""
         changes = body.model_dump(exclude_none=True)
         if not changes:
-            raise ServiceError("nothing to change: give rules, tile_count, dice_method or dealer", 422, "bad-value")
+            raise ServiceError("nothing to change: give rules, tile_count, dice_method, dealer or confirm_below", 422,
+                               "bad-value")
 
         def apply():
             return apply_stored(control, log, changes, "page")
@@ -460,14 +468,17 @@ def create_app(control: Control, log: EventLog, token: str, scorer: Scorer, *,
     async def score_photo(photo: Annotated[UploadFile, File(description="JPEG or PNG of the revealed hand")],
                           options: Annotated[str, Form(max_length=2000)] = "{}") -> dict:
         """Recognise the hand in an uploaded photo, score it; ``annotated`` is the URL of the photo with
-        the tiles drawn (a JPEG, kept for the last few photos). 503 with Retry-After when busy."""
+        the tiles drawn (a JPEG, kept for the last few photos). The tiles read below the table's
+        ``confirm_below`` setting, as it is at this request, are listed in ``uncertain``. 503 with
+        Retry-After when busy."""
         opts = _options_form(options)
         data = await photo.read(max_upload_bytes + 1)
         if len(data) > max_upload_bytes:
             raise ServiceError(f"the photo is larger than {max_upload_bytes} bytes", 413, "too-large")
         name = photo.filename or "the upload"
-        return await asyncio.to_thread(_photo, lambda: scorer.read_upload(data, name, opts["rules"]), opts, "photo",
-                                       name)
+        threshold = (await asyncio.to_thread(ST.load, None, True)).confirm_below
+        return await asyncio.to_thread(_photo, lambda: scorer.read_upload(data, name, opts["rules"], threshold), opts,
+                                       "photo", name)
 
     def _options_form(options: str) -> dict[str, Any]:
         """The ``options`` form field of a photo upload (JSON), checked (422 naming ``options.KEY``)."""
@@ -495,9 +506,11 @@ def create_app(control: Control, log: EventLog, token: str, scorer: Scorer, *,
         ``frames``: 1, or 3-5, default 5): taken by the table's camera (404 with no camera). When
         the camera is calibrated (``mjtable camera calibrate``: settings ``camera``), the frames are
         read in its view from above, turned to the hand's seat, and ``recognition.seat`` says
-        which seat laid the hand out (null: none)."""
+        which seat laid the hand out (null: none). The flag threshold is the table's ``confirm_below``
+        setting at this request."""
         low, high = CAPTURE_FRAMES
-        calibration = (await asyncio.to_thread(ST.load, None, True)).camera
+        stored = await asyncio.to_thread(ST.load, None, True)
+        calibration, threshold = stored.camera, stored.confirm_below
         if request.headers.get("content-type", "").startswith("multipart/form-data"):
             async with request.form(max_files=high + 1, max_fields=4) as form:
                 opts = _options_form(str(form.get("options", "{}")))
@@ -518,7 +531,7 @@ def create_app(control: Control, log: EventLog, token: str, scorer: Scorer, *,
                     names.append(f.filename or f"frame {len(names) + 1}")
             return await asyncio.to_thread(
                 _photo, lambda: scorer.photos.read_frames(datas, [None] * len(datas), names, calibration,
-                                                          opts["rules"]),
+                                                          opts["rules"], threshold),
                 opts, "photo", ", ".join(names))
         try:
             raw = await request.json()
@@ -535,7 +548,7 @@ def create_app(control: Control, log: EventLog, token: str, scorer: Scorer, *,
         except ValidationError as e:
             raise RequestValidationError([{**x, "loc": ("body",) + tuple(x.get("loc", ()))} for x in e.errors()])
         opts = _photo_options(body, "body")
-        return await asyncio.to_thread(_photo, lambda: scorer.read_camera(count, calibration, opts["rules"]),
+        return await asyncio.to_thread(_photo, lambda: scorer.read_camera(count, calibration, opts["rules"], threshold),
                                        opts, "camera", "the camera's picture")
 
     @app.get("/api/score/photo/{key}.jpg")

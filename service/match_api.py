@@ -526,9 +526,10 @@ def make_router(*, control: Any, log: Any, scorer: Any, auth: Any,
 
 
 def apply_stored(control: Any, log: Any, changes: dict[str, Any], source: str = "page") -> dict[str, Any]:
-    """Validate, save and apply setting changes (rules, tile_count, dice_method, dealer) on the control
-    thread; logged as a ``settings`` event (``source``: page, match). Returns the settings and a note
-    when they apply from the next cycle. Raises ServiceError 422 naming the value and what is allowed."""
+    """Validate, save and apply setting changes (rules, tile_count, dice_method, dealer, confirm_below)
+    on the control thread; logged as a ``settings`` event (``source``: page, match). Returns the
+    settings and a note when they apply from the next cycle (``confirm_below`` applies to the next
+    photo, read at each request). Raises ServiceError 422 naming the value and what is allowed."""
     st = ST.load()
     allowed = tuple(control.backend.profile.gears)
     if "tile_count" in changes and changes["tile_count"] not in allowed:
@@ -552,14 +553,16 @@ def apply_stored(control: Any, log: Any, changes: dict[str, Any], source: str = 
     if new_st == st and (current.dealer, current.dice_method.value) == (st.dealer, st.dice_method) \
             and source == "match":
         return {"rules": st.rules, "tile_count": st.tile_count, "dice_method": st.dice_method, "dealer": st.dealer,
-                "note": None}
+                "confirm_below": st.confirm_below, "note": None}
     ST.save(new_st)
-    new = CY.Settings.from_profile(control.backend.profile, new_st.tile_count, new_st.dice_method, new_st.dealer)
-    note = control.apply_settings(new)
+    note = None
+    if set(changes) != {"confirm_below"}:  # the flag threshold alone is no concern of the machine's cycle
+        new = CY.Settings.from_profile(control.backend.profile, new_st.tile_count, new_st.dice_method, new_st.dealer)
+        note = control.apply_settings(new)
     log.append("settings", {"changes": changes, "pending": note is not None, "source": source})
     control.hub.publish({"type": "event", "kind": "settings"})
     return {"rules": new_st.rules, "tile_count": new_st.tile_count, "dice_method": new_st.dice_method,
-            "dealer": new_st.dealer, "note": note}
+            "dealer": new_st.dealer, "confirm_below": new_st.confirm_below, "note": note}
 
 
 __all__ = ["SEAT_CHANGES", "TILE_CHOICES", "MatchState", "apply_stored", "csv_bytes", "make_router", "replay",

@@ -70,9 +70,11 @@ def _ping() -> str | None:
 
 
 def _frames_job(datas: list[bytes | None], images: list[Any], names: list[str],
-                camera: dict | None = None, rules: str = "mcr") -> dict[str, Any]:
+                camera: dict | None = None, rules: str = "mcr", min_confidence: float | None = None) -> dict[str, Any]:
     """Decode (``datas[i]``, an upload) or take ``images[i]`` (a camera frame) per frame, recognise
-    (the hand assembled for the rule system ``rules``, ``vision.assemble``), annotate. One picture
+    (the hand assembled for the rule system ``rules``, ``vision.assemble``; the tiles read below
+    ``min_confidence``, the table's ``confirm-below`` setting, listed in ``uncertain``: this job's
+    threshold only, the worker's recognizer is not changed; None: ``vision.assemble.MIN_CONFIDENCE``), annotate. One picture
     is read as it is; 3-5 frames of one hand are read as one (``vision.voting.capture_hand``:
     voted per tile; the recognition then has per tile ``votes``, ``seen`` and ``changed``, and
     ``frames`` and ``dropped``). ``names[i]``: the frame's name for the messages; ``camera``: the
@@ -105,13 +107,13 @@ def _frames_job(datas: list[bytes | None], images: list[Any], names: list[str],
             frames, seat = seat_views(TableCalibration.from_dict(camera), frames, _REC.detector)
             factors = [1] * len(frames)  # the view's own pixels
         if len(frames) == 1:
-            result = _REC.recognize(frames[0], rules)
+            result = _REC.recognize(frames[0], rules, min_confidence)
             rec, picture, factor = result.to_dict(), frames[0], factors[0]
         else:
             if len(set(factors)) > 1:
                 raise VisionError("bad-image", "the frames of a capture must be pictures of one size "
                                   f"(decoded at 1/{max(factors)} and 1/{min(factors)})")
-            capture = capture_hand(_REC, frames, rules=rules)
+            capture = capture_hand(_REC, frames, rules=rules, min_confidence=min_confidence)
             result, rec = capture.recognition, capture.to_dict()
             picture, factor = frames[capture.reference], factors[capture.reference]
     except VisionError as e:
@@ -291,16 +293,19 @@ class PhotoReader:
             raise ServiceError(f"reading the photo took more than {JOB_TIMEOUT_S:.0f} s", 503, "vision") from None
 
     def read(self, data: bytes | None = None, image: Any = None, name: str = "the upload",
-             rules: str = "mcr") -> dict[str, Any]:
-        return self.read_frames([data], [image], [name], None, rules)
+             rules: str = "mcr", min_confidence: float | None = None) -> dict[str, Any]:
+        return self.read_frames([data], [image], [name], None, rules, min_confidence)
 
     def read_frames(self, datas: list[bytes | None], images: list[Any], names: list[str],
-                    camera: dict | None = None, rules: str = "mcr") -> dict[str, Any]:
+                    camera: dict | None = None, rules: str = "mcr", min_confidence: float | None = None) -> dict[str, Any]:
         """As ``read``, for one picture or 3-5 frames of one hand (``_frames_job``: voted per tile):
         ``datas[i]`` (upload bytes) or ``images[i]`` (a camera frame) and ``names[i]`` per frame;
         ``camera``: the table camera's calibration (read in its view, the seat reported);
-        ``rules``: the rule system whose hand is assembled (its size, tile set and flowers)."""
-        r = self._job(_frames_job, datas, images, names, camera, rules)
+        ``rules``: the rule system whose hand is assembled (its size, tile set and flowers);
+        ``min_confidence``: the flag threshold of this photo (the table's ``confirm-below``; None:
+        the pipeline's default), passed with the job, so that a setting changed meanwhile never
+        changes a photo already being read."""
+        r = self._job(_frames_job, datas, images, names, camera, rules, min_confidence)
         key = self._keep(r["jpeg"], r["recognition"])
         url = f"/api/score/photo/{key}.jpg" if key is not None else None
         return {"recognition": r["recognition"], "annotated": url, "photo": key}

@@ -63,28 +63,32 @@ class Scorer:
     def load_error(self) -> str | None:
         return self.photos.load_error
 
-    def read_upload(self, data: bytes, filename: str = "the upload", rules: str = "mcr") -> dict[str, Any]:
+    def read_upload(self, data: bytes, filename: str = "the upload", rules: str = "mcr",
+                    min_confidence: float | None = None) -> dict[str, Any]:
         """Recognise the tiles of an uploaded picture (bytes in memory), the hand assembled for the
-        rule system ``rules`` (``vision.assemble``: its hand size and flowers):
+        rule system ``rules`` (``vision.assemble``: its hand size and flowers), the tiles read below
+        ``min_confidence`` (the table's ``confirm-below``; None: the pipeline's default) listed:
         ``{"recognition": {...}, "annotated": URL of the annotated JPEG}``.
         Raises ServiceError: 413 (over ``vision.capture.MAX_PIXELS``), 415 (not an image), 503."""
         if not data:
             raise ServiceError(f"{filename} is empty (0 bytes): send a JPEG or PNG photo", 415, "not-an-image")
-        return self.photos.read(data=data, name=filename, rules=rules)
+        return self.photos.read(data=data, name=filename, rules=rules, min_confidence=min_confidence)
 
-    def read_camera(self, frames: int = 1, calibration: dict | None = None, rules: str = "mcr") -> dict[str, Any]:
+    def read_camera(self, frames: int = 1, calibration: dict | None = None, rules: str = "mcr",
+                    min_confidence: float | None = None) -> dict[str, Any]:
         """As ``read_upload``, from the table's camera: one picture, or ``frames`` (3-5) frames in a
         row read as one (voted per tile, ``PhotoReader.read_frames``); ``calibration``: the
         camera's stored view (``controller.settings.StoredSettings.camera``): read in it, the seat
-        reported; ``rules``: the rule system whose hand is assembled. Raises ServiceError 404 with no camera, 503 when the camera fails (it is closed
+        reported; ``rules``: the rule system whose hand is assembled; ``min_confidence``: the flag
+        threshold. Raises ServiceError 404 with no camera, 503 when the camera fails (it is closed
         then, and opened afresh next time)."""
         if self.camera_image is not None:
             data = self._file_bytes(self.camera_image)
             return self.photos.read_frames([data] * frames, [None] * frames, [str(self.camera_image)] * frames,
-                                           calibration, rules)
+                                           calibration, rules, min_confidence)
         images = [self.capture() for _ in range(frames)]
         return self.photos.read_frames([None] * frames, images, [f"the camera's frame {i + 1}" for i in range(frames)],
-                                       calibration, rules)
+                                       calibration, rules, min_confidence)
 
     def take_picture(self) -> dict[str, Any]:
         """One picture from the table's camera, kept in memory (the last ``KEEP_TAKEN``) for the

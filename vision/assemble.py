@@ -26,7 +26,10 @@ from .models import covered_shares
 from .tiles import BACK, HONORS, UNKNOWN, is_flower, is_hand_tile
 
 _CODE = {tile_name(c): c for c in ALL_TILES}
-#: Tiles whose confidence is below this are reported for the player to confirm.
+#: Tiles whose confidence is below this are reported for the player to confirm, unless the caller
+#: gives its own threshold (a table's ``confirm-below`` setting, whose default,
+#: ``controller.settings.CONFIRM_BELOW``, is this value: tests/controller/test_confirm_below_setting.py
+#: ties the two; vision may not import controller, DESIGN.md).
 MIN_CONFIDENCE = 0.6
 #: A gap wider than this many tile widths separates two groups (players leave about half a tile).
 GROUP_GAP = 0.45

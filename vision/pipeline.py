@@ -318,13 +318,16 @@ class Recognizer:
             out.append(DetectedTile(LABELS[k], box, conf, sw, float(b[4])))
         return [t for row in rows_and_groups(out) for g in row for t in g], weak
 
-    def recognize(self, image: np.ndarray, rules: str = "mcr") -> Recognition:
+    def recognize(self, image: np.ndarray, rules: str = "mcr", min_confidence: float | None = None) -> Recognition:
         """Detect, classify and assemble.
 
         Args:
             image: HxWx3 BGR uint8 picture of the table.
             rules: the rule system whose hands are assembled (``assemble``'s ``rules``: hand size,
                 tile set, flowers), default MCR.
+            min_confidence: the flag threshold of this picture only (a table's ``confirm-below``
+                setting, 0-1): tiles read below it are listed in ``uncertain``; None: the
+                recognizer's own (``self.min_confidence``).
 
         Returns:
             The Recognition (an empty ``tiles`` when nothing was found: the caller decides whether
@@ -336,15 +339,17 @@ class Recognizer:
         """
         t0 = time.perf_counter()
         tiles, weak = self.read(image)
-        return self.recognition_of(tiles, t0, rules, weak)
+        return self.recognition_of(tiles, t0, rules, weak, min_confidence)
 
     def recognition_of(self, tiles: list[DetectedTile], t0: float, rules: str = "mcr",
-                       weak_boxes: Sequence = ()) -> Recognition:
+                       weak_boxes: Sequence = (), min_confidence: float | None = None) -> Recognition:
         """The Recognition of ``tiles`` found in one picture (``find_tiles``): assembled for the rule
         system ``rules`` (``assemble``), with the tiles kept from weak boxes and both boxes of a pair
         mostly over each other (``COVERED_FLAG``, ``COVERED_PAIR``) listed for the player;
-        ``t0``: ``time.perf_counter()`` when the picture's reading began (``seconds`` counts from it)."""
-        a = assemble(tiles, self.min_confidence, rules)
+        ``t0``: ``time.perf_counter()`` when the picture's reading began (``seconds`` counts from it);
+        ``min_confidence``: the flag threshold of this call (None: ``self.min_confidence``; a
+        per-call value, so that one recognizer serves tables or jobs with different thresholds)."""
+        a = assemble(tiles, self.min_confidence if min_confidence is None else min_confidence, rules)
         # weak_boxes: the detector's weak boxes of that picture (``read``); with UNREAD, the areas
         # where they show tiles that were not read are gaps (assemble.unread_areas, kind "unread")
         unread = tuple(unread_areas(weak_boxes, tiles)) if UNREAD and len(weak_boxes) else ()

@@ -214,7 +214,7 @@ def check_frames(frames: Sequence[np.ndarray], allowed: tuple[int, int] = FRAMES
 
 
 def capture_hand(recognizer: Recognizer, frames: Sequence[np.ndarray], spread: bool | None = None,
-                 rules: str = "mcr") -> Capture:
+                 rules: str = "mcr", min_confidence: float | None = None) -> Capture:
     """Read one hand from 3-5 frames (``FRAMES``): recognise each (``Recognizer.read``), vote
     (``vote``), assemble the voted tiles (``assemble``), list changed tiles for the player; the
     reference frame's weak boxes give the unread areas (``Recognizer.recognition_of``).
@@ -225,6 +225,8 @@ def capture_hand(recognizer: Recognizer, frames: Sequence[np.ndarray], spread: b
         spread: read frame k by ensemble members k (``Recognizer.member``) rather than by all of
             them; default ``SPREAD``.
         rules: the rule system whose hand is assembled (``assemble``: hand size, tile set, flowers).
+        min_confidence: the flag threshold of this capture (a table's ``confirm-below``); None:
+            the recognizer's own (``Recognizer.recognition_of``).
 
     Returns:
         The Capture (boxes in the pixels of frame ``reference``).
@@ -249,7 +251,7 @@ def capture_hand(recognizer: Recognizer, frames: Sequence[np.ndarray], spread: b
     voted.sort(key=lambda v: order[id(v.tile)])
     # assembled; tiles of weak boxes listed; the reference frame's weak boxes away from the voted
     # tiles (in its pixels, as theirs) are the unread areas
-    rec = recognizer.recognition_of([v.tile for v in voted], t0, rules, weaks[ref])
+    rec = recognizer.recognition_of([v.tile for v in voted], t0, rules, weaks[ref], min_confidence)
     a = rec.assembly
     listed = {id(t) for t in a.uncertain}
     more = tuple(v.tile for v in voted if v.changed and id(v.tile) not in listed)  # listed however sure the vote

@@ -20,6 +20,8 @@ const T = {
     draw: "荒牌", scorePhoto: "按照片计分", undo: "撤销上一盘", csv: "导出 CSV", mySeat: "本屏座位", settings: "设置",
     tileCount: "牌数", diceMethod: "掷骰方法", twoThrow: "两次掷骰", oneThrow: "一次掷骰", dealer: "庄家", save: "保存",
     rules: "规则", noRules: "未设（按国标计分）", scoredBy: "计分规则", payments: "收付",
+    confirmBelow: "确认门槛", confirmBelowHint: "照片上识别可信度低于此值的牌，须玩家确认后才计分",
+    confirmDefault: "默认", confirmMore: "多问：更少错误漏问",
     units: { fan: "番", han: "翻", tai: "台", points: "分", doubles: "倍" }, options: "本规则的选项", sumSmaller: "和数定方位，小点数墩", sumCount: "和数定方位并数墩",
     maintenance: "维护", liftTrend: "升牌时间（每次洗牌）", eventLog: "事件日志", kind: "类型", all: "全部",
     confirmTile: "确认无误", markWin: "设为和牌张", back: "返回", dealerMark: "庄", matchOver: "本局 16 盘已打完",
@@ -57,6 +59,8 @@ const T = {
     mySeat: "This screen's seat", settings: "Settings", tileCount: "Tile count", diceMethod: "Dice method",
     twoThrow: "two throws", oneThrow: "one throw", dealer: "Dealer", save: "Save", maintenance: "Maintenance",
     rules: "Rules", noRules: "not set (scored by MCR)", scoredBy: "scored by", payments: "payments",
+    confirmBelow: "Confirm below", confirmBelowHint: "tiles read from a photo with a lower confidence are confirmed by the player before the hand is scored",
+    confirmDefault: "default", confirmMore: "ask more: fewer errors go unasked",
     units: { fan: "points", han: "han", tai: "tai", points: "points", doubles: "doubles" }, options: "Options of these rules", sumSmaller: "sum points, small die counts",
     sumCount: "sum points and counts",
     liftTrend: "Lift-up time per cycle", eventLog: "Event log", kind: "Kind", all: "all",
@@ -149,7 +153,7 @@ function applyLang() {
   document.querySelectorAll("[data-i18n]").forEach((el) => { el.textContent = t(el.dataset.i18n); });
   $("lang").textContent = zh() ? "English" : "中文";
   for (const sel of [$("my-seat"), $("set-dealer")]) for (const o of sel.options) o.textContent = sideName(o.value);
-  if (settings) renderRulesOptions($("set-rules").value);
+  if (settings) { renderRulesOptions($("set-rules").value); renderConfirmOptions($("set-confirm").value); }
   renderLogKinds();
   showLive();
   checkPairing();
@@ -673,8 +677,20 @@ async function loadSettings() {
   settings = await (await fetch("/api/settings")).json();
   $("set-tiles").innerHTML = settings.allowed_tile_counts.map((n) => `<option value="${n}">${n}</option>`).join("");
   renderRulesOptions(settings.rules || "none");
+  renderConfirmOptions(settings.confirm_below);
   diceTouched = false;
   $("set-tiles").value = settings.tile_count; $("set-dice").value = settings.dice_method; $("set-dealer").value = settings.dealer;
+}
+// The flag threshold (confirm_below): the default, the steps vision/README.md measured, and the
+// stored value when it is another (set with mjtable config set confirm-below)
+const CONFIRM_STEPS = [0.7, 0.75, 0.8];
+function renderConfirmOptions(value) {
+  const d = settings.confirm_below_default;
+  const values = [...new Set([d, ...CONFIRM_STEPS, +value])].sort((a, b) => a - b);
+  const note = (v) => (v === d ? t("confirmDefault") : v === 0.75 ? t("confirmMore") : "");
+  const label = (v) => (note(v) ? (zh() ? `${v}（${note(v)}）` : `${v} (${note(v)})`) : String(v));
+  $("set-confirm").innerHTML = values.map((v) => `<option value="${v}">${esc(label(v))}</option>`).join("");
+  $("set-confirm").value = String(+value);
 }
 function renderRulesOptions(value) {
   $("set-rules").innerHTML = `<option value="none">${esc(t("noRules"))}</option>` + settings.rules_choices.map((c) =>
@@ -692,7 +708,8 @@ function rulesPicked() {
 async function saveSettings(e) {
   e.preventDefault();
   // the dice method is sent only when changed by hand: rules that name none keep the table's own (server side)
-  const body = { rules: $("set-rules").value, tile_count: +$("set-tiles").value, dealer: $("set-dealer").value };
+  const body = { rules: $("set-rules").value, tile_count: +$("set-tiles").value, dealer: $("set-dealer").value,
+    confirm_below: +$("set-confirm").value };
   if (diceTouched) body.dice_method = $("set-dice").value;
   const r = await api("PUT", "/api/settings", body).catch(() => null);
   if (r) $("settings-note").textContent = r.note ? t("appliesNext") : t("changedSettings");
@@ -730,7 +747,7 @@ function eventSummary(e) {
   if (e.kind === "score") return `${d.hand ? setText(d.hand) : ""} ${d.total ?? ""}${d.winner ? " " + sideName(d.winner) : ""}`;
   if (e.kind === "match") return d.action === "new" ? `${t("newMatch")}: ${(d.players || []).join(", ")}` : `${zh() ? { undo: "撤销", delete: "删除", edit: "修改" }[d.action] : d.action} #${d.target}`;
   if (e.kind === "cycle") return d.dice && (zh() ? d.dice.text_zh : d.dice.text_en) || "";
-  if (e.kind === "settings") return Object.entries(d.changes || {}).map(([k, v]) => `${zh() ? { tile_count: "牌数", dice_method: "掷骰方法", dealer: "庄家", rules: "规则", camera: "相机" }[k] || k : k}=${k === "dealer" ? sideName(v) : k === "camera" && zh() ? "已校准" : v}`).join(" ");
+  if (e.kind === "settings") return Object.entries(d.changes || {}).map(([k, v]) => `${zh() ? { tile_count: "牌数", dice_method: "掷骰方法", dealer: "庄家", rules: "规则", camera: "相机", confirm_below: T.zh.confirmBelow }[k] || k : k}=${k === "dealer" ? sideName(v) : k === "camera" && zh() ? "已校准" : v}`).join(" ");
   if (e.kind === "selftest") return d.passed ? t("pass") : t("fail");
   if (e.kind === "operator") return (zh() ? ACTION_ZH[d.action] || "" : d.action + (d.fault ? " " + d.fault : "")) +
     (d.source === "button" ? (zh() ? "（按键）" : " (button)") : "") + (d.refused ? (zh() ? " 被拒绝" : " refused") : "");

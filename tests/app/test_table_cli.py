@@ -79,6 +79,25 @@ def test_config_persists_the_tile_count(capsys, state_dir) -> None:
     assert json.loads(out)["stacks"] == {"E": 14, "S": 13, "W": 14, "N": 13}
 
 
+def test_config_sets_and_shows_the_flag_threshold(capsys, state_dir) -> None:
+    code, out, _ = run(["config", "show"], capsys)
+    assert code == 0 and out.splitlines() == ["tile-count = 136", "profile = default", "dice-method = two-throw",
+                                              "dealer = E", "rules = none", "confirm-below = 0.6"]
+    code, out, _ = run(["config", "set", "confirm-below", "0.75"], capsys)
+    assert code == 0 and out.startswith("confirm-below = 0.75 (saved in") and "applies to the next photo read" in out
+    assert run(["config", "get", "confirm-below"], capsys)[1] == "0.75\n"
+    assert "confirm-below = 0.75" in run(["config", "show"], capsys)[1]
+    assert json.loads((state_dir / "settings.json").read_text())["confirm_below"] == 0.75
+    code, out, err = run(["config", "set", "confirm-below", "0.3"], capsys)
+    assert code == 1 and err.count("\n") == 1 and "give a confidence from 0.5 to 0.95" in err
+    assert ST.load().confirm_below == 0.75
+    for argv, says in ((["config", "show", "dealer"], "config show takes no key"),
+                       (["config", "get"], "config get needs a key: tile-count, profile, dice-method, dealer, rules, "
+                        "confirm-below")):
+        code, out, err = run(argv, capsys)
+        assert code == 1 and says in err and err.count("\n") == 1
+
+
 def test_a_broken_settings_file_is_named(capsys, state_dir) -> None:
     state_dir.mkdir(parents=True)
     (state_dir / "settings.json").write_text('{"tile_count": 999}')

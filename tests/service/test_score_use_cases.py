@@ -82,8 +82,8 @@ NOT_A_WIN = _recognition("123456789mESWNP", [f"{n}m" for n in range(1, 10)] + ["
 def test_a_photo_that_cannot_be_scored_says_why_as_the_command_line_does(api, monkeypatch, rec, options, code) -> None:
     c, _, log = api
     scorer = c.app.state.scorer
-    monkeypatch.setattr(scorer, "read_upload", lambda data, name, rules="mcr": {"recognition": rec, "photo": "k",
-                                                                   "annotated": "/api/score/photo/k.jpg"})
+    monkeypatch.setattr(scorer, "read_upload", lambda data, name, rules="mcr", min_confidence=None: {
+        "recognition": rec, "photo": "k", "annotated": "/api/score/photo/k.jpg"})
     r = c.post("/api/score/photo", headers=AUTH, data={"options": json.dumps(options)},
                files={"photo": ("hand.png", b"png", "image/png")})
     assert r.status_code == 200, r.text
@@ -98,7 +98,7 @@ def test_a_photo_is_scored_with_its_own_flowers_unless_given(api, monkeypatch) -
     rec = dict(_recognition("123456789mEEENN", [f"{n}m" for n in range(1, 10)] + ["E", "E", "E", "N", "N"]),
                flowers=["2f", "7f"])
     monkeypatch.setattr(c.app.state.scorer, "read_upload",
-                        lambda data, name, rules="mcr": {"recognition": rec, "photo": "k"})
+                        lambda data, name, rules="mcr", min_confidence=None: {"recognition": rec, "photo": "k"})
     photo = {"photo": ("hand.png", b"png", "image/png")}
     d = c.post("/api/score/photo", headers=AUTH, data={"options": '{"self_drawn": true}'}, files=photo).json()
     assert d["problem"] is None and d["score"]["total"] - d["score"]["fan_points"] == 2
@@ -112,7 +112,7 @@ def test_a_photo_is_scored_with_its_own_flowers_unless_given(api, monkeypatch) -
 def test_bad_photo_options_are_refused_before_the_photo_is_read(api, monkeypatch) -> None:
     c, _, _ = api
     monkeypatch.setattr(c.app.state.scorer, "read_upload",
-                        lambda data, name, rules="mcr": pytest.fail("the photo was read"))
+                        lambda data, name, rules="mcr", min_confidence=None: pytest.fail("the photo was read"))
     photo = {"photo": ("hand.png", b"png", "image/png")}
     for options, field in (('{"seat_wind": "Q"}', "options.seat_wind"), ('{"winner": "E"}', "options.winner"),
                            ('{"rules": "klingon"}', "rules 'klingon' unknown: allowed are mcr, mcr-1998, riichi"),
@@ -150,7 +150,7 @@ def test_a_photo_is_scored_by_the_rule_system_asked_for(api, monkeypatch) -> Non
     c, _, log = api
     asked = []
 
-    def read_upload(data, name, rules="mcr"):
+    def read_upload(data, name, rules="mcr", min_confidence=None):
         asked.append(rules)
         return {"recognition": _laid_recognition(TAIWAN_ROWS, rules), "photo": "k"}
 
@@ -174,7 +174,8 @@ def test_a_photo_with_a_tile_outside_the_system_is_refused_by_name(api, monkeypa
     c, _, log = api
     rows = ("1m 2m 3m 4p 5p 6p 7s 8s 9s E E E N | N",)
     monkeypatch.setattr(c.app.state.scorer, "read_upload",
-                        lambda data, name, rules="mcr": {"recognition": _laid_recognition(rows, rules), "photo": "k"})
+                        lambda data, name, rules="mcr", min_confidence=None: {
+                            "recognition": _laid_recognition(rows, rules), "photo": "k"})
     r = c.post("/api/score/photo", headers=AUTH, data={"options": '{"rules": "changsha"}'},
                files={"photo": ("hand.png", b"png", "image/png")})
     assert r.status_code == 200 and r.json()["score"] is None
@@ -182,7 +183,7 @@ def test_a_photo_with_a_tile_outside_the_system_is_refused_by_name(api, monkeypa
                                    "108: suits only") and log.count("score") == 0
     # an option of another system is refused before the photo is read, as on the command line
     monkeypatch.setattr(c.app.state.scorer, "read_upload",
-                        lambda data, name, rules="mcr": pytest.fail("the photo was read"))
+                        lambda data, name, rules="mcr", min_confidence=None: pytest.fail("the photo was read"))
     r = c.post("/api/score/photo", headers=AUTH, data={"options": '{"rules": "changsha", "options": {"riichi": true}}'},
                files={"photo": ("hand.png", b"png", "image/png")})
     assert r.status_code == 422 and "option 'riichi' is not one of changsha's (it belongs to riichi)" in r.text

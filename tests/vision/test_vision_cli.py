@@ -13,6 +13,13 @@ import pytest
 from app import vision_cli
 
 
+@pytest.fixture(autouse=True)
+def state_dir(tmp_path, monkeypatch):
+    """Each test reads and writes its own settings (the stored ``confirm-below`` among them)."""
+    monkeypatch.setenv("MJTABLE_STATE_DIR", str(tmp_path / "state"))
+    return tmp_path / "state"
+
+
 def run(argv: list[str]) -> tuple[int, str, str]:
     p = argparse.ArgumentParser(prog="mjtable")
     vision_cli.add_parsers(p.add_subparsers(dest="command"))
@@ -84,25 +91,18 @@ def test_recognize_json_and_annotation(tmp_path, scene_file):
 
 
 def _fake_recognition(monkeypatch, tiles):
-    """Make the handlers see ``tiles`` (DetectedTile list) as what the picture shows."""
+    """Make the handlers see ``tiles`` (DetectedTile list) as what the picture shows: the models are
+    left out, the rest of ``Recognizer.recognize`` (the assembly, the flag threshold) is the pipeline's own."""
     from vision import pipeline
-    from vision.assemble import assemble
+    from vision_scenes import model_free_recognizer
 
-    class Stub:
-        def recognize(self, image, rules="mcr"):
-            return pipeline.Recognition(tuple(tiles), assemble(tiles, rules=rules), 0.01)
-
-    monkeypatch.setattr(pipeline, "_DEFAULT", Stub())
+    monkeypatch.setattr(pipeline, "_DEFAULT", model_free_recognizer(tiles))
 
 
 def _laid(*rows, confidence=0.99):
-    from vision.synth import compose_scene
-    from vision_scenes import as_detected, parse_row
+    from vision_scenes import laid_tiles
 
-    faces = {n: [np.full((80, 60, 3), 230, np.uint8)] for n in
-             [f"{r}{s}" for s in "mps" for r in range(1, 10)] + list("ESWNCFP") + [f"{i}f" for i in range(1, 9)]}
-    _, placed = compose_scene([parse_row(r) for r in rows], faces, np.random.default_rng(0))
-    return as_detected(placed, confidence)
+    return laid_tiles(*rows, confidence=confidence)
 
 
 def test_score_photo_scores_the_recognised_hand(monkeypatch, scene_file):
@@ -364,7 +364,7 @@ def test_unread_areas_are_named_in_the_text_output_and_the_json(monkeypatch, sce
     tiles = _laid("1m 2m 3m 4m 5m 6m 7m 8m 9m E E E N | N")
 
     class Stub:
-        def recognize(self, image, rules="mcr"):
+        def recognize(self, image, rules="mcr", min_confidence=None):
             a = assemble(tiles, rules=rules)
             return pipeline.Recognition(tuple(tiles), dataclasses.replace(
                 a, gaps=a.gaps + (Gap((10.0, 20.0, 200.5, 120.0), "unread"),)), 0.01)
@@ -378,3 +378,61 @@ def test_unread_areas_are_named_in_the_text_output_and_the_json(monkeypatch, sce
     assert json.loads(out)["gaps"] == [{"box": [10, 20, 200, 120], "kind": "unread"}]
     _fake_recognition(monkeypatch, tiles)  # no such area: no such line
     assert "not read" not in run(["recognize", str(scene_file)])[1]
+
+
+# ---- the flag threshold: --confirm-below, else the table's confirm-below setting (issue 21) ----
+
+def _flagged(out: str) -> list[str]:
+    return [t["tile"] for t in json.loads(out)["uncertain"]]
+
+
+def test_the_flag_threshold_is_the_stored_setting_unless_given(monkeypatch, scene_file):
+    from vision_scenes import unsure_hand
+
+    from controller import settings as ST
+    _fake_recognition(monkeypatch, unsure_hand())
+    # the default, 0.6: 4m read at 0.65 is not asked about, the hand scores
+    code, out, err = run(["recognize", str(scene_file), "--json"])
+    assert code == 0 and _flagged(out) == []
+    code, out, err = run(["score-photo", str(scene_file)])
+    assert code == 0 and "Please confirm" not in out, err
+    # the table asks for more: 4m (0.65) is listed, 7m (0.9) is not; score-photo refuses it
+    ST.save(ST.validate("confirm-below", "0.75", ST.load()))
+    code, out, err = run(["recognize", str(scene_file), "--json"])
+    assert code == 0 and _flagged(out) == ["4m"]
+    code, out, err = run(["recognize", str(scene_file)])
+    assert "Please confirm (not read surely: a confidence below 0.75," in out and "4m (0.65)" in out
+    assert "7m (0.90)" not in out
+    code, out, err = run(["score-photo", str(scene_file)])
+    assert code == 1 and err.startswith("mjtable: uncertain:") and "4m (0.65)" in err and err.count("\n") == 1
+    # the option wins over the setting, both ways
+    code, out, err = run(["score-photo", str(scene_file), "--confirm-below", "0.6", "--json"])
+    assert code == 0 and json.loads(out)["recognition"]["uncertain"] == []
+    ST.save(ST.validate("confirm-below", "0.6", ST.load()))
+    code, out, err = run(["recognize", str(scene_file), "--confirm-below", "0.95", "--json"])
+    assert code == 0 and _flagged(out) == ["4m", "7m"]
+
+
+@pytest.mark.parametrize("command", ["recognize", "score-photo"])
+@pytest.mark.parametrize("value", ["0.3", "0.99", "1", "high", "nan", "-0.7"])
+def test_confirm_below_outside_its_range_is_misuse(command, value, capsys):
+    # argparse's exit 2 with one line naming the option and the range, before any photo is read
+    with pytest.raises(SystemExit) as e:
+        run([command, "x.jpg", "--confirm-below", value])
+    assert e.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "argument --confirm-below" in err and "give a confidence from 0.5 to 0.95" in err, err
+
+
+def test_a_broken_stored_threshold_is_one_line(monkeypatch, scene_file, state_dir):
+    from vision_scenes import unsure_hand
+    _fake_recognition(monkeypatch, unsure_hand())
+    state_dir.mkdir()
+    (state_dir / "settings.json").write_text('{"confirm_below": 2}')
+    for command in ("recognize", "score-photo"):
+        code, out, err = run([command, str(scene_file)])
+        assert code == 1 and out == "" and err.count("\n") == 1
+        assert "confirm-below '2' is not allowed" in err and "0.5 to 0.95" in err and "mjtable config set confirm-below" in err
+    # the option alone does not need the file
+    code, out, err = run(["recognize", str(scene_file), "--confirm-below", "0.7", "--json"])
+    assert code == 0 and _flagged(out) == ["4m"]

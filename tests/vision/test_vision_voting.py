@@ -145,3 +145,15 @@ def test_a_capture_reports_the_unread_areas_of_its_reference_frame(recognizer, m
     assert d["hand"] == "123m456p789sEEEN" + "N"
     unread = [g for g in d["gaps"] if g["kind"] == "unread"]
     assert unread == [{"box": [20, int(round(500 - h)), int(round(20 + UNREAD_MIN * w)), 500], "kind": "unread"}]
+
+
+@pytest.mark.parametrize("threshold, flagged", [(None, []), (0.75, ["4m"]), (0.95, ["4m", "7m"])])
+def test_a_capture_flags_by_the_threshold_it_is_given(threshold, flagged):
+    """``min_confidence`` (a table's ``confirm-below``, issue 21) is this capture's flag threshold;
+    the recognizer's own (0.6) is left as it was."""
+    from vision_scenes import model_free_recognizer, unsure_hand
+    rec = model_free_recognizer(unsure_hand())  # the same tiles in every frame: each voted unanimously
+    frames = [np.zeros((600, 800, 3), np.uint8)] * 3
+    cap = capture_hand(rec, frames, spread=False, min_confidence=threshold)
+    assert [t.tile for t in cap.recognition.assembly.uncertain] == flagged
+    assert cap.recognition.assembly.hand is not None and rec.min_confidence == 0.6

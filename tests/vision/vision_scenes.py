@@ -28,6 +28,45 @@ def as_detected(placed: list[SceneTile], confidence: float = 0.99) -> list[Detec
     return [DetectedTile(t.tile, tuple(float(v) for v in t.box), confidence, t.sideways) for t in placed]
 
 
+def laid_tiles(*rows: str, confidence: float = 0.99) -> list[DetectedTile]:
+    """Tiles laid out in ``rows`` (``parse_row``) on plain faces, as the detector and classifier
+    would report them, each at ``confidence``."""
+    from vision.synth import compose_scene
+
+    faces = {n: [np.full((80, 60, 3), 230, np.uint8)] for n in
+             [f"{r}{s}" for s in "mps" for r in range(1, 10)] + list("ESWNCFP") + [f"{i}f" for i in range(1, 9)]}
+    _, placed = compose_scene([parse_row(r) for r in rows], faces, np.random.default_rng(0))
+    return as_detected(placed, confidence)
+
+
+def unsure_hand() -> list[DetectedTile]:
+    """A winning hand (123456789m EEE N, N laid apart) read surely but for 4m at 0.65 and 7m at 0.9:
+    flagged below a threshold of 0.75 (4m) or 0.95 (both), not below 0.6 (issue 21, ``confirm-below``)."""
+    tiles = laid_tiles("1m 2m 3m 4m 5m 6m 7m 8m 9m E E E N | N")
+    tiles[3] = DetectedTile(tiles[3].tile, tiles[3].box, 0.65, False)
+    tiles[6] = DetectedTile(tiles[6].tile, tiles[6].box, 0.9, False)
+    return tiles
+
+
+def model_free_recognizer(tiles: list[DetectedTile]):
+    """A ``vision.Recognizer`` that loads no model and finds ``tiles`` in any picture (its ``read``
+    stubbed): the rest of ``recognize`` (the assembly, the flag threshold, the listed tiles) is the
+    pipeline's own."""
+    from types import SimpleNamespace
+
+    from vision.pipeline import MIN_CONFIDENCE, Recognizer
+
+    class ModelFree(Recognizer):
+        def __init__(self) -> None:  # no models to load
+            self.confidence, self.min_confidence = None, MIN_CONFIDENCE
+            self.detector = SimpleNamespace(threshold=0.35)
+
+        def read(self, image):
+            return list(tiles), []
+
+    return ModelFree()
+
+
 
 
 def real_faces(per_label: int = 3, min_height: int = 50) -> dict[str, list[np.ndarray]]:

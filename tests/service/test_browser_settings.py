@@ -1,0 +1,60 @@
+"""The settings form's flag threshold (issue 21, ``confirm_below``) in a real browser (Debian's
+Chromium through Playwright, as tests/service/test_browser.py): shown as stored, saved, named in the
+event log, in both languages."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+import pytest
+from playwright.sync_api import expect, sync_playwright
+
+from service_support import serving, wait_js
+from test_browser import ARGS, CHROMIUM
+
+
+@pytest.fixture
+def server(tmp_path):
+    with serving(tmp_path, "--no-preload", speed=10.0) as s:
+        yield s
+
+
+def test_the_settings_form_sets_the_flag_threshold(server) -> None:
+    assert Path(CHROMIUM).exists(), "Debian's chromium is needed: apt-get install -y chromium"
+    stored = lambda: httpx.get(server.url + "/api/settings").json()["confirm_below"]  # noqa: E731
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.goto(f"{server.url}/#token={server.token}")
+            expect(page.locator("#paired")).to_have_class("pill ok")
+            # Chinese first: the default is shown as such, 0.75 says what it buys
+            sel = page.locator("#set-confirm")
+            expect(sel).to_have_value("0.6")
+            expect(sel.locator("option")).to_have_text(["0.6（默认）", "0.7", "0.75（多问：更少错误漏问）", "0.8"])
+            expect(page.locator("#settings-form")).to_contain_text("确认门槛")
+            page.select_option("#set-confirm", "0.75")
+            page.click("#settings-form button[type=submit]")
+            expect(page.locator("#settings-note")).to_have_text("已保存")
+            assert stored() == 0.75
+            wait_js(page, "document.querySelector('#log').textContent.includes('确认门槛=0.75')")
+            # English: the same choices in its words, the log line with the key
+            page.click("#lang")
+            expect(sel).to_have_value("0.75")
+            expect(sel.locator("option")).to_have_text(["0.6 (default)", "0.7", "0.75 (ask more: fewer errors go unasked)",
+                                                        "0.8"])
+            expect(page.locator("#settings-form")).to_contain_text("Confirm below")
+            wait_js(page, "document.querySelector('#log').textContent.includes('confirm_below=0.75')")
+            # a value set elsewhere (mjtable config set confirm-below 0.65) is shown, not replaced
+            r = httpx.put(server.url + "/api/settings", json={"confirm_below": 0.65},
+                          headers={"Authorization": f"Bearer {server.token}"})
+            assert r.status_code == 200, r.text
+            expect(sel).to_have_value("0.65", timeout=10000)  # the settings event makes the page read them again
+            expect(sel.locator("option")).to_have_count(5)
+            page.select_option("#set-confirm", "0.6")
+            page.click("#settings-form button[type=submit]")
+            expect(page.locator("#settings-note")).to_have_text("saved")
+            assert stored() == 0.6
+        finally:
+            browser.close()
