@@ -155,6 +155,8 @@ function applyLang() {
   checkPairing();
   if (status) renderStatus(status);
   if (lastScore) renderResult(lastScore);
+  renderAnalysis();
+  $("seen").title = t("seenHint");
   if (lastSelftest) renderSelftest(lastSelftest);
   if (photo) renderPhoto();
   if (simFaults) showSimFaults(simFaults);
@@ -796,8 +798,6 @@ function bindWaits(open) {
 }
 $("btn-waits").onclick = analyseHand;
 $("score-form").addEventListener("input", clearAnalysis);  // a changed hand or option: the analysis shown is no longer its
-$("lang").addEventListener("click", () => { $("seen").title = t("seenHint"); renderAnalysis(); });
-$("seen").title = t("seenHint");
 
 // ---- settings, trends, log ----
 async function loadSettings() {

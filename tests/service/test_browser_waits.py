@@ -145,14 +145,18 @@ def test_waits_and_shanten_on_the_scoring_view(server, view) -> None:
             assert page.evaluate(DISCARD_ROWS) == [{k: d[k] for k in ("tile", "shanten", "unseen", "useful")}
                                                    for d in d14[:5]]
             expect(page.locator("#an-discards-head")).to_have_text("14 tiles: at best ready after a discard")
+            expect(page.locator("#an-more")).to_have_text(f"more ({len(d14) - 5} other discards)")
+            _no_overflow(page)
+            _shot(page, f"waits-{view}-en-discards")
             page.click("#an-more")
             expect(page.locator("#an-discards tr.discard")).to_have_count(len(d14))
             assert [r["tile"] for r in page.evaluate(DISCARD_ROWS)] == [d["tile"] for d in d14]
             _no_overflow(page)
-            _shot(page, f"waits-{view}-en-discards")
+            page.click("#an-more")  # fewer
+            expect(page.locator("#an-discards tr.discard")).to_have_count(5)
             page.click("#lang")  # Chinese
             expect(page.locator("#an-discards-head")).to_have_text("14 张：打出一张后最好听牌")
-            expect(page.locator("#an-discards tr.discard")).to_have_count(len(d14))
+            expect(page.locator("#an-more")).to_have_text(f"更多（还有 {len(d14) - 5} 种打法）")
             _no_overflow(page)
             _shot(page, f"waits-{view}-zh-discards")
 
