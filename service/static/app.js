@@ -684,7 +684,7 @@ Object.assign(T.zh, { waitsBtn: "听牌 · 向听", seenTiles: "已见的牌", s
   heldAll: "听牌，但所听的牌四张都在自己手里：无牌可和", discardHead: (b) => `14 张：打出一张后最好${b}`,
   readyWord: "听牌", discardTile: "打出", afterIt: "打后", useful: "有效牌", copies: "未见",
   more: (n) => `更多（还有 ${n} 种打法）`, fewer: "收起", alreadyWins: "这手牌已经和了：请按“计分”。",
-  shapeNames: { regular: "一般型", seven_pairs: "七对", thirteen_orphans: "十三幺", honors_and_knitted: "全不靠",
+  byShape: "各牌型向听：", shapeNames: { regular: "一般型", seven_pairs: "七对", thirteen_orphans: "十三幺", honors_and_knitted: "全不靠",
     knitted_straight: "组合龙" } });
 Object.assign(T.en, { waitsBtn: "Waits · shanten", seenTiles: "Seen tiles", seenHint: "for the analysis: others' discards and melds, e.g. 5s5s1pE",
   analysing: "analysing…", ready: (n, k) => `Ready: waits on ${n} tile${n > 1 ? "s" : ""}, ${k} unseen`, waitTile: "Wait",
@@ -697,7 +697,7 @@ Object.assign(T.en, { waitsBtn: "Waits · shanten", seenTiles: "Seen tiles", see
   discardHead: (b) => `14 tiles: at best ${b} after a discard`, readyWord: "ready", discardTile: "Discard",
   afterIt: "Then", useful: "Useful tiles", copies: "Unseen", more: (n) => `more (${n} other discards)`, fewer: "fewer",
   alreadyWins: "This hand already wins: press Score.",
-  shapeNames: { regular: "regular", seven_pairs: "seven pairs", thirteen_orphans: "thirteen orphans",
+  byShape: "shanten by shape: ", shapeNames: { regular: "regular", seven_pairs: "seven pairs", thirteen_orphans: "thirteen orphans",
     honors_and_knitted: "honors and knitted", knitted_straight: "knitted straight" } });
 const DISCARDS_SHOWN = 5;  // a 14-tile hand's best discards listed before "more"
 let analysis = null;  // the analysis shown: {waits, shanten, opts} or {wins}; drawn again when the language changes
@@ -743,7 +743,7 @@ function renderAnalysis() {
   const winds = a.opts ? `<div class="note" id="an-winds">${esc(t("winds", sideName(a.opts.seat_wind), sideName(a.opts.prevalent_wind), a.opts.flowers))}</div>` : "";
   if (!a.shanten) { box.innerHTML = renderWaits(a.waits, a.open || (a.open = new Set())) + winds; bindWaits(a.open); return; }
   const s = a.shanten;
-  const shapes = `<div class="note an-shapes">` + Object.entries(s.by_shape).filter(([, v]) => v !== null)
+  const shapes = `<div class="note an-shapes">${esc(t("byShape"))}` + Object.entries(s.by_shape).filter(([, v]) => v !== null)
     .map(([k, v]) => `${esc(t("shapeNames")[k])} ${v < 0 ? "✓" : v}`).join(" · ") + `</div>`;
   const head = (n) => n === 0 ? t("readyWord") : t("shantenN", n);
   if (s.useful) {  // 13 tiles, not ready (or every wait held four times)
@@ -758,9 +758,9 @@ function renderAnalysis() {
   box.innerHTML = `<div class="an-head" id="an-discards-head" data-shanten="${s.shanten}">${esc(t("discardHead", head(s.shanten)))}</div>` +
     `<table id="an-discards"><thead><tr><th>${t("discardTile")}</th><th>${t("afterIt")}</th><th>${t("useful")}</th>` +
     `<th class="num">${t("copies")}</th></tr></thead><tbody>` + shown.map((d) =>
-      `<tr class="discard" data-tile="${esc(d.tile)}" data-shanten="${d.shanten}"><td>${chip(d.tile)}</td>` +
+      `<tr class="discard" data-tile="${esc(d.tile)}" data-shanten="${d.shanten}"><td class="out" data-label="${esc(t("discardTile"))}">${chip(d.tile)}</td>` +
       `<td class="after${d.shanten === 0 ? " ready" : ""}">${esc(head(d.shanten))}</td><td class="useful">${d.useful.map(chip).join("")}</td>` +
-      `<td class="num unseen">${d.unseen}</td></tr>`).join("") + `</tbody></table>` +
+      `<td class="num unseen" data-label="${esc(t("copies"))}">${d.unseen}</td></tr>`).join("") + `</tbody></table>` +
     (all.length > DISCARDS_SHOWN ? `<button type="button" id="an-more">${esc(open ? t("fewer") : t("more", all.length - DISCARDS_SHOWN))}</button>` : "") +
     shapes;
   if ($("an-more")) $("an-more").onclick = () => { box.dataset.more = open ? "" : s.hand; renderAnalysis(); };
@@ -781,7 +781,8 @@ function renderWaits(w, open) {
         (never ? `<span class="tag-short">${esc(t("cannotWin"))}</span>` : "") + `</td>` +
         `<td class="num unseen">${x.unseen}${x.unseen ? "" : ` <small>${esc(t("dead"))}</small>`}</td>` +
         cell(x.discard, "discard") + cell(x.self_drawn, "self") +
-        `<td><button type="button" class="fans-toggle" aria-expanded="${open.has(i)}">${esc(t("fansOf"))} ${open.has(i) ? "▾" : "▸"}</button></td></tr>` +
+        `<td><button type="button" class="fans-toggle" aria-expanded="${open.has(i)}" aria-label="${esc(t("fansOf"))}">` +
+        `<span class="lbl">${esc(t("fansOf"))} </span>${open.has(i) ? "▾" : "▸"}</button></td></tr>` +
         `<tr class="wait-fans" data-i="${i}"${open.has(i) ? "" : " hidden"}><td colspan="5">` +
         (x.discard ? `<div><b>${t("onDiscard")} ${x.discard.total}</b>: ${fanList(x.discard.fans)}</div>` : "") +
         `<div><b>${t("onSelf")} ${x.self_drawn.total}</b>: ${fanList(x.self_drawn.fans)}</div></td></tr>`;
