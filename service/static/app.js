@@ -678,7 +678,7 @@ async function scorePhoto() {
 Object.assign(T.zh, { waitsBtn: "听牌 · 向听", seenTiles: "已见的牌", seenHint: "分析用：别家的弃牌和吃碰杠的牌，如 5s5s1pE",
   analysing: "正在分析…", ready: (n, k) => `听牌：听 ${n} 种，未见 ${k} 张`, waitTile: "和牌张", unseen: "未见",
   onDiscard: "点和", onSelf: "自摸", below8: "不够八番起和", cannotWin: "不能和",
-  below8Note: "✗ 不够八番起和：不能和这张（花牌不算起和番）", dead: "已绝", fansOf: "番种",
+  below8Note: "✗ 不够八番起和：不能和这张（花牌不算起和番）", dead: "已绝", bare: (n) => `不计花 ${n}`, fansOf: "番种",
   winds: (s, p, f) => `按 门风${s} · 圈风${p} · 花牌 ${f} 计`, shantenN: (n) => `${n} 向听`,
   shantenWhat: (n) => `（还差 ${n} 张听牌）`, usefulN: (n, k) => `有效牌 ${n} 种，未见 ${k} 张`,
   heldAll: "听牌，但所听的牌四张都在自己手里：无牌可和", discardHead: (b) => `14 张：打出一张后最好${b}`,
@@ -689,7 +689,7 @@ Object.assign(T.zh, { waitsBtn: "听牌 · 向听", seenTiles: "已见的牌", s
 Object.assign(T.en, { waitsBtn: "Waits · shanten", seenTiles: "Seen tiles", seenHint: "for the analysis: others' discards and melds, e.g. 5s5s1pE",
   analysing: "analysing…", ready: (n, k) => `Ready: waits on ${n} tile${n > 1 ? "s" : ""}, ${k} unseen`, waitTile: "Wait",
   unseen: "Unseen", onDiscard: "Discard", onSelf: "Self-drawn", below8: "below 8 points", cannotWin: "may not win",
-  below8Note: "✗ below the 8-point minimum: may not win on it (flowers do not count)", dead: "none left",
+  below8Note: "✗ below the 8-point minimum: may not win on it (flowers do not count)", dead: "none left", bare: (n) => `${n} w/o flowers`,
   fansOf: "Fans", winds: (s, p, f) => `scored with seat wind ${s}, prevalent wind ${p}, ${f} flower${f === 1 ? "" : "s"}`,
   shantenN: (n) => `${n}-shanten`, shantenWhat: (n) => ` (${n} tile${n > 1 ? "s" : ""} from ready)`,
   usefulN: (n, k) => `useful tiles: ${n} kind${n > 1 ? "s" : ""}, ${k} unseen`,
@@ -770,7 +770,9 @@ function renderAnalysis() {
 function renderWaits(w, open) {
   const cell = (sc, cls) => !sc ? `<td class="num ${cls}">—</td>` :
     `<td class="num ${cls}${sc.legal ? "" : " short"}" data-total="${sc.total}" data-legal="${sc.legal}"` +
-    `${sc.legal ? "" : ` title="${esc(t("below8"))}"`}>${sc.total}${sc.legal ? "" : " ✗"}</td>`;
+    `${sc.legal ? "" : ` title="${esc(t("below8"))}"`}>${sc.total}${sc.legal ? "" : " ✗"}` +
+    // the points the minimum is counted on, where flowers make the total look enough (fan_points, when the API gives it)
+    (!sc.legal && sc.fan_points !== undefined && sc.fan_points !== sc.total ? `<small class="bare">${esc(t("bare", sc.fan_points))}</small>` : "") + `</td>`;
   const unseen = w.waits.reduce((k, x) => k + x.unseen, 0);
   const short = w.waits.some((x) => !x.self_drawn.legal || (x.discard && !x.discard.legal));
   return `<div class="an-head" id="an-ready">${esc(t("ready", w.waits.length, unseen))}</div>` +
