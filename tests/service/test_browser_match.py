@@ -249,6 +249,8 @@ def test_a_changsha_match_through_the_page(server, view) -> None:
         expect(page.locator("#match-rules")).to_have_text("长沙麻将")
         expect(page.locator("#mcr-flags")).to_be_hidden()
         expect(page.locator("#mcr-flowers")).to_be_hidden()
+        expect(page.locator("#btn-waits")).to_be_hidden()  # the waits are scored by MCR
+        expect(page.locator("#seen-row")).to_be_hidden()
         expect(page.locator("#opt-birds")).to_be_visible()
         expect(page.locator("#opt-dealer_bonus")).to_be_checked()
         # the Chinese page shows the system's options in Chinese: labels, choice values, tooltips
