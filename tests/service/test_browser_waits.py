@@ -25,7 +25,8 @@ WINNING = "123m456m789m234p5s5s"
 # the page's rows as data: each wait's tile, unseen copies and two scores; each discard's row
 WAIT_ROWS = """[...document.querySelectorAll('#an-waits tr.wait')].map((r) => {
   const score = (c) => c.dataset.total === undefined ? null
-    : {total: +c.dataset.total, legal: c.dataset.legal === 'true', short: c.classList.contains('short')};
+    : {total: +c.dataset.total, legal: c.dataset.legal === 'true',
+       short: c.classList.contains('short') && c.textContent.includes('✗')};  // marked red and with a cross
   return {tile: r.dataset.tile, unseen: parseInt(r.querySelector('.unseen').textContent, 10),
           discard: score(r.querySelector('td.discard')), self_drawn: score(r.querySelector('td.self'))};
 })"""
@@ -93,6 +94,7 @@ def test_waits_and_shanten_on_the_scoring_view(server, view) -> None:
         expect(page.locator("#an-ready")).to_have_text(f"听牌：听 {len(want['waits'])} 种，未见 {unseen} 张")
         expect(page.locator("#an-below8")).to_contain_text("不够八番起和")
         expect(page.locator('#an-waits tr.wait[data-tile="4m"]')).to_have_class("wait cannot")
+        expect(page.locator('#an-waits tr.wait[data-tile="4m"] .tag-short')).to_have_text("不能和")
         expect(page.locator('#an-waits tr.wait[data-tile="1m"]')).to_have_class("wait")
         expect(page.locator('#an-waits tr.wait[data-tile="1m"] .tile-chip')).to_have_text("一万")
         # the fans of a wait on a tap, as the API counts them
