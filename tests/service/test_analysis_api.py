@@ -53,4 +53,3 @@ def test_bad_hands_and_values_are_422_with_a_message(api) -> None:
         r = c.post(path, json=body)
         assert r.status_code == 422, (body, r.text)
         assert words in r.json()["error"]["code"] + r.json()["error"]["message"], r.text
-
