@@ -76,9 +76,15 @@ _CODES_ZH = {
 }
 
 
-def scoring_error(e: ScoringError) -> ServiceError:
-    """A ScoringError as a 422 ServiceError with the Chinese message (``message_zh``)."""
-    zh = _CODES_ZH[e.code]
+#: the Chinese of the codes that read otherwise for the waits and shanten analysis (POST /api/waits, /api/shanten)
+ANALYSIS_ZH = {"tile-count": "牌数不对：听牌分析要 13 张，向听分析要 13 或 14 张（杠算 3 张）",
+               "already-winning": "这手牌已经和了：请按“计分”"}
+
+
+def scoring_error(e: ScoringError, codes_zh: dict[str, str] | None = None) -> ServiceError:
+    """A ScoringError as a 422 ServiceError with the Chinese message (``message_zh``): by its code,
+    from ``codes_zh`` (e.g. ``ANALYSIS_ZH``) before the scorer's own table."""
+    zh = (codes_zh or {}).get(e.code) or _CODES_ZH.get(e.code, "手牌有误")
     if e.code == "contradictory-flags":
         zh = next((z for words, z in _FLAGS_ZH if all(w in e.message for w in words)), zh)
     if e.position is not None:
@@ -566,4 +572,4 @@ def apply_stored(control: Any, log: Any, changes: dict[str, Any], source: str = 
 
 
 __all__ = ["SEAT_CHANGES", "TILE_CHOICES", "MatchState", "apply_stored", "csv_bytes", "make_router", "replay",
-           "scoring_error", "sheet"]
+           "scoring_error", "ANALYSIS_ZH", "sheet"]

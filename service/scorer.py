@@ -171,10 +171,18 @@ def score_photo(read, options: dict[str, Any], name: str) -> Any:
 
 def analyse(kind: str, body: dict[str, Any]) -> dict[str, Any]:
     """``"waits"`` (``scoring.analysis.find_waits``) or ``"shanten"`` (``analyse_shanten``) of a request
-    body ``{"hand", "seen", options...}``, as JSON data. Raises ServiceError 422 on a bad hand."""
+    body ``{"hand", "seen", options...}``, as JSON data. Raises ServiceError 422 on a bad hand, its
+    code the ScoringError's (``tile-count``, ``already-winning``, ``fifth-tile``...), with
+    ``message_zh`` for the page (``match_api.scoring_error``)."""
+    from scoring import ScoringError
     from scoring.analysis import analyse_shanten, find_waits
+
+    from .match_api import ANALYSIS_ZH, scoring_error
     fn = find_waits if kind == "waits" else analyse_shanten
-    return _scoring(fn, **body).to_dict()
+    try:
+        return fn(**body).to_dict()
+    except ScoringError as e:
+        raise scoring_error(e, ANALYSIS_ZH) from None
 
 
 def _scoring(fn, *args, **kwargs) -> Any:

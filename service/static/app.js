@@ -159,6 +159,8 @@ function applyLang() {
   checkPairing();
   if (status) renderStatus(status);
   if (lastScore) renderResult(lastScore);
+  renderAnalysis();
+  $("seen").title = t("seenHint");
   if (lastSelftest) renderSelftest(lastSelftest);
   if (photo) renderPhoto();
   if (simFaults) showSimFaults(simFaults);
@@ -467,6 +469,7 @@ function renderSystemOptions() {
   const mcr = isMcr(), box = $("sys-options");
   $("mcr-flowers").hidden = mcr ? false : true;
   $("mcr-flags").hidden = !mcr;
+  $("btn-waits").hidden = $("seen-row").hidden = !mcr;  // the waits are scored by MCR (POST /api/waits)
   box.hidden = mcr;
   const key = mcr ? "" : `${match.rules}/${lang}`;
   if (box.dataset.key === key) return;
@@ -497,7 +500,7 @@ function showFileName() {
   const fs = $("photo").files;
   $("photo-name").textContent = fs.length > 1 ? t("nFrames", fs.length) : fs.length ? fs[0].name : t("noFile");
 }
-function clearResult() { lastScore = null; $("result").hidden = true; }
+function clearResult() { lastScore = null; $("result").hidden = true; clearAnalysis(); }
 function resetForm() {
   $("hand").value = ""; $("photo").value = ""; showFileName(); setFlowers(0);
   for (const id of ["f-last", "f-kong", "f-rob", "f-fourth"]) $(id).checked = false;
@@ -671,6 +674,137 @@ async function scorePhoto() {
   photo = null; $("photo-check").hidden = true; $("seat-note").hidden = true;
   afterChange(d); renderResult(d); resetForm();
 }
+
+// ---- waits and shanten (听牌/向听, issue 19): a referee checks whether a hand was ready and on what.
+// 13 tiles: POST /api/waits with the form's win options (the winds of the match's deal for the winner's
+// seat); not ready, or 14 tiles (waits answers tile-count): POST /api/shanten. Analysis only: no token,
+// nothing recorded. The answers are those of `mjtable waits --json` and `mjtable shanten --json`. ----
+Object.assign(T.zh, { waitsBtn: "听牌 · 向听", seenTiles: "已见的牌", seenHint: "分析用：别家的弃牌和吃碰杠的牌，如 5s5s1pE",
+  analysing: "正在分析…", ready: (n, k) => `听牌：听 ${n} 种，未见 ${k} 张`, waitTile: "和牌张", unseen: "未见",
+  onDiscard: "点和", onSelf: "自摸", below8: "不够八番起和", cannotWin: "不能和",
+  below8Note: "✗ 不够八番起和：不能和这张（花牌不算起和番）", dead: "已绝", bare: (n) => `不计花 ${n}`, fansOf: "番种",
+  winds: (s, p, f) => `按 门风${s} · 圈风${p} · 花牌 ${f} 计`, shantenN: (n) => `${n} 向听`,
+  shantenWhat: (n) => `（还差 ${n} 张听牌）`, usefulN: (n, k) => `有效牌 ${n} 种，未见 ${k} 张`,
+  heldAll: "听牌，但所听的牌四张都在自己手里：无牌可和", discardHead: (b) => `14 张：打出一张后最好${b}`,
+  readyWord: "听牌", discardTile: "打出", afterIt: "打后", useful: "有效牌", copies: "未见",
+  more: (n) => `更多（还有 ${n} 种打法）`, fewer: "收起", alreadyWins: "这手牌已经和了：请按“计分”。",
+  byShape: "各牌型向听：", shapeNames: { regular: "一般型", seven_pairs: "七对", thirteen_orphans: "十三幺", honors_and_knitted: "全不靠",
+    knitted_straight: "组合龙" } });
+Object.assign(T.en, { waitsBtn: "Waits · shanten", seenTiles: "Seen tiles", seenHint: "for the analysis: others' discards and melds, e.g. 5s5s1pE",
+  analysing: "analysing…", ready: (n, k) => `Ready: waits on ${n} tile${n > 1 ? "s" : ""}, ${k} unseen`, waitTile: "Wait",
+  unseen: "Unseen", onDiscard: "Discard", onSelf: "Self-drawn", below8: "below 8 points", cannotWin: "may not win",
+  below8Note: "✗ below the 8-point minimum: may not win on it (flowers do not count)", dead: "none left", bare: (n) => `${n} w/o flowers`,
+  fansOf: "Fans", winds: (s, p, f) => `scored with seat wind ${s}, prevalent wind ${p}, ${f} flower${f === 1 ? "" : "s"}`,
+  shantenN: (n) => `${n}-shanten`, shantenWhat: (n) => ` (${n} tile${n > 1 ? "s" : ""} from ready)`,
+  usefulN: (n, k) => `useful tiles: ${n} kind${n > 1 ? "s" : ""}, ${k} unseen`,
+  heldAll: "Ready, but the hand holds all four of each tile it waits on: nothing to win on",
+  discardHead: (b) => `14 tiles: at best ${b} after a discard`, readyWord: "ready", discardTile: "Discard",
+  afterIt: "Then", useful: "Useful tiles", copies: "Unseen", more: (n) => `more (${n} other discards)`, fewer: "fewer",
+  alreadyWins: "This hand already wins: press Score.",
+  byShape: "shanten by shape: ", shapeNames: { regular: "regular", seven_pairs: "seven pairs", thirteen_orphans: "thirteen orphans",
+    honors_and_knitted: "honors and knitted", knitted_straight: "knitted straight" } });
+const DISCARDS_SHOWN = 5;  // a 14-tile hand's best discards listed before "more"
+let analysis = null;  // the analysis shown: {waits, shanten, opts} or {wins}; drawn again when the language changes
+let analysisSeq = 0;  // a later press wins over an earlier answer still on its way
+function clearAnalysis() { analysis = null; analysisSeq++; $("analysis").hidden = true; }
+// the win options of the score form that the waits take (WaitsBody): the winds of the match's deal for
+// the winner's seat (east and east outside a match), the flowers, the flags; 和绝张 the analysis sets itself
+function waitsOptions() {
+  const c = match && match.current, f = flowerValue();
+  const o = { seat_wind: c ? c.seat_winds[$("winner").value || "E"] : "E", prevalent_wind: c ? c.prevalent_wind : "E",
+    flowers: Array.isArray(f) ? f.length : f, last_tile: $("f-last").checked, kong_replacement: $("f-kong").checked,
+    robbing_kong: $("f-rob").checked };
+  if (match && match.rules === "mcr-1998") o.rules = match.rules;
+  return o;
+}
+async function analyseHand() {
+  scoreError(""); clearResult();
+  const seq = analysisSeq, hand = $("hand").value.trim(), seen = $("seen").value.trim(), opts = waitsOptions();
+  scoreError(t("analysing"));
+  let waits = null;
+  try {
+    waits = await api("POST", "/api/waits", { hand, seen, ...opts }, { where: () => {} });
+  } catch (e) {
+    if (seq !== analysisSeq) return;
+    const code = e.body && e.body.error ? e.body.error.code : null;
+    if (code === "already-winning") { scoreError(""); return showAnalysis({ wins: true }); }
+    if (code !== "tile-count") return scoreError(e.message);  // 14 tiles (or a wrong count): the shanten says
+  }
+  if (seq !== analysisSeq) return;
+  if (waits && waits.shanten === 0 && waits.waits.length) { scoreError(""); return showAnalysis({ waits, opts }); }
+  const shanten = await api("POST", "/api/shanten", { hand, seen }, { where: scoreError }).catch(() => null);
+  if (shanten && seq === analysisSeq) showAnalysis({ waits, shanten, opts });
+}
+function showAnalysis(a) { analysis = a; renderAnalysis(); }
+// a tile as a small tile face, in the page's words for it (tileZh, as the photo's corrections show it)
+const chip = (x) => `<span class="tile-chip ${/^[1-9][mps]$/.test(x) ? "suit-" + x[1] : "honor"}" data-tile="${esc(x)}">${esc(tileZh(x))}</span>`;
+const fanList = (fans) => fans.map((f) => `${esc(zh() ? f.name_zh : f.name_en)} ${f.points}${f.count > 1 ? "×" + f.count : ""}`).join(" · ");
+function renderAnalysis() {
+  const a = analysis, box = $("analysis");
+  box.hidden = !a;
+  if (!a) return;
+  if (a.wins) { box.innerHTML = `<div class="an-head" id="an-wins">${esc(t("alreadyWins"))}</div>`; return; }
+  const winds = a.opts ? `<div class="note" id="an-winds">${esc(t("winds", sideName(a.opts.seat_wind), sideName(a.opts.prevalent_wind), a.opts.flowers))}</div>` : "";
+  if (!a.shanten) { box.innerHTML = renderWaits(a.waits, a.open || (a.open = new Set())) + winds; bindWaits(a.open); return; }
+  const s = a.shanten;
+  const shapes = `<div class="note an-shapes">${esc(t("byShape"))}` + Object.entries(s.by_shape).filter(([, v]) => v !== null)
+    .map(([k, v]) => `${esc(t("shapeNames")[k])} ${v < 0 ? "✓" : v}`).join(" · ") + `</div>`;
+  const head = (n) => n === 0 ? t("readyWord") : t("shantenN", n);
+  if (s.useful) {  // 13 tiles, not ready (or every wait held four times)
+    const held = s.shanten === 0 ? `<div class="an-head" id="an-shanten" data-shanten="0">${esc(t("heldAll"))}</div>` :
+      `<div class="an-head" id="an-shanten" data-shanten="${s.shanten}">${esc(t("shantenN", s.shanten))}${esc(t("shantenWhat", s.shanten))}</div>`;
+    box.innerHTML = held + `<div id="an-useful"><span class="an-count">${esc(t("usefulN", s.useful.length, s.unseen))}</span> ` +
+      s.useful.map(chip).join("") + `</div>` + shapes;
+    return;
+  }
+  const all = s.discards, open = box.dataset.more === s.hand;
+  const shown = open ? all : all.slice(0, DISCARDS_SHOWN);
+  box.innerHTML = `<div class="an-head" id="an-discards-head" data-shanten="${s.shanten}">${esc(t("discardHead", head(s.shanten)))}</div>` +
+    `<table id="an-discards"><thead><tr><th>${t("discardTile")}</th><th>${t("afterIt")}</th><th>${t("useful")}</th>` +
+    `<th class="num">${t("copies")}</th></tr></thead><tbody>` + shown.map((d) =>
+      `<tr class="discard" data-tile="${esc(d.tile)}" data-shanten="${d.shanten}"><td class="out" data-label="${esc(t("discardTile"))}">${chip(d.tile)}</td>` +
+      `<td class="after${d.shanten === 0 ? " ready" : ""}">${esc(head(d.shanten))}</td><td class="useful">${d.useful.map(chip).join("")}</td>` +
+      `<td class="num unseen" data-label="${esc(t("copies"))}">${d.unseen}</td></tr>`).join("") + `</tbody></table>` +
+    (all.length > DISCARDS_SHOWN ? `<button type="button" id="an-more">${esc(open ? t("fewer") : t("more", all.length - DISCARDS_SHOWN))}</button>` : "") +
+    shapes;
+  if ($("an-more")) $("an-more").onclick = () => { box.dataset.more = open ? "" : s.hand; renderAnalysis(); };
+}
+// the waits of a ready hand: each tile, its unseen copies, the total on a discard and self-drawn (✗ below
+// the 8-point minimum); its fans one tap away (``open``: the rows whose fans are shown)
+function renderWaits(w, open) {
+  const cell = (sc, cls) => !sc ? `<td class="num ${cls}">—</td>` :
+    `<td class="num ${cls}${sc.legal ? "" : " short"}" data-total="${sc.total}" data-legal="${sc.legal}"` +
+    `${sc.legal ? "" : ` title="${esc(t("below8"))}"`}>${sc.total}${sc.legal ? "" : " ✗"}` +
+    // the points the minimum is counted on, where flowers make the total look enough (fan_points, when the API gives it)
+    (!sc.legal && sc.fan_points !== undefined && sc.fan_points !== sc.total ? `<small class="bare">${esc(t("bare", sc.fan_points))}</small>` : "") + `</td>`;
+  const unseen = w.waits.reduce((k, x) => k + x.unseen, 0);
+  const short = w.waits.some((x) => !x.self_drawn.legal || (x.discard && !x.discard.legal));
+  return `<div class="an-head" id="an-ready">${esc(t("ready", w.waits.length, unseen))}</div>` +
+    `<table id="an-waits"><thead><tr><th>${t("waitTile")}</th><th class="num">${t("unseen")}</th><th class="num">${t("onDiscard")}</th>` +
+    `<th class="num">${t("onSelf")}</th><th></th></tr></thead><tbody>` + w.waits.map((x, i) => {
+      const never = !x.self_drawn.legal && !(x.discard && x.discard.legal);
+      return `<tr class="wait${never ? " cannot" : ""}" data-tile="${esc(x.tile)}" data-i="${i}"><td>${chip(x.tile)}` +
+        (never ? `<span class="tag-short">${esc(t("cannotWin"))}</span>` : "") + `</td>` +
+        `<td class="num unseen">${x.unseen}${x.unseen ? "" : ` <small>${esc(t("dead"))}</small>`}</td>` +
+        cell(x.discard, "discard") + cell(x.self_drawn, "self") +
+        `<td><button type="button" class="fans-toggle" aria-expanded="${open.has(i)}" aria-label="${esc(t("fansOf"))}">` +
+        `<span class="lbl">${esc(t("fansOf"))} </span>${open.has(i) ? "▾" : "▸"}</button></td></tr>` +
+        `<tr class="wait-fans" data-i="${i}"${open.has(i) ? "" : " hidden"}><td colspan="5">` +
+        (x.discard ? `<div><b>${t("onDiscard")} ${x.discard.total}</b>: ${fanList(x.discard.fans)}</div>` : "") +
+        `<div><b>${t("onSelf")} ${x.self_drawn.total}</b>: ${fanList(x.self_drawn.fans)}</div></td></tr>`;
+    }).join("") + `</tbody></table>` + (short ? `<div class="an-short" id="an-below8">${esc(t("below8Note"))}</div>` : "");
+}
+function bindWaits(open) {
+  $("analysis").querySelectorAll("tr.wait").forEach((row) => {
+    row.onclick = () => {
+      const i = +row.dataset.i;
+      if (open.has(i)) open.delete(i); else open.add(i);
+      renderAnalysis();
+    };
+  });
+}
+$("btn-waits").onclick = analyseHand;
+$("score-form").addEventListener("input", clearAnalysis);  // a changed hand or option: the analysis shown is no longer its
 
 // ---- settings, trends, log ----
 async function loadSettings() {

@@ -27,6 +27,20 @@ def test_shanten_answers_as_the_command_line(api) -> None:
     assert d["shanten"] == 0 and d["by_shape"]["seven_pairs"] is None and d["discards"][0]["tile"] in ("5s", "6s")
 
 
+def test_a_refused_hand_says_why_in_chinese_too(api) -> None:
+    """The page shows ``message_zh`` in Chinese: each analysis refusal carries one, worded for the
+    analysis (13 tiles for waits, 13 or 14 for shanten), the position of a syntax error included."""
+    c, _, _ = api
+    for path, hand, code, zh in (
+            ("/api/waits", "123m456m789m234p5s5s", "already-winning", "已经和了"),
+            ("/api/shanten", "123m456m789m", "tile-count", "13 或 14 张"),
+            ("/api/waits", "123m456m789m234p", "tile-count", "听牌分析要 13 张"),
+            ("/api/shanten", "11111m456m789m234p", "fifth-tile", "超过 4 张"),
+            ("/api/waits", "123m456m789m234p5x", "syntax", "第 ")):
+        e = c.post(path, json={"hand": hand}).json()["error"]
+        assert e["code"] == code and zh in e["message_zh"], (hand, e)
+
+
 def test_bad_hands_and_values_are_422_with_a_message(api) -> None:
     c, _, _ = api
     for path, body, words in (

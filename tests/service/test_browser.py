@@ -12,9 +12,10 @@ import json
 import re
 import shutil
 from pathlib import Path
+from typing import Iterator
 
 import pytest
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import Page, expect, sync_playwright
 
 from app.cli import main
 from service_support import ROOT, Server, serving, wait_js
@@ -23,6 +24,21 @@ CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--disable-sync", "--no-first-run"]
 ARTIFACTS = ROOT / "tests" / "service" / "artifacts"
+
+
+@contextlib.contextmanager
+def chromium_page(viewport: dict[str, int]) -> Iterator[tuple[Page, list[str]]]:
+    """A page of Debian's Chromium at ``viewport`` (px) and the list its uncaught script errors go
+    to; the browser is closed when the block ends."""
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            page = browser.new_page(viewport=viewport)
+            errors: list[str] = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            yield page, errors
+        finally:
+            browser.close()
 
 
 def diagnosed(trace: Path) -> dict:

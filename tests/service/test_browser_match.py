@@ -16,7 +16,7 @@ from playwright.sync_api import expect, sync_playwright
 from scoring import score_hand
 from scoring.match import HandRecord, deal, player_points, standard_points
 from service_support import serving, wait_js
-from test_browser import ARGS, ARTIFACTS, CHROMIUM
+from test_browser import ARGS, ARTIFACTS, CHROMIUM, chromium_page
 
 PLAYERS = ["张伟", "李娜", "王芳", "陈静"]
 VIEWPORTS = {"desktop": {"width": 1280, "height": 1000}, "phone": {"width": 390, "height": 844}}
@@ -235,57 +235,52 @@ def test_a_changsha_match_through_the_page(server, view) -> None:
     shows Changsha's own options instead of MCR's flowers and flags; the result lists its elements
     and the payments by side, which the sheet adds up (checked against ``scoring.systems``)."""
     import scoring.systems
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        try:
-            page = browser.new_page(viewport=VIEWPORTS[view])
-            errors: list[str] = []
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.goto(f"{server.url}/#token={server.token}")
-            expect(page.locator("#paired")).to_have_class("pill ok")
-            page.select_option("#set-rules", "changsha")
-            expect(page.locator("#set-tiles")).to_have_value("108")
-            page.click("#settings-form button[type=submit]")
-            expect(page.locator("#settings-note")).not_to_be_empty()
-            page.click("#new-match summary")
-            for side, name in zip("ESWN", PLAYERS):
-                page.fill(f"#p-{side}", name)
-            page.click("#btn-new-match")
-            expect(page.locator("#match-rules")).to_have_text("长沙麻将")
-            expect(page.locator("#mcr-flags")).to_be_hidden()
-            expect(page.locator("#mcr-flowers")).to_be_hidden()
-            expect(page.locator("#opt-birds")).to_be_visible()
-            expect(page.locator("#opt-dealer_bonus")).to_be_checked()
-            # the Chinese page shows the system's options in Chinese: labels, choice values, tooltips
-            options_text = page.locator("#sys-options").inner_text()
-            assert "中鸟翻倍" in options_text and "从和牌者数" in options_text
-            assert not LATIN.search(options_text), options_text
-            tips = page.eval_on_selector_all("#sys-options label", "els => els.map((e) => e.title)")
-            assert tips and all(re.search("[\u4e00-\u9fff]", tip) and not LATIN.search(tip) for tip in tips), tips
+    with chromium_page(VIEWPORTS[view]) as (page, errors):
+        page.goto(f"{server.url}/#token={server.token}")
+        expect(page.locator("#paired")).to_have_class("pill ok")
+        page.select_option("#set-rules", "changsha")
+        expect(page.locator("#set-tiles")).to_have_value("108")
+        page.click("#settings-form button[type=submit]")
+        expect(page.locator("#settings-note")).not_to_be_empty()
+        page.click("#new-match summary")
+        for side, name in zip("ESWN", PLAYERS):
+            page.fill(f"#p-{side}", name)
+        page.click("#btn-new-match")
+        expect(page.locator("#match-rules")).to_have_text("长沙麻将")
+        expect(page.locator("#mcr-flags")).to_be_hidden()
+        expect(page.locator("#mcr-flowers")).to_be_hidden()
+        expect(page.locator("#btn-waits")).to_be_hidden()  # the waits are scored by MCR
+        expect(page.locator("#seen-row")).to_be_hidden()
+        expect(page.locator("#opt-birds")).to_be_visible()
+        expect(page.locator("#opt-dealer_bonus")).to_be_checked()
+        # the Chinese page shows the system's options in Chinese: labels, choice values, tooltips
+        options_text = page.locator("#sys-options").inner_text()
+        assert "中鸟翻倍" in options_text and "从和牌者数" in options_text
+        assert not LATIN.search(options_text), options_text
+        tips = page.eval_on_selector_all("#sys-options label", "els => els.map((e) => e.title)")
+        assert tips and all(re.search("[\u4e00-\u9fff]", tip) and not LATIN.search(tip) for tip in tips), tips
 
-            # the dealer (E) wins a small hand on W's discard, two birds turned: 5p and 9s
-            page.select_option("#winner", "E")
-            page.select_option("#discarder", "W")
-            page.fill("#hand", "123m456m789m234p5s5s")
-            page.fill("#opt-birds", "5p9s")
-            page.click("#btn-score")
-            expect(page.locator("#fans tbody tr.fan").first).to_be_visible()
-            expect(page.locator("#score-total")).to_contain_text("分")
-            expect(page.locator("#payments")).to_contain_text("收付")
-            # the result's notes in Chinese too (scoring.systems.base.Note): where the birds landed
-            expect(page.locator("#score-total")).to_contain_text("鸟 5p9s 落在东、东（从东数起）")
-            assert not LATIN.search(page.locator("#score-total").inner_text())
-            page.locator("#score-form").screenshot(path=str(ARTIFACTS / f"match_changsha_form_{view}.png"))
-            want = scoring.systems.score("changsha", "123m456m789m234p5s5s",
-                                         {"discarder": "W", "seat_wind": "E", "birds": "5p9s"})
-            row = page.locator("#sheet tbody tr").first
-            for i, side in enumerate("ESWN"):  # hand 1: players A-D sit at E-N, seat winds = sides
-                v = want.payments[side]
-                expect(row.locator(f'td.pts[data-player="{i}"]')).to_contain_text(f"+{v}" if v > 0 else str(v))
-            assert want.payments["W"] < 0 < want.payments["E"]
-            expect(page.locator("#opt-birds")).to_have_value("")  # the form is reset to the system's defaults
-            page.evaluate("window.scrollTo(0, 0)")
-            page.screenshot(path=str(ARTIFACTS / f"match_changsha_{view}.png"), full_page=True)
-            assert not errors, errors
-        finally:
-            browser.close()
+        # the dealer (E) wins a small hand on W's discard, two birds turned: 5p and 9s
+        page.select_option("#winner", "E")
+        page.select_option("#discarder", "W")
+        page.fill("#hand", "123m456m789m234p5s5s")
+        page.fill("#opt-birds", "5p9s")
+        page.click("#btn-score")
+        expect(page.locator("#fans tbody tr.fan").first).to_be_visible()
+        expect(page.locator("#score-total")).to_contain_text("分")
+        expect(page.locator("#payments")).to_contain_text("收付")
+        # the result's notes in Chinese too (scoring.systems.base.Note): where the birds landed
+        expect(page.locator("#score-total")).to_contain_text("鸟 5p9s 落在东、东（从东数起）")
+        assert not LATIN.search(page.locator("#score-total").inner_text())
+        page.locator("#score-form").screenshot(path=str(ARTIFACTS / f"match_changsha_form_{view}.png"))
+        want = scoring.systems.score("changsha", "123m456m789m234p5s5s",
+                                     {"discarder": "W", "seat_wind": "E", "birds": "5p9s"})
+        row = page.locator("#sheet tbody tr").first
+        for i, side in enumerate("ESWN"):  # hand 1: players A-D sit at E-N, seat winds = sides
+            v = want.payments[side]
+            expect(row.locator(f'td.pts[data-player="{i}"]')).to_contain_text(f"+{v}" if v > 0 else str(v))
+        assert want.payments["W"] < 0 < want.payments["E"]
+        expect(page.locator("#opt-birds")).to_have_value("")  # the form is reset to the system's defaults
+        page.evaluate("window.scrollTo(0, 0)")
+        page.screenshot(path=str(ARTIFACTS / f"match_changsha_{view}.png"), full_page=True)
+        assert not errors, errors
