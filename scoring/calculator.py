@@ -38,7 +38,8 @@ from itertools import combinations, compress
 from operator import add, and_, itemgetter, mul
 from typing import Callable
 
-from .decompose import CHOW, KONG, PAIR, PUNG, Division, Pack, regular_divisions, waiting_tiles
+from .decompose import CHOW, KONG, PAIR, PUNG, Pack, regular_divisions, waiting_tiles
+from .decompose import unique_wait as unique_wait_of
 from .fans import FANS, MELDED_AND_CONCEALED_KONG
 from .tiles import (DRAGONS, GREEN_TILES, KNITTED_STRAIGHTS, REVERSIBLE_TILES, TERMINALS, THIRTEEN_ORPHANS_TILES,
                     WINDS, tile_name, tiles_to_string)
@@ -817,15 +818,14 @@ class _Situation:
                  "fourth_tile", "fans", "melded_sets", "win_ev", "hogs",
                  "_evidence", "fixed_chows", "fixed_pungs", "mk_at", "ck_at")
 
-    def __init__(self, fixed: tuple[Pack, ...], standing: "list[int] | bytearray", win: int, ctx, rules: RuleProfile,
-                 fourth_tile: bool, merged: "list[int] | bytearray", counts: bytes,
-                 split: tuple[tuple[int, ...], ...]) -> None:
+    def __init__(self, fixed: tuple[Pack, ...], standing: bytes, win: int, ctx, rules: RuleProfile,
+                 fourth_tile: bool, merged: bytes, split: tuple[tuple[int, ...], ...]) -> None:
         self.ctx = ctx
         self.rules = rules
         self.fixed = fixed
         self.standing = standing
         self.merged = merged
-        kinds = int(counts.translate(_BINARY_DIGIT)[::-1], 2)  # as tile_masks
+        kinds = int(merged.translate(_BINARY_DIGIT)[::-1], 2)  # as tile_masks
         self.masks = masks = (m, b, p, honors) = kinds & 0x3FE, kinds >> 10 & 0x3FE, kinds >> 20 & 0x3FE, kinds >> 30
         # Fans of the tiles themselves (suits, kinds of tile, ranks) and of the way the hand was
         # won are the same in every reading: a regular reading starts from a copy of ``fans``.
@@ -853,14 +853,14 @@ class _Situation:
         self._evidence = None
         self._unique = None
         self.hogs = ()
-        t = counts.find(4)  # four alike somewhere: Tile Hog's tiles (in code order) are those not in a kong
+        t = merged.find(4)  # four alike somewhere: Tile Hog's tiles (in code order) are those not in a kong
         if t >= 0:
             kongs = [k for kind, k, _ in fixed if kind == KONG] if fixed else ()
             hogs = []
             while t >= 0:
                 if t not in kongs:
                     hogs.append(t)
-                t = counts.find(4, t + 1)
+                t = merged.find(4, t + 1)
             self.hogs = hogs
 
     @property
@@ -1387,35 +1387,33 @@ def _tally(r: Reading) -> int:
     return total
 
 
-def best_reading(fixed: tuple[Pack, ...], standing: "list[int] | bytearray", win: int, n_standing: int, ctx,
-                 rules: RuleProfile, fourth_tile: bool, merged: "list[int] | bytearray", counts: bytes,
-                 split: tuple[tuple[int, ...], ...] = NO_MELDS) -> Reading | None:
+def best_reading(fixed: tuple[Pack, ...], standing: bytes, win: int, n_standing: int, ctx, rules: RuleProfile,
+                 fourth_tile: bool, merged: bytes, split: tuple[tuple[int, ...], ...] = NO_MELDS) -> Reading | None:
     """The highest-scoring reading of a checked hand (flowers not included), or None if the tiles
     do not form a winning hand.
 
     Args:
         fixed: declared melds as packs.
-        standing: count table of the concealed tiles with the winning tile (a list, or a bytearray:
-            ``score``'s, made bytes by one copy).
+        standing: count table (by tile code, as bytes) of the concealed tiles with the winning tile.
         win: the winning tile's code.
         n_standing: number of concealed tiles without the winning tile.
         ctx: the WinContext (flags already validated).
         rules: the rule profile.
         fourth_tile: whether 和绝张 applies (after the tiles' own evidence).
-        merged: the count table of all tiles (the melds' and ``standing``).
-        counts: ``merged`` as bytes (each count at most 4), searched for a count at C speed.
+        merged: the count table of all tiles (the melds' and ``standing``; ``standing`` itself without
+            melds), as bytes (each count at most 4): searched for a count at C speed.
         split: the melds' share of every reading: the tiles of their chows (middle tiles) and of
             their pungs and kongs, the indices in ``fixed`` of the melded and of the concealed
             kongs (``NO_MELDS`` without melds).
     """
-    s = _Situation(fixed, standing, win, ctx, rules, fourth_tile, merged, counts, split)
+    s = _Situation(fixed, standing, win, ctx, rules, fourth_tile, merged, split)
     special: Reading | None = None
     # Each special shape is looked for only where the suits allow it: honors and knitted tiles,
     # thirteen orphans and a knitted straight need all three suits; nine gates one suit and no
     # honor; seven pairs no odd count (counts are at most 4).
     m, b, p, honors = s.masks
     if not fixed:
-        if 1 not in counts and 3 not in counts:  # ``counts`` is ``standing`` without melds
+        if 1 not in merged and 3 not in merged:  # ``merged`` is ``standing`` without melds
             special = _seven_pairs_reading(s)
         if special is None:
             if m and b and p:
@@ -1431,15 +1429,11 @@ def best_reading(fixed: tuple[Pack, ...], standing: "list[int] | bytearray", win
         best_total = _tally(special)
     if special is None or special.fans[SEVEN_PAIRS]:
         seven_pairs = special is not None
-        table = bytes(standing) if fixed else counts  # standing as bytes (counts is, without melds)
-        readings = regular_divisions(table, 4 - len(fixed))
+        readings = regular_divisions(standing, 4 - len(fixed))
         if readings:
-            # A wait fan needs the winning tile in a concealed chow or the pair of some reading,
-            # and a hand waiting on that tile alone.
-            unique_wait = False
-            if _wait_may_be_unique(readings, win):
-                without_win = table[:win] + _ONE_LESS[table[win]] + table[win + 1:]
-                unique_wait = len(waiting_tiles(without_win, n_standing == 13)) == 1
+            # A wait fan needs a hand waiting on the winning tile alone, and the tile in a
+            # concealed chow or the pair (``_wait_fan`` finds where in each reading).
+            unique_wait = unique_wait_of(standing, win, n_standing == 13, readings)
             for division in readings:
                 r = _regular_reading(s, *division, unique_wait)
                 total = r.total
@@ -1448,27 +1442,3 @@ def best_reading(fixed: tuple[Pack, ...], standing: "list[int] | bytearray", win
                 elif total == best_total and (r.fans[PURE_TRIPLE_CHOW] or r.fans[TRIPLE_PUNG] or seven_pairs):
                     best = r
     return best
-
-
-def _wait_may_be_unique(readings: list[Division], win: int) -> bool:
-    """Whether some reading has the winning tile in its pair or in one of its concealed chows,
-    while no reading shows a second waiting tile: the winning tile at the end of a chow that the
-    tile three ranks away also completes (两面), or in a concealed pung beside another pair (双碰:
-    that pair's tile also completes the hand)."""
-    found = False
-    rank = win % 10
-    for _, pair, chows, pungs in readings:
-        if pair == win:
-            found = True
-        for t in chows:
-            if t - 1 == win and rank <= 6 or t + 1 == win and rank >= 4:
-                return False
-            if t - 1 <= win <= t + 1:
-                found = True
-        if pair != win and win in pungs:
-            return False
-    return found
-
-
-#: A count less one, as bytes (a slot of a count table as bytes).
-_ONE_LESS = [b"", b"\x00", b"\x01", b"\x02", b"\x03"]

@@ -379,6 +379,118 @@ def _honor_wait_codes(counts: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
 _EMPTY_SUIT = (True, False)
 
 
+class _UniqueWaits(dict):
+    """For one suit's nine counts, or the honors' seven (bytes, as slices of a count table), of a
+    complete regular hand: a list by the index of a tile in them (rank less one, honor index
+    less one) of whether that tile, as the winning tile, may score a wait fan (``unique_wait``),
+    each worked out when first asked for (None until then). At most 5**9 + 5**7 keys; only the
+    shares of complete hands are asked for, in play a few thousand."""
+
+    def __missing__(self, counts: bytes) -> list[bool | None]:
+        found = self[counts] = [None] * len(counts)
+        return found
+
+
+_UNIQUE_WAITS = _UniqueWaits()
+
+
+def _suit_unique_wait(counts: bytes, i: int) -> bool:
+    """Whether the tile at index ``i`` (rank less one, honor index less one) of one suit's or the
+    honors' ``counts`` (a share of a complete regular hand, holding that tile) is the hand's only
+    wait once taken out of it, whatever the other shares (``_UniqueWaits``).
+
+    A wait depends on the other shares only through whether they split into sets and which one
+    holds the pair, and in a complete hand that follows from their tile counts (a share of 3k
+    tiles splits into sets, one of 3k+2 into sets and the pair; every share of a complete hand
+    splits). So with the winning tile w taken out of its share X (the rest of X: X'):
+
+    * X held the pair (3k+2 tiles): the others are sets only and X' (3k+1) splits in no way, so
+      the waits are the tiles that make X' sets and a pair, all of X's kind.
+    * X held sets only (3k): the pair is in another share P, so the waits are the tiles that make
+      X' sets only, plus, when X' also splits into sets and a pair, the tiles that make P sets
+      only (P's pair tile at least: never w).
+
+    Each is read from ``suit_waits``/``suit_completions`` (``honor_waits`` for the honors) as
+    ``waiting_tiles`` reads them; the seven-pairs wait is not included (``unique_wait`` adds it).
+    """
+    held = sum(counts) % 3
+    if held == 1:  # a share of 3k+1 tiles is in no complete hand
+        return False
+    rest = bytearray(counts)
+    rest[i] -= 1
+    rest = bytes(rest)
+    if len(counts) == 7:  # the honors: pungs and at most one pair
+        tile = 31 + i
+        sets_only, sets_and_pair = honor_waits(rest)
+        pairs = rest.count(2)
+        with_pair = pairs == 1 and pairs + rest.count(3) + rest.count(0) == 7
+    else:
+        tile = i + 1
+        sets_only, sets_and_pair = suit_waits(rest)
+        with_pair = suit_completions(rest)[1]
+    if held == 2:
+        return sets_and_pair == (tile,)
+    return sets_only == (tile,) and not with_pair
+
+
+def unique_wait(table: bytes, win: int, with_seven_pairs: bool, readings: list[Division]) -> bool:
+    """Whether the hand may score a wait fan (边张, 嵌张, 单钓: ``calculator._wait_fan`` says which):
+    the winning tile is the only tile that completes the hand without it (as
+    ``waiting_tiles(table less win, with_seven_pairs) == [win]``) and some reading has it in a
+    concealed chow or the pair.
+
+    Args:
+        table: count table as bytes of the concealed tiles, winning tile included.
+        win: the winning tile's code.
+        with_seven_pairs: the seven-pairs wait counts too (13 concealed tiles).
+        readings: ``regular_divisions(table, ...)``, not empty (for a table that does not split
+            into sets and a pair the answer means nothing).
+
+    Both conditions depend only on the winning tile's share of the table (the suit or the
+    honors: ``_suit_unique_wait`` says why for the first; the second reads the share's
+    decompositions, which are the readings' parts of that suit), so the answer is kept by that
+    share (``_UniqueWaits``): a lookup instead of the waits of every suit. A tile not yet in it
+    is worked out by ``_wait_may_be_unique`` on the readings, and then, if that allows a wait
+    fan, ``_suit_unique_wait``. The seven-pairs wait, which reads the whole table, is checked
+    only when the regular waits are the winning tile alone.
+    """
+    if win > 30:
+        counts = table[31:38]
+        i = win - 31
+    else:
+        base = win - win % 10
+        counts = table[base + 1:base + 10]
+        i = win - base - 1
+    answers = _UNIQUE_WAITS[counts]
+    unique = answers[i]
+    if unique is None:
+        unique = answers[i] = _wait_may_be_unique(readings, win) and _suit_unique_wait(counts, i)
+    if unique and with_seven_pairs:
+        without_win = table[:win] + bytes((table[win] - 1,)) + table[win + 1:]
+        return _seven_pairs_wait(without_win, [win]) == [win]
+    return unique
+
+
+def _wait_may_be_unique(readings: list[Division], win: int) -> bool:
+    """Whether some reading has the winning tile in its pair or in one of its concealed chows,
+    while no reading shows a second waiting tile: the winning tile at the end of a chow that the
+    tile three ranks away also completes (两面), or in a concealed pung beside another pair (双碰:
+    that pair's tile also completes the hand)."""
+    found = False
+    rank = win % 10
+    for _, pair, chows, pungs in readings:
+        if pair == win:
+            found = True
+        for t in chows:
+            if t - 1 == win and rank <= 6 or t + 1 == win and rank >= 4:
+                return False
+            if t - 1 <= win <= t + 1:
+                found = True
+        if pair != win and win in pungs:
+            return False
+    return found
+
+
 def _seven_pairs_wait(standing: list[int] | bytes, waits: list[int]) -> list[int]:
     """Add the seven-pairs wait of 13 concealed tiles (six pairs, four alike counting as two)."""
     pairs = len(standing) - standing.count(0) - standing.count(1) + standing.count(4)  # 4 alike: two pairs
