@@ -702,6 +702,9 @@ assert all(not {g for _, gone in lst for g in gone} & {f for f, _ in lst} for ls
 _EXCLUDES_OF: list[tuple[int, ...]] = [()] * N_SLOTS
 for _n, _gone in _EXCLUSIONS + _EXCLUSIONS_LATE:
     _EXCLUDES_OF[_n] = _gone
+#: The slots that exclude something: the main patterns' (up to 38) and the rest's.
+_EXCLUDING = frozenset(n for n, _ in _EXCLUSIONS)
+_EXCLUDING_LATE = frozenset(n for n, _ in _EXCLUSIONS_LATE)
 
 
 def _exclusions(ft: list[int], rules: RuleProfile, counted: "list[int] | None" = None) -> list[int]:
@@ -712,8 +715,8 @@ def _exclusions(ft: list[int], rules: RuleProfile, counted: "list[int] | None" =
     slots that may be counted afterwards (some may now be 0), which ``_total`` sums over."""
     if counted is None:
         counted = [*compress(_SLOTS, ft)]
-    for n in counted:
-        if n <= BIG_THREE_WINDS and ft[n]:
+    for n in _EXCLUDING.intersection(counted):  # the counted slots that may exclude (a few, if any)
+        if ft[n]:
             for g in _EXCLUDES_OF[n]:
                 ft[g] = 0
     if rules.strict_no_repetition:
@@ -736,8 +739,8 @@ def _exclusions(ft: list[int], rules: RuleProfile, counted: "list[int] | None" =
         for f in _STRICT_VOIDED:
             if ft[f]:
                 ft[ONE_VOIDED_SUIT] = 0
-    for n in counted:
-        if n > BIG_THREE_WINDS and ft[n]:
+    for n in _EXCLUDING_LATE.intersection(counted):
+        if ft[n]:
             for g in _EXCLUDES_OF[n]:
                 ft[g] = 0
     return counted
@@ -811,12 +814,16 @@ _EVIDENCE_OF_WIN = [[win_ev if n in _WIN_TILE_FANS else WHOLE_HAND for n in rang
 NO_MELDS: tuple[tuple[int, ...], ...] = ((), (), (), ())
 
 
+#: 1 for a mask (as ``TILE_BIT``, bits 1-9) with some tile, 0 for none: a list lookup, where a
+#: comparison would make a bool.
+_ANY_TILE = [0] + [1] * 1023
+
+
 class _Situation:
     """Everything about the hand that does not depend on the reading (built once per hand)."""
 
-    __slots__ = ("ctx", "rules", "fixed", "standing", "merged", "_unique", "masks", "win",
-                 "fourth_tile", "fans", "melded_sets", "win_ev", "hogs",
-                 "_evidence", "fixed_chows", "fixed_pungs", "mk_at", "ck_at")
+    __slots__ = ("ctx", "rules", "fixed", "standing", "merged", "masks", "win", "fourth_tile", "fans", "split",
+                 "hogs")
 
     def __init__(self, fixed: tuple[Pack, ...], standing: bytes, win: int, ctx, rules: RuleProfile,
                  fourth_tile: bool, merged: bytes, split: tuple[tuple[int, ...], ...]) -> None:
@@ -826,32 +833,33 @@ class _Situation:
         self.standing = standing
         self.merged = merged
         kinds = int(merged.translate(_BINARY_DIGIT)[::-1], 2)  # as tile_masks
-        self.masks = masks = (m, b, p, honors) = kinds & 0x3FE, kinds >> 10 & 0x3FE, kinds >> 20 & 0x3FE, kinds >> 30
+        m, b, p, honors = kinds & 0x3FE, kinds >> 10 & 0x3FE, kinds >> 20 & 0x3FE, kinds >> 30
+        self.masks = masks = (m, b, p, honors)
         # Fans of the tiles themselves (suits, kinds of tile, ranks) and of the way the hand was
         # won are the same in every reading: a regular reading starts from a copy of ``fans``.
         # They depend on the ranks present in any suit and whether there are honors (_RANK_CLASS),
         # the number of suits and the honors (_SUITS_CLASS), whether all tiles are reversible, all
         # green, and on the five win flags: together the key of the fans' template (shared: a
-        # reading copies it).
-        key = (_RANK_CLASS[m | b | p | (honors != 0) << 10] << 8
-               | _SUITS_CLASS[(m != 0) + (b != 0) + (p != 0) | honors << 1]
-               | (not kinds & _NOT_REVERSIBLE) << 16 | (not kinds & _NOT_GREEN) << 17 | ctx.self_drawn << 18
-               | ctx.last_tile << 19 | ctx.kong_replacement << 20 | ctx.robbing_kong << 21 | fourth_tile << 22)
+        # reading copies it). (Bits set by conditions, not by bools shifted: ints only.)
+        key = (_RANK_CLASS[m | b | p | (1024 if honors else 0)] << 8
+               | _SUITS_CLASS[_ANY_TILE[m] + _ANY_TILE[b] + _ANY_TILE[p] | honors << 1]
+               | (0 if kinds & _NOT_REVERSIBLE else 1 << 16) | (0 if kinds & _NOT_GREEN else 1 << 17))
+        if ctx.self_drawn:
+            key |= 1 << 18
+        if ctx.last_tile:
+            key |= 1 << 19
+        if ctx.kong_replacement:
+            key |= 1 << 20
+        if ctx.robbing_kong:
+            key |= 1 << 21
+        if fourth_tile:
+            key |= 1 << 22
         self.fans = _TILE_AND_WIN_FANS.get(key) or _tile_and_win_fans(key, masks, ctx, fourth_tile)
         # The declared melds' share of every reading (they come first in its packs): the chows'
         # middle tiles, the pungs' and kongs' tiles, the melded and the concealed kongs' indices.
-        self.fixed_chows, self.fixed_pungs, self.mk_at, ck_at = split
-        self.ck_at = ck_at
-        self.melded_sets = len(fixed) - len(ck_at)  # every declared meld is melded but a concealed kong
+        self.split = split
         self.win = win
         self.fourth_tile = fourth_tile
-        # Evidence that is the same in every reading: the winning tile for the fans of how it was
-        # won and of the wait; for Tile Hog (64), each tile of which all four are in the hand
-        # outside a kong. A reading copies it and adds the sets its detectors used.
-        # (shared by the hands of one winning tile: a reading copies it before adding to it)
-        self.win_ev = _WIN_EVIDENCE[win]
-        self._evidence = None
-        self._unique = None
         self.hogs = ()
         t = merged.find(4)  # four alike somewhere: Tile Hog's tiles (in code order) are those not in a kong
         if t >= 0:
@@ -865,23 +873,19 @@ class _Situation:
 
     @property
     def unique(self) -> list[int]:
-        """The kinds of tile of the hand (tile codes in canonical order), listed when first read."""
-        u = self._unique
-        if u is None:
-            u = self._unique = list(compress(_CODES, self.merged))
-        return u
+        """The kinds of tile of the hand (tile codes in canonical order)."""
+        return list(compress(_CODES, self.merged))
 
     @property
     def evidence(self) -> list:
-        """The evidence every reading starts from (written when first read: the readings that are
-        only compared do not need it)."""
-        ev = self._evidence
-        if ev is None:
-            ev = _EVIDENCE_OF_WIN[self.win]  # shared by the hands of one winning tile: copied before adding
-            if self.hogs:
-                ev = ev.copy()
-                ev[TILE_HOG] = tuple(f"{tile_name(t)}x4" for t in self.hogs)
-            self._evidence = ev
+        """The evidence every reading starts from (written when read: the readings that are only
+        compared do not need it): the winning tile for the fans of how it was won and of the
+        wait; for Tile Hog (64), each tile of which all four are in the hand outside a kong. A
+        reading copies it and adds the sets its detectors used."""
+        ev = _EVIDENCE_OF_WIN[self.win]  # shared by the hands of one winning tile: copied before adding
+        if self.hogs:
+            ev = ev.copy()
+            ev[TILE_HOG] = tuple(f"{tile_name(t)}x4" for t in self.hogs)
         return ev
 
 
@@ -900,20 +904,22 @@ def _regular_reading(s: _Situation, sets: tuple[Pack, ...], pair: int, chows: tu
     ft = s.fans.copy()  # the fans of the tiles and of the win (_suits, _tile_traits, _rank_range, _win_flags)
     ctx = s.ctx
     win = s.win
-    concealed_chow_has_win = False
-    for t in chows:
-        if t - 1 <= win <= t + 1:
-            concealed_chow_has_win = True
-            break
-    # A pung completed by a discard is an exposed pung (unless the tile can sit in a chow).
-    exposed_by_discard = not ctx.self_drawn and not concealed_chow_has_win and win in pungs
+    # A pung completed by a discard is an exposed pung (unless the tile can sit in a concealed chow).
+    exposed_by_discard = False
+    if win in pungs and not ctx.self_drawn:
+        exposed_by_discard = True
+        for t in chows:
+            if t - 1 <= win <= t + 1:
+                exposed_by_discard = False
+                break
     n_concealed_pungs = len(pungs) - exposed_by_discard
     evidence_args = (s, sets, pair, chows, pungs, unique_wait)
-    if s.fixed:
-        chows = s.fixed_chows + chows
-        pungs = s.fixed_pungs + pungs
+    fixed_chows, fixed_pungs, mk_at, ck_at = s.split
+    if fixed_chows:
+        chows = fixed_chows + chows
+    if fixed_pungs:
+        pungs = fixed_pungs + pungs
     pair_at = len(packs) - 1  # the pair is the last pack
-    mk_at, ck_at = s.mk_at, s.ck_at
     if record:
         ev = s.evidence.copy()
         chow_at = [i for i, p in enumerate(packs) if p[0] == CHOW]
@@ -959,7 +965,7 @@ def _regular_reading(s: _Situation, sets: tuple[Pack, ...], pair: int, chows: tu
         counted += found[2]
         every &= found[0]
     # concealed or melded hand
-    melded_sets = s.melded_sets
+    melded_sets = len(s.fixed) - len(ck_at)  # every declared meld is melded but a concealed kong
     if melded_sets == 0:
         f = FULLY_CONCEALED_HAND if ctx.self_drawn else CONCEALED_HAND
         ft[f] = 1
@@ -969,7 +975,7 @@ def _regular_reading(s: _Situation, sets: tuple[Pack, ...], pair: int, chows: tu
             ft[SELF_DRAWN] = 1
         else:
             ft[MELDED_HAND] = 1
-            ev[MELDED_HAND] = (*range(pair_at), s.win_ev[0])  # the four sets and the winning tile
+            ev[MELDED_HAND] = (*range(pair_at), _WIN_EVIDENCE[win][0])  # the four sets and the winning tile
             counted.append(MELDED_HAND)
     elif ctx.self_drawn:
         ft[SELF_DRAWN] = 1

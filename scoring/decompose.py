@@ -145,16 +145,28 @@ def _honor_options(counts: bytes) -> Division | None:
     return _division(tuple(sets), pair_tile) if pairs <= 1 else None
 
 
-def _suit_options(counts: tuple[int, ...], base: int) -> tuple[Division, ...]:
-    """``suit_decompositions`` with ranks turned into tile codes of the suit starting at ``base``,
-    as Divisions."""
-    return tuple(_division(tuple((k, base + r, m) for k, r, m in sets), (base + p) if p else 0)
-                 for sets, p in suit_decompositions(counts))
+class _SuitOptions(dict):
+    """One suit's readings (``suit_decompositions`` with ranks turned into tile codes of the suit
+    starting at ``base + 1``, as Divisions; empty when the suit does not split) by its nine counts
+    as bytes, worked out when first asked for (at most 5**9 keys, in play a few thousand)."""
+
+    __slots__ = ("base",)
+
+    def __init__(self, base: int) -> None:
+        super().__init__()
+        self.base = base
+
+    def __missing__(self, counts: bytes) -> tuple[Division, ...]:
+        base = self.base
+        found = self[counts] = tuple(
+            _division(tuple((k, base + r, m) for k, r, m in sets), (base + p) if p else 0)
+            for sets, p in suit_decompositions(tuple(counts)))
+        return found
 
 
-#: Each suit's first tile code (less one) and its ``_suit_options`` so far, by its nine counts (as
-#: bytes: at most 5**9 keys, in play a few thousand).
-_SUIT_OPTIONS: tuple[tuple[int, dict[bytes, tuple[Division, ...]]], ...] = ((0, {}), (10, {}), (20, {}))
+#: Each suit's readings by its nine counts (characters, bamboo, dots).
+_SUIT_OPTIONS = (_SuitOptions(0), _SuitOptions(10), _SuitOptions(20))
+_M_OPTIONS, _S_OPTIONS, _P_OPTIONS = _SUIT_OPTIONS
 #: A suit's nine counts when the hand has none of it.
 _NO_TILES = bytes(9)
 
@@ -178,22 +190,46 @@ def regular_divisions(table: list[int] | bytes, n_sets: int) -> list[Division]:
     honors = _honor_options(counts_of[31:38])
     if honors is None:
         return []
+    # each suit's readings (the three suits written out: no loop), and how many combinations
     per_suit = []
-    for base, known in _SUIT_OPTIONS:
-        counts = counts_of[base + 1:base + 10]
-        if counts != _NO_TILES:
-            options = known.get(counts)
-            if options is None:
-                options = known[counts] = _suit_options(tuple(counts), base)
-            if not options:
-                return []
-            per_suit.append(options)
+    combinations = 1
+    counts = counts_of[1:10]
+    if counts != _NO_TILES:
+        options = _M_OPTIONS[counts]
+        if not options:
+            return []
+        per_suit.append(options)
+        combinations = len(options)
+    counts = counts_of[11:20]
+    if counts != _NO_TILES:
+        options = _S_OPTIONS[counts]
+        if not options:
+            return []
+        per_suit.append(options)
+        combinations *= len(options)
+    counts = counts_of[21:30]
+    if counts != _NO_TILES:
+        options = _P_OPTIONS[counts]
+        if not options:
+            return []
+        per_suit.append(options)
+        combinations *= len(options)
     honor_sets, honor_pair, _, honor_pungs = honors
-    if len(per_suit) == 1 and len(per_suit[0]) == 1 and not honor_sets:
-        only = per_suit[0][0]  # the common case: one suit, one reading
-        if (1 if only[1] else 0) + (1 if honor_pair else 0) == 1 and len(only[0]) == n_sets:
-            return [only if only[1] else (only[0], honor_pair, only[2], only[3])]
-        return []
+    if combinations == 1:  # the common case: one reading of each suit, put together as tuples
+        pair = honor_pair
+        pairs = 1 if honor_pair else 0
+        sets = chows = pungs = ()
+        for (s, p, c, g), in per_suit:
+            if p:
+                pairs += 1
+                pair = p
+            sets += s
+            chows += c
+            pungs += g
+        if honor_sets:
+            sets += honor_sets
+            pungs += honor_pungs
+        return [(sets, pair, chows, pungs)] if pairs == 1 and len(sets) == n_sets else []
     out = []
     for combo in product(*per_suit):
         pair = honor_pair

@@ -298,7 +298,7 @@ def score(hand: Hand, ctx: WinContext, rules: str | RuleProfile = "mcr") -> Scor
         profile = rule_profile(rules)  # a RuleProfile, or an error
     melds, concealed, win = hand.melds, hand.concealed, hand.win_tile
     n_concealed = len(concealed)
-    if n_concealed != 13 - 3 * len(melds) or len(melds) > 4:
+    if n_concealed + 3 * len(melds) != 13:  # (so at most 4 melds)
         check_hand(hand)  # raises the tile-count error
     # The count tables as bytes, from an integer with a byte for each tile code (``_TILE_BYTE``):
     # the tiles' bytes summed at C level, written out little-endian (counts stay under 256).
