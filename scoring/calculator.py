@@ -975,16 +975,18 @@ def _regular_reading(s: _Situation, sets: tuple[Pack, ...], pair: int, chows: tu
             ft[SELF_DRAWN] = 1
         else:
             ft[MELDED_HAND] = 1
-            ev[MELDED_HAND] = (*range(pair_at), _WIN_EVIDENCE[win][0])  # the four sets and the winning tile
             counted.append(MELDED_HAND)
+            if record:
+                ev[MELDED_HAND] = (*range(pair_at), _WIN_EVIDENCE[win][0])  # the four sets and the winning tile
     elif ctx.self_drawn:
         ft[SELF_DRAWN] = 1
     # the pair
     if n_chows == 4:
         if pair < 30:
             ft[ALL_CHOWS] = 1
-            ev[ALL_CHOWS] = (*chow_at, pair_at)
             counted.append(ALL_CHOWS)
+            if record:
+                ev[ALL_CHOWS] = (*chow_at, pair_at)
     elif ft[TWO_DRAGON_PUNGS]:
         if pair in DRAGONS:
             ft[LITTLE_THREE_DRAGONS] = 1

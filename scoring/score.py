@@ -342,7 +342,7 @@ def score(hand: Hand, ctx: WinContext, rules: str | RuleProfile = "mcr") -> Scor
     if ctx.robbing_kong or ctx.kong_replacement or ctx.fourth_tile:
         fourth_tile = _check_flags(ctx, hand, counts[win] - standing[win], standing)
     else:  # no flag to check against the tiles
-        fourth_tile = counts[win] - standing[win] == 3  # 和绝张: the other three in the winner's own pung
+        fourth_tile = counts[win] - standing[win] == 3 if melds else False  # 和绝张: the other three in the winner's own pung
     reading = best_reading(fixed, standing, win, n_concealed, ctx, profile, fourth_tile, counts, split)
     if reading is None:
         raise ScoringError("not-winning", f"{hand.notation()} is not a winning hand: the tiles make neither four sets "
@@ -395,7 +395,7 @@ def score_hand(hand: str | Hand, *, self_drawn: bool = False, seat_wind: str = "
     Raises:
         ScoringError: with a code naming the problem (see ``ScoringError.CODES``).
     """
-    h = hand if isinstance(hand, Hand) else parse_hand(hand)
+    h = parse_hand(hand) if hand.__class__ is str or not isinstance(hand, Hand) else hand
     ctx = win_context(self_drawn, seat_wind, prevalent_wind, flowers, last_tile, kong_replacement, robbing_kong,
                       fourth_tile)
     return score(h, ctx, rules)
