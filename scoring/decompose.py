@@ -125,24 +125,34 @@ def _division(sets: tuple[Pack, ...], pair: int) -> Division:
     return (sets, pair, tuple(t for k, t, _ in sets if k == CHOW), tuple(t for k, t, _ in sets if k != CHOW))
 
 
-@lru_cache(maxsize=None)
-def _honor_options(counts: bytes) -> Division | None:
-    """The honors (seven counts, E S W N C F P, as bytes) as pungs and at most one pair (a Division), or
-    None when they do not split so."""
-    sets: list[Pack] = []
-    pairs = 0
-    pair_tile = 0
-    for i, c in enumerate(counts):
-        if c == 0:
-            continue
-        if c == 3:
-            sets.append((PUNG, 31 + i, False))
-        elif c == 2:
-            pairs += 1
-            pair_tile = 31 + i
-        else:
-            return None
-    return _division(tuple(sets), pair_tile) if pairs <= 1 else None
+class _HonorOptions(dict):
+    """The honors (seven counts, E S W N C F P, as bytes) as pungs and at most one pair (a
+    Division), or None when they do not split so; worked out when first asked for (a dict
+    lookup: at most 5**7 keys)."""
+
+    def __missing__(self, counts: bytes) -> Division | None:
+        sets: list[Pack] = []
+        pairs = 0
+        pair_tile = 0
+        found: Division | None = None
+        for i, c in enumerate(counts):
+            if c == 0:
+                continue
+            if c == 3:
+                sets.append((PUNG, 31 + i, False))
+            elif c == 2:
+                pairs += 1
+                pair_tile = 31 + i
+            else:
+                pairs = 2  # no reading
+                break
+        if pairs <= 1:
+            found = _division(tuple(sets), pair_tile)
+        self[counts] = found
+        return found
+
+
+_HONOR_OPTIONS = _HonorOptions()
 
 
 class _SuitOptions(dict):
@@ -187,7 +197,7 @@ def regular_divisions(table: list[int] | bytes, n_sets: int) -> list[Division]:
     """
     # the table as bytes: its slices are cheap keys (hashed, compared by memcmp)
     counts_of = table if table.__class__ is bytes else bytes(table)
-    honors = _honor_options(counts_of[31:38])
+    honors = _HONOR_OPTIONS[counts_of[31:38]]
     if honors is None:
         return []
     # each suit's readings (the three suits written out: no loop), and how many combinations
@@ -428,6 +438,10 @@ class _UniqueWaits(dict):
 
 
 _UNIQUE_WAITS = _UniqueWaits()
+#: Each tile code's share of a count table (its suit's nine counts, or the honors' seven) as a
+#: slice, and the tile's index in it.
+_SHARE_OF = [(slice(31, 38), t - 31) if t > 30 else (slice(t - t % 10 + 1, t - t % 10 + 10), t % 10 - 1)
+             for t in range(TABLE_SIZE)]
 
 
 def _suit_unique_wait(counts: bytes, i: int) -> bool:
@@ -490,13 +504,8 @@ def unique_wait(table: bytes, win: int, with_seven_pairs: bool, readings: list[D
     fan, ``_suit_unique_wait``. The seven-pairs wait, which reads the whole table, is checked
     only when the regular waits are the winning tile alone.
     """
-    if win > 30:
-        counts = table[31:38]
-        i = win - 31
-    else:
-        base = win - win % 10
-        counts = table[base + 1:base + 10]
-        i = win - base - 1
+    share, i = _SHARE_OF[win]
+    counts = table[share]
     answers = _UNIQUE_WAITS[counts]
     unique = answers[i]
     if unique is None:
