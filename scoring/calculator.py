@@ -1120,31 +1120,47 @@ _SET_FANS_MAX = 1 << 15
 
 
 def _pung_fans(pungs: tuple[int, ...]) -> tuple:
-    """Work out and keep ``_PUNG_FANS[pungs]``."""
-    ft: dict[int, int] = defaultdict(int)  # the detectors write a few slots: no 83-slot list to scan
-    _count_pung_fans(pungs, _PLACES[len(pungs)], ft, _NO_EVIDENCE)  # placeholder indices: nothing recorded
-    traits = 7  # the three traits, then those every pung has
-    for t in pungs:
-        traits &= _PUNG_TRAITS[t]
-    return _keep(_PUNG_FANS, pungs, traits, ft)
+    """Work out and keep ``_PUNG_FANS[pungs]``: the entry of the same tiles sorted, if there is
+    one (the fans do not depend on the order of the sets), else from the detectors."""
+    ordered = tuple(sorted(pungs))
+    found = _PUNG_FANS.get(ordered)
+    if found is None:
+        ft: dict[int, int] = defaultdict(int)  # the detectors write a few slots: no 83-slot list to scan
+        _count_pung_fans(ordered, _PLACES[len(pungs)], ft, _NO_EVIDENCE)  # placeholder indices: nothing recorded
+        traits = 7  # the three traits, then those every pung has
+        for t in pungs:
+            traits &= _PUNG_TRAITS[t]
+        found = _keep(_PUNG_FANS, ordered, _entry(traits, ft))
+    return _keep(_PUNG_FANS, pungs, found)
 
 
 def _chow_fans(key: tuple, chows: tuple[int, ...], pair: int) -> tuple:
-    """Work out and keep ``_CHOW_FANS[key]`` (``pair`` 0 when the key has none)."""
-    ft: dict[int, int] = defaultdict(int)
-    _count_chow_combinations(chows, _PLACES[len(chows)], pair, 4, ft, _NO_EVIDENCE)  # placeholder indices
-    traits = 7
-    for t in chows:
-        traits &= _CHOW_TRAITS[t]
-    return _keep(_CHOW_FANS, key, traits, ft)
+    """Work out and keep ``_CHOW_FANS[key]`` (``pair`` 0 when the key has none), as ``_pung_fans``
+    (by the entry of the chows sorted, if there is one)."""
+    ordered = tuple(sorted(chows))
+    ordered_key = (ordered, pair) if pair else ordered
+    found = _CHOW_FANS.get(ordered_key)
+    if found is None:
+        ft: dict[int, int] = defaultdict(int)
+        _count_chow_combinations(ordered, _PLACES[len(chows)], pair, 4, ft, _NO_EVIDENCE)  # placeholder indices
+        traits = 7
+        for t in chows:
+            traits &= _CHOW_TRAITS[t]
+        found = _keep(_CHOW_FANS, ordered_key, _entry(traits, ft))
+    return _keep(_CHOW_FANS, key, found)
 
 
-def _keep(table: dict, key: tuple, traits: int, ft: dict[int, int]) -> tuple:
-    """``table[key]`` made from the fans the detectors wrote in ``ft`` (emptied first when full)."""
+def _entry(traits: int, ft: dict[int, int]) -> tuple:
+    """An entry of ``_PUNG_FANS`` or ``_CHOW_FANS`` made from the fans the detectors wrote in ``ft``."""
+    counts = tuple(item for item in ft.items() if item[1])
+    return traits, counts, tuple(n for n, _ in counts)
+
+
+def _keep(table: dict, key: tuple, found: tuple) -> tuple:
+    """Keep ``table[key] = found`` (the table emptied first when full) and return it."""
     if len(table) >= _SET_FANS_MAX:
         table.clear()
-    counts = tuple(item for item in ft.items() if item[1])
-    found = table[key] = (traits, counts, tuple(n for n, _ in counts))
+    table[key] = found
     return found
 
 
