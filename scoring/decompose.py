@@ -176,7 +176,8 @@ class _SuitOptions(dict):
 
 #: Each suit's readings by its nine counts (characters, bamboo, dots).
 _SUIT_OPTIONS = (_SuitOptions(0), _SuitOptions(10), _SuitOptions(20))
-_M_OPTIONS, _S_OPTIONS, _P_OPTIONS = _SUIT_OPTIONS
+#: Each suit's nine counts in a count table (a slice) and its readings.
+_SUIT_SHARES = tuple(zip((slice(1, 10), slice(11, 20), slice(21, 30)), _SUIT_OPTIONS))
 #: A suit's nine counts when the hand has none of it.
 _NO_TILES = bytes(9)
 
@@ -200,53 +201,27 @@ def regular_divisions(table: list[int] | bytes, n_sets: int) -> list[Division]:
     honors = _HONOR_OPTIONS[counts_of[31:38]]
     if honors is None:
         return []
-    # each suit's readings (the three suits written out: no loop), and how many combinations
+    # each suit's readings, and how many combinations of them
     per_suit = []
+    firsts = []  # each suit's first reading: the only combination when each suit has one
     combinations = 1
-    counts = counts_of[1:10]
-    if counts != _NO_TILES:
-        options = _M_OPTIONS[counts]
-        if not options:
-            return []
-        per_suit.append(options)
-        combinations = len(options)
-    counts = counts_of[11:20]
-    if counts != _NO_TILES:
-        options = _S_OPTIONS[counts]
-        if not options:
-            return []
-        per_suit.append(options)
-        combinations *= len(options)
-    counts = counts_of[21:30]
-    if counts != _NO_TILES:
-        options = _P_OPTIONS[counts]
-        if not options:
-            return []
-        per_suit.append(options)
-        combinations *= len(options)
+    for share, known in _SUIT_SHARES:
+        counts = counts_of[share]
+        if counts != _NO_TILES:
+            options = known[counts]
+            if not options:
+                return []
+            per_suit.append(options)
+            firsts.append(options[0])
+            combinations *= len(options)
     honor_sets, honor_pair, _, honor_pungs = honors
-    if combinations == 1:  # the common case: one reading of each suit, put together as tuples
+    out = []
+    # each combination of the suits' readings (in the common case one: each suit's only reading)
+    # put together as tuples
+    for combo in product(*per_suit) if combinations > 1 else (firsts,):
         pair = honor_pair
         pairs = 1 if honor_pair else 0
         sets = chows = pungs = ()
-        for (s, p, c, g), in per_suit:
-            if p:
-                pairs += 1
-                pair = p
-            sets += s
-            chows += c
-            pungs += g
-        if honor_sets:
-            sets += honor_sets
-            pungs += honor_pungs
-        return [(sets, pair, chows, pungs)] if pairs == 1 and len(sets) == n_sets else []
-    out = []
-    for combo in product(*per_suit):
-        pair = honor_pair
-        pairs = 1 if honor_pair else 0
-        sets: list[Pack] = []
-        chows: list[int] = []
-        pungs: list[int] = []
         for s, p, c, g in combo:
             if p:
                 pairs += 1
@@ -254,13 +229,12 @@ def regular_divisions(table: list[int] | bytes, n_sets: int) -> list[Division]:
             sets += s
             chows += c
             pungs += g
-        if pairs != 1:
-            continue
-        sets += honor_sets
-        if len(sets) != n_sets:
-            continue
-        pungs += honor_pungs
-        out.append((tuple(sets), pair, tuple(chows), tuple(pungs)))
+        if pairs == 1:
+            if honor_sets:
+                sets += honor_sets
+                pungs += honor_pungs
+            if len(sets) == n_sets:
+                out.append((sets, pair, chows, pungs))
     if len(out) > 1:
         out.sort(key=_reading_key)
     return out
