@@ -705,6 +705,9 @@ for _n, _gone in _EXCLUSIONS + _EXCLUSIONS_LATE:
 #: The slots that exclude something: the main patterns' (up to 38) and the rest's.
 _EXCLUDING = frozenset(n for n, _ in _EXCLUSIONS)
 _EXCLUDING_LATE = frozenset(n for n, _ in _EXCLUSIONS_LATE)
+#: A reading none of whose counted slots is here has nothing for ``_exclusions`` to do under the
+#: current rules: the fans that exclude, and the two that its adjustments need.
+_EXCLUDING_ANY = _EXCLUDING | _EXCLUDING_LATE | {FOUR_CONCEALED_PUNGS, BIG_THREE_WINDS}
 
 
 def _exclusions(ft: list[int], rules: RuleProfile, counted: "list[int] | None" = None) -> list[int]:
@@ -1010,7 +1013,8 @@ def _regular_reading(s: _Situation, sets: tuple[Pack, ...], pair: int, chows: tu
     if unique_wait:
         _wait_fan(packs[len(s.fixed):], win, ft)
         counted += _WAIT_SLOTS
-    counted = _exclusions(ft, s.rules, None if record else counted)
+    if record or not _EXCLUDING_ANY.isdisjoint(counted) or s.rules.strict_no_repetition:
+        counted = _exclusions(ft, s.rules, None if record else counted)  # (else none of them excludes)
     if s.masks[3] & _Bits.WIND_TILES and not ft[BIG_FOUR_WINDS]:  # some wind, maybe a wind pung
         for i, t in zip(pung_at, pungs):
             if t in WINDS:
