@@ -38,7 +38,8 @@ from itertools import combinations, compress
 from operator import add, and_, itemgetter, mul
 from typing import Callable
 
-from .decompose import CHOW, KONG, PAIR, PUNG, Division, Pack, regular_divisions, waiting_tiles
+from .decompose import CHOW, KONG, PAIR, PUNG, Pack, regular_divisions, waiting_tiles
+from .decompose import unique_wait as unique_wait_of
 from .fans import FANS, MELDED_AND_CONCEALED_KONG
 from .tiles import (DRAGONS, GREEN_TILES, KNITTED_STRAIGHTS, REVERSIBLE_TILES, TERMINALS, THIRTEEN_ORPHANS_TILES,
                     WINDS, tile_name, tiles_to_string)
@@ -724,6 +725,12 @@ def _inside(n: int, ft: list[int], counted: "list[int] | None") -> None:
             ft[SELF_DRAWN] = 1
             if counted is not None and SELF_DRAWN not in counted:
                 counted.append(SELF_DRAWN)
+#: The slots that exclude something: the main patterns' (up to 38) and the rest's.
+_EXCLUDING = frozenset(n for n, _ in _EXCLUSIONS)
+_EXCLUDING_LATE = frozenset(n for n, _ in _EXCLUSIONS_LATE)
+#: A reading none of whose counted slots is here has nothing for ``_exclusions`` to do under the
+#: current rules: the fans that exclude, and those that hold others inside them (``_INSIDE``).
+_EXCLUDING_ANY = _EXCLUDING | _EXCLUDING_LATE | {n for n, _, _ in _INSIDE}
 
 
 def _exclusions(ft: list[int], rules: RuleProfile, counted: "list[int] | None" = None) -> list[int]:
@@ -734,8 +741,8 @@ def _exclusions(ft: list[int], rules: RuleProfile, counted: "list[int] | None" =
     slots that may be counted afterwards (some may now be 0), which ``_total`` sums over."""
     if counted is None:
         counted = [*compress(_SLOTS, ft)]
-    for n in counted:
-        if n <= BIG_THREE_WINDS and ft[n]:
+    for n in _EXCLUDING.intersection(counted):  # the counted slots that may exclude (a few, if any)
+        if ft[n]:
             for g in _EXCLUDES_OF[n]:
                 ft[g] = 0
     if rules.strict_no_repetition:
@@ -750,8 +757,8 @@ def _exclusions(ft: list[int], rules: RuleProfile, counted: "list[int] | None" =
         for f in _STRICT_VOIDED:
             if ft[f]:
                 ft[ONE_VOIDED_SUIT] = 0
-    for n in counted:
-        if n > BIG_THREE_WINDS and ft[n]:
+    for n in _EXCLUDING_LATE.intersection(counted):
+        if ft[n]:
             for g in _EXCLUDES_OF[n]:
                 ft[g] = 0
     return counted
@@ -825,78 +832,78 @@ _EVIDENCE_OF_WIN = [[win_ev if n in _WIN_TILE_FANS else WHOLE_HAND for n in rang
 NO_MELDS: tuple[tuple[int, ...], ...] = ((), (), (), ())
 
 
+#: 1 for a mask (as ``TILE_BIT``, bits 1-9) with some tile, 0 for none: a list lookup, where a
+#: comparison would make a bool.
+_ANY_TILE = [0] + [1] * 1023
+
+
 class _Situation:
     """Everything about the hand that does not depend on the reading (built once per hand)."""
 
-    __slots__ = ("ctx", "rules", "fixed", "standing", "merged", "_unique", "masks", "win",
-                 "fourth_tile", "fans", "melded_sets", "win_ev", "hogs",
-                 "_evidence", "fixed_chows", "fixed_pungs", "mk_at", "ck_at")
+    __slots__ = ("ctx", "rules", "fixed", "standing", "merged", "masks", "win", "fourth_tile", "fans", "split",
+                 "hogs")
 
-    def __init__(self, fixed: tuple[Pack, ...], standing: "list[int] | bytearray", win: int, ctx, rules: RuleProfile,
-                 fourth_tile: bool, merged: "list[int] | bytearray", counts: bytes,
-                 split: tuple[tuple[int, ...], ...]) -> None:
+    def __init__(self, fixed: tuple[Pack, ...], standing: bytes, win: int, ctx, rules: RuleProfile,
+                 fourth_tile: bool, merged: bytes, split: tuple[tuple[int, ...], ...]) -> None:
         self.ctx = ctx
         self.rules = rules
         self.fixed = fixed
         self.standing = standing
         self.merged = merged
-        kinds = int(counts.translate(_BINARY_DIGIT)[::-1], 2)  # as tile_masks
-        self.masks = masks = (m, b, p, honors) = kinds & 0x3FE, kinds >> 10 & 0x3FE, kinds >> 20 & 0x3FE, kinds >> 30
+        kinds = int(merged.translate(_BINARY_DIGIT)[::-1], 2)  # as tile_masks
+        m, b, p, honors = kinds & 0x3FE, kinds >> 10 & 0x3FE, kinds >> 20 & 0x3FE, kinds >> 30
+        self.masks = masks = (m, b, p, honors)
         # Fans of the tiles themselves (suits, kinds of tile, ranks) and of the way the hand was
         # won are the same in every reading: a regular reading starts from a copy of ``fans``.
         # They depend on the ranks present in any suit and whether there are honors (_RANK_CLASS),
         # the number of suits and the honors (_SUITS_CLASS), whether all tiles are reversible, all
         # green, and on the five win flags: together the key of the fans' template (shared: a
-        # reading copies it).
-        key = (_RANK_CLASS[m | b | p | (honors != 0) << 10] << 8
-               | _SUITS_CLASS[(m != 0) + (b != 0) + (p != 0) | honors << 1]
-               | (not kinds & _NOT_REVERSIBLE) << 16 | (not kinds & _NOT_GREEN) << 17 | ctx.self_drawn << 18
-               | ctx.last_tile << 19 | ctx.kong_replacement << 20 | ctx.robbing_kong << 21 | fourth_tile << 22)
+        # reading copies it). (Bits set by conditions, not by bools shifted: ints only.)
+        key = (_RANK_CLASS[m | b | p | (1024 if honors else 0)] << 8
+               | _SUITS_CLASS[_ANY_TILE[m] + _ANY_TILE[b] + _ANY_TILE[p] | honors << 1]
+               | (0 if kinds & _NOT_REVERSIBLE else 1 << 16) | (0 if kinds & _NOT_GREEN else 1 << 17))
+        if ctx.self_drawn:
+            key |= 1 << 18
+        if ctx.last_tile:
+            key |= 1 << 19
+        if ctx.kong_replacement:
+            key |= 1 << 20
+        if ctx.robbing_kong:
+            key |= 1 << 21
+        if fourth_tile:
+            key |= 1 << 22
         self.fans = _TILE_AND_WIN_FANS.get(key) or _tile_and_win_fans(key, masks, ctx, fourth_tile)
         # The declared melds' share of every reading (they come first in its packs): the chows'
         # middle tiles, the pungs' and kongs' tiles, the melded and the concealed kongs' indices.
-        self.fixed_chows, self.fixed_pungs, self.mk_at, ck_at = split
-        self.ck_at = ck_at
-        self.melded_sets = len(fixed) - len(ck_at)  # every declared meld is melded but a concealed kong
+        self.split = split
         self.win = win
         self.fourth_tile = fourth_tile
-        # Evidence that is the same in every reading: the winning tile for the fans of how it was
-        # won and of the wait; for Tile Hog (64), each tile of which all four are in the hand
-        # outside a kong. A reading copies it and adds the sets its detectors used.
-        # (shared by the hands of one winning tile: a reading copies it before adding to it)
-        self.win_ev = _WIN_EVIDENCE[win]
-        self._evidence = None
-        self._unique = None
         self.hogs = ()
-        t = counts.find(4)  # four alike somewhere: Tile Hog's tiles (in code order) are those not in a kong
+        t = merged.find(4)  # four alike somewhere: Tile Hog's tiles (in code order) are those not in a kong
         if t >= 0:
             kongs = [k for kind, k, _ in fixed if kind == KONG] if fixed else ()
             hogs = []
             while t >= 0:
                 if t not in kongs:
                     hogs.append(t)
-                t = counts.find(4, t + 1)
+                t = merged.find(4, t + 1)
             self.hogs = hogs
 
     @property
     def unique(self) -> list[int]:
-        """The kinds of tile of the hand (tile codes in canonical order), listed when first read."""
-        u = self._unique
-        if u is None:
-            u = self._unique = list(compress(_CODES, self.merged))
-        return u
+        """The kinds of tile of the hand (tile codes in canonical order)."""
+        return list(compress(_CODES, self.merged))
 
     @property
     def evidence(self) -> list:
-        """The evidence every reading starts from (written when first read: the readings that are
-        only compared do not need it)."""
-        ev = self._evidence
-        if ev is None:
-            ev = _EVIDENCE_OF_WIN[self.win]  # shared by the hands of one winning tile: copied before adding
-            if self.hogs:
-                ev = ev.copy()
-                ev[TILE_HOG] = tuple(f"{tile_name(t)}x4" for t in self.hogs)
-            self._evidence = ev
+        """The evidence every reading starts from (written when read: the readings that are only
+        compared do not need it): the winning tile for the fans of how it was won and of the
+        wait; for Tile Hog (64), each tile of which all four are in the hand outside a kong. A
+        reading copies it and adds the sets its detectors used."""
+        ev = _EVIDENCE_OF_WIN[self.win]  # shared by the hands of one winning tile: copied before adding
+        if self.hogs:
+            ev = ev.copy()
+            ev[TILE_HOG] = tuple(f"{tile_name(t)}x4" for t in self.hogs)
         return ev
 
 
@@ -915,20 +922,22 @@ def _regular_reading(s: _Situation, sets: tuple[Pack, ...], pair: int, chows: tu
     ft = s.fans.copy()  # the fans of the tiles and of the win (_suits, _tile_traits, _rank_range, _win_flags)
     ctx = s.ctx
     win = s.win
-    concealed_chow_has_win = False
-    for t in chows:
-        if t - 1 <= win <= t + 1:
-            concealed_chow_has_win = True
-            break
-    # A pung completed by a discard is an exposed pung (unless the tile can sit in a chow).
-    exposed_by_discard = not ctx.self_drawn and not concealed_chow_has_win and win in pungs
+    # A pung completed by a discard is an exposed pung (unless the tile can sit in a concealed chow).
+    exposed_by_discard = False
+    if win in pungs and not ctx.self_drawn:
+        exposed_by_discard = True
+        for t in chows:
+            if t - 1 <= win <= t + 1:
+                exposed_by_discard = False
+                break
     n_concealed_pungs = len(pungs) - exposed_by_discard
     evidence_args = (s, sets, pair, chows, pungs, unique_wait)
-    if s.fixed:
-        chows = s.fixed_chows + chows
-        pungs = s.fixed_pungs + pungs
+    fixed_chows, fixed_pungs, mk_at, ck_at = s.split
+    if fixed_chows:
+        chows = fixed_chows + chows
+    if fixed_pungs:
+        pungs = fixed_pungs + pungs
     pair_at = len(packs) - 1  # the pair is the last pack
-    mk_at, ck_at = s.mk_at, s.ck_at
     if record:
         ev = s.evidence.copy()
         chow_at = [i for i, p in enumerate(packs) if p[0] == CHOW]
@@ -974,7 +983,7 @@ def _regular_reading(s: _Situation, sets: tuple[Pack, ...], pair: int, chows: tu
         counted += found[2]
         every &= found[0]
     # concealed or melded hand
-    melded_sets = s.melded_sets
+    melded_sets = len(s.fixed) - len(ck_at)  # every declared meld is melded but a concealed kong
     if melded_sets == 0:
         f = FULLY_CONCEALED_HAND if ctx.self_drawn else CONCEALED_HAND
         ft[f] = 1
@@ -984,16 +993,18 @@ def _regular_reading(s: _Situation, sets: tuple[Pack, ...], pair: int, chows: tu
             ft[SELF_DRAWN] = 1
         else:
             ft[MELDED_HAND] = 1
-            ev[MELDED_HAND] = (*range(pair_at), s.win_ev[0])  # the four sets and the winning tile
             counted.append(MELDED_HAND)
+            if record:
+                ev[MELDED_HAND] = (*range(pair_at), _WIN_EVIDENCE[win][0])  # the four sets and the winning tile
     elif ctx.self_drawn:
         ft[SELF_DRAWN] = 1
     # the pair
     if n_chows == 4:
         if pair < 30:
             ft[ALL_CHOWS] = 1
-            ev[ALL_CHOWS] = (*chow_at, pair_at)
             counted.append(ALL_CHOWS)
+            if record:
+                ev[ALL_CHOWS] = (*chow_at, pair_at)
     elif ft[TWO_DRAGON_PUNGS]:
         if pair in DRAGONS:
             ft[LITTLE_THREE_DRAGONS] = 1
@@ -1017,7 +1028,8 @@ def _regular_reading(s: _Situation, sets: tuple[Pack, ...], pair: int, chows: tu
     if unique_wait:
         _wait_fan(packs[len(s.fixed):], win, ft)
         counted += _WAIT_SLOTS
-    counted = _exclusions(ft, s.rules, None if record else counted)
+    if record or not _EXCLUDING_ANY.isdisjoint(counted) or s.rules.strict_no_repetition:
+        counted = _exclusions(ft, s.rules, None if record else counted)  # (else none of them excludes)
     if s.masks[3] & _Bits.WIND_TILES and not ft[BIG_FOUR_WINDS]:  # some wind, maybe a wind pung
         for i, t in zip(pung_at, pungs):
             if t in WINDS:
@@ -1127,31 +1139,47 @@ _SET_FANS_MAX = 1 << 15
 
 
 def _pung_fans(pungs: tuple[int, ...]) -> tuple:
-    """Work out and keep ``_PUNG_FANS[pungs]``."""
-    ft: dict[int, int] = defaultdict(int)  # the detectors write a few slots: no 83-slot list to scan
-    _count_pung_fans(pungs, _PLACES[len(pungs)], ft, _NO_EVIDENCE)  # placeholder indices: nothing recorded
-    traits = 7  # the three traits, then those every pung has
-    for t in pungs:
-        traits &= _PUNG_TRAITS[t]
-    return _keep(_PUNG_FANS, pungs, traits, ft)
+    """Work out and keep ``_PUNG_FANS[pungs]``: the entry of the same tiles sorted, if there is
+    one (the fans do not depend on the order of the sets), else from the detectors."""
+    ordered = tuple(sorted(pungs))
+    found = _PUNG_FANS.get(ordered)
+    if found is None:
+        ft: dict[int, int] = defaultdict(int)  # the detectors write a few slots: no 83-slot list to scan
+        _count_pung_fans(ordered, _PLACES[len(pungs)], ft, _NO_EVIDENCE)  # placeholder indices: nothing recorded
+        traits = 7  # the three traits, then those every pung has
+        for t in pungs:
+            traits &= _PUNG_TRAITS[t]
+        found = _keep(_PUNG_FANS, ordered, _entry(traits, ft))
+    return _keep(_PUNG_FANS, pungs, found)
 
 
 def _chow_fans(key: tuple, chows: tuple[int, ...], pair: int) -> tuple:
-    """Work out and keep ``_CHOW_FANS[key]`` (``pair`` 0 when the key has none)."""
-    ft: dict[int, int] = defaultdict(int)
-    _count_chow_combinations(chows, _PLACES[len(chows)], pair, 4, ft, _NO_EVIDENCE)  # placeholder indices
-    traits = 7
-    for t in chows:
-        traits &= _CHOW_TRAITS[t]
-    return _keep(_CHOW_FANS, key, traits, ft)
+    """Work out and keep ``_CHOW_FANS[key]`` (``pair`` 0 when the key has none), as ``_pung_fans``
+    (by the entry of the chows sorted, if there is one)."""
+    ordered = tuple(sorted(chows))
+    ordered_key = (ordered, pair) if pair else ordered
+    found = _CHOW_FANS.get(ordered_key)
+    if found is None:
+        ft: dict[int, int] = defaultdict(int)
+        _count_chow_combinations(ordered, _PLACES[len(chows)], pair, 4, ft, _NO_EVIDENCE)  # placeholder indices
+        traits = 7
+        for t in chows:
+            traits &= _CHOW_TRAITS[t]
+        found = _keep(_CHOW_FANS, ordered_key, _entry(traits, ft))
+    return _keep(_CHOW_FANS, key, found)
 
 
-def _keep(table: dict, key: tuple, traits: int, ft: dict[int, int]) -> tuple:
-    """``table[key]`` made from the fans the detectors wrote in ``ft`` (emptied first when full)."""
+def _entry(traits: int, ft: dict[int, int]) -> tuple:
+    """An entry of ``_PUNG_FANS`` or ``_CHOW_FANS`` made from the fans the detectors wrote in ``ft``."""
+    counts = tuple(item for item in ft.items() if item[1])
+    return traits, counts, tuple(n for n, _ in counts)
+
+
+def _keep(table: dict, key: tuple, found: tuple) -> tuple:
+    """Keep ``table[key] = found`` (the table emptied first when full) and return it."""
     if len(table) >= _SET_FANS_MAX:
         table.clear()
-    counts = tuple(item for item in ft.items() if item[1])
-    found = table[key] = (traits, counts, tuple(n for n, _ in counts))
+    table[key] = found
     return found
 
 
@@ -1401,35 +1429,33 @@ def _tally(r: Reading) -> int:
     return total
 
 
-def best_reading(fixed: tuple[Pack, ...], standing: "list[int] | bytearray", win: int, n_standing: int, ctx,
-                 rules: RuleProfile, fourth_tile: bool, merged: "list[int] | bytearray", counts: bytes,
-                 split: tuple[tuple[int, ...], ...] = NO_MELDS) -> Reading | None:
+def best_reading(fixed: tuple[Pack, ...], standing: bytes, win: int, n_standing: int, ctx, rules: RuleProfile,
+                 fourth_tile: bool, merged: bytes, split: tuple[tuple[int, ...], ...] = NO_MELDS) -> Reading | None:
     """The highest-scoring reading of a checked hand (flowers not included), or None if the tiles
     do not form a winning hand.
 
     Args:
         fixed: declared melds as packs.
-        standing: count table of the concealed tiles with the winning tile (a list, or a bytearray:
-            ``score``'s, made bytes by one copy).
+        standing: count table (by tile code, as bytes) of the concealed tiles with the winning tile.
         win: the winning tile's code.
         n_standing: number of concealed tiles without the winning tile.
         ctx: the WinContext (flags already validated).
         rules: the rule profile.
         fourth_tile: whether 和绝张 applies (after the tiles' own evidence).
-        merged: the count table of all tiles (the melds' and ``standing``).
-        counts: ``merged`` as bytes (each count at most 4), searched for a count at C speed.
+        merged: the count table of all tiles (the melds' and ``standing``; ``standing`` itself without
+            melds), as bytes (each count at most 4): searched for a count at C speed.
         split: the melds' share of every reading: the tiles of their chows (middle tiles) and of
             their pungs and kongs, the indices in ``fixed`` of the melded and of the concealed
             kongs (``NO_MELDS`` without melds).
     """
-    s = _Situation(fixed, standing, win, ctx, rules, fourth_tile, merged, counts, split)
+    s = _Situation(fixed, standing, win, ctx, rules, fourth_tile, merged, split)
     special: Reading | None = None
     # Each special shape is looked for only where the suits allow it: honors and knitted tiles,
     # thirteen orphans and a knitted straight need all three suits; nine gates one suit and no
     # honor; seven pairs no odd count (counts are at most 4).
     m, b, p, honors = s.masks
     if not fixed:
-        if 1 not in counts and 3 not in counts:  # ``counts`` is ``standing`` without melds
+        if 1 not in merged and 3 not in merged:  # ``merged`` is ``standing`` without melds
             special = _seven_pairs_reading(s)
         if special is None:
             if m and b and p:
@@ -1445,15 +1471,11 @@ def best_reading(fixed: tuple[Pack, ...], standing: "list[int] | bytearray", win
         best_total = _tally(special)
     if special is None or special.fans[SEVEN_PAIRS]:
         seven_pairs = special is not None
-        table = bytes(standing) if fixed else counts  # standing as bytes (counts is, without melds)
-        readings = regular_divisions(table, 4 - len(fixed))
+        readings = regular_divisions(standing, 4 - len(fixed))
         if readings:
-            # A wait fan needs the winning tile in a concealed chow or the pair of some reading,
-            # and a hand waiting on that tile alone.
-            unique_wait = False
-            if _wait_may_be_unique(readings, win):
-                without_win = table[:win] + _ONE_LESS[table[win]] + table[win + 1:]
-                unique_wait = len(waiting_tiles(without_win, n_standing == 13)) == 1
+            # A wait fan needs a hand waiting on the winning tile alone, and the tile in a
+            # concealed chow or the pair (``_wait_fan`` finds where in each reading).
+            unique_wait = unique_wait_of(standing, win, n_standing == 13, readings)
             for division in readings:
                 r = _regular_reading(s, *division, unique_wait)
                 total = r.total
@@ -1462,27 +1484,3 @@ def best_reading(fixed: tuple[Pack, ...], standing: "list[int] | bytearray", win
                 elif total == best_total and (r.fans[PURE_TRIPLE_CHOW] or r.fans[TRIPLE_PUNG] or seven_pairs):
                     best = r
     return best
-
-
-def _wait_may_be_unique(readings: list[Division], win: int) -> bool:
-    """Whether some reading has the winning tile in its pair or in one of its concealed chows,
-    while no reading shows a second waiting tile: the winning tile at the end of a chow that the
-    tile three ranks away also completes (两面), or in a concealed pung beside another pair (双碰:
-    that pair's tile also completes the hand)."""
-    found = False
-    rank = win % 10
-    for _, pair, chows, pungs in readings:
-        if pair == win:
-            found = True
-        for t in chows:
-            if t - 1 == win and rank <= 6 or t + 1 == win and rank >= 4:
-                return False
-            if t - 1 <= win <= t + 1:
-                found = True
-        if pair != win and win in pungs:
-            return False
-    return found
-
-
-#: A count less one, as bytes (a slot of a count table as bytes).
-_ONE_LESS = [b"", b"\x00", b"\x01", b"\x02", b"\x03"]

@@ -125,36 +125,59 @@ def _division(sets: tuple[Pack, ...], pair: int) -> Division:
     return (sets, pair, tuple(t for k, t, _ in sets if k == CHOW), tuple(t for k, t, _ in sets if k != CHOW))
 
 
-@lru_cache(maxsize=None)
-def _honor_options(counts: bytes) -> Division | None:
-    """The honors (seven counts, E S W N C F P, as bytes) as pungs and at most one pair (a Division), or
-    None when they do not split so."""
-    sets: list[Pack] = []
-    pairs = 0
-    pair_tile = 0
-    for i, c in enumerate(counts):
-        if c == 0:
-            continue
-        if c == 3:
-            sets.append((PUNG, 31 + i, False))
-        elif c == 2:
-            pairs += 1
-            pair_tile = 31 + i
-        else:
-            return None
-    return _division(tuple(sets), pair_tile) if pairs <= 1 else None
+class _HonorOptions(dict):
+    """The honors (seven counts, E S W N C F P, as bytes) as pungs and at most one pair (a
+    Division), or None when they do not split so; worked out when first asked for (a dict
+    lookup: at most 5**7 keys)."""
+
+    def __missing__(self, counts: bytes) -> Division | None:
+        sets: list[Pack] = []
+        pairs = 0
+        pair_tile = 0
+        found: Division | None = None
+        for i, c in enumerate(counts):
+            if c == 0:
+                continue
+            if c == 3:
+                sets.append((PUNG, 31 + i, False))
+            elif c == 2:
+                pairs += 1
+                pair_tile = 31 + i
+            else:
+                pairs = 2  # no reading
+                break
+        if pairs <= 1:
+            found = _division(tuple(sets), pair_tile)
+        self[counts] = found
+        return found
 
 
-def _suit_options(counts: tuple[int, ...], base: int) -> tuple[Division, ...]:
-    """``suit_decompositions`` with ranks turned into tile codes of the suit starting at ``base``,
-    as Divisions."""
-    return tuple(_division(tuple((k, base + r, m) for k, r, m in sets), (base + p) if p else 0)
-                 for sets, p in suit_decompositions(counts))
+_HONOR_OPTIONS = _HonorOptions()
 
 
-#: Each suit's first tile code (less one) and its ``_suit_options`` so far, by its nine counts (as
-#: bytes: at most 5**9 keys, in play a few thousand).
-_SUIT_OPTIONS: tuple[tuple[int, dict[bytes, tuple[Division, ...]]], ...] = ((0, {}), (10, {}), (20, {}))
+class _SuitOptions(dict):
+    """One suit's readings (``suit_decompositions`` with ranks turned into tile codes of the suit
+    starting at ``base + 1``, as Divisions; empty when the suit does not split) by its nine counts
+    as bytes, worked out when first asked for (at most 5**9 keys, in play a few thousand)."""
+
+    __slots__ = ("base",)
+
+    def __init__(self, base: int) -> None:
+        super().__init__()
+        self.base = base
+
+    def __missing__(self, counts: bytes) -> tuple[Division, ...]:
+        base = self.base
+        found = self[counts] = tuple(
+            _division(tuple((k, base + r, m) for k, r, m in sets), (base + p) if p else 0)
+            for sets, p in suit_decompositions(tuple(counts)))
+        return found
+
+
+#: Each suit's readings by its nine counts (characters, bamboo, dots).
+_SUIT_OPTIONS = (_SuitOptions(0), _SuitOptions(10), _SuitOptions(20))
+#: Each suit's nine counts in a count table (a slice) and its readings.
+_SUIT_SHARES = tuple(zip((slice(1, 10), slice(11, 20), slice(21, 30)), _SUIT_OPTIONS))
 #: A suit's nine counts when the hand has none of it.
 _NO_TILES = bytes(9)
 
@@ -175,32 +198,30 @@ def regular_divisions(table: list[int] | bytes, n_sets: int) -> list[Division]:
     """
     # the table as bytes: its slices are cheap keys (hashed, compared by memcmp)
     counts_of = table if table.__class__ is bytes else bytes(table)
-    honors = _honor_options(counts_of[31:38])
+    honors = _HONOR_OPTIONS[counts_of[31:38]]
     if honors is None:
         return []
+    # each suit's readings, and how many combinations of them
     per_suit = []
-    for base, known in _SUIT_OPTIONS:
-        counts = counts_of[base + 1:base + 10]
+    firsts = []  # each suit's first reading: the only combination when each suit has one
+    combinations = 1
+    for share, known in _SUIT_SHARES:
+        counts = counts_of[share]
         if counts != _NO_TILES:
-            options = known.get(counts)
-            if options is None:
-                options = known[counts] = _suit_options(tuple(counts), base)
+            options = known[counts]
             if not options:
                 return []
             per_suit.append(options)
+            firsts.append(options[0])
+            combinations *= len(options)
     honor_sets, honor_pair, _, honor_pungs = honors
-    if len(per_suit) == 1 and len(per_suit[0]) == 1 and not honor_sets:
-        only = per_suit[0][0]  # the common case: one suit, one reading
-        if (1 if only[1] else 0) + (1 if honor_pair else 0) == 1 and len(only[0]) == n_sets:
-            return [only if only[1] else (only[0], honor_pair, only[2], only[3])]
-        return []
     out = []
-    for combo in product(*per_suit):
+    # each combination of the suits' readings (in the common case one: each suit's only reading)
+    # put together as tuples
+    for combo in product(*per_suit) if combinations > 1 else (firsts,):
         pair = honor_pair
         pairs = 1 if honor_pair else 0
-        sets: list[Pack] = []
-        chows: list[int] = []
-        pungs: list[int] = []
+        sets = chows = pungs = ()
         for s, p, c, g in combo:
             if p:
                 pairs += 1
@@ -208,13 +229,12 @@ def regular_divisions(table: list[int] | bytes, n_sets: int) -> list[Division]:
             sets += s
             chows += c
             pungs += g
-        if pairs != 1:
-            continue
-        sets += honor_sets
-        if len(sets) != n_sets:
-            continue
-        pungs += honor_pungs
-        out.append((tuple(sets), pair, tuple(chows), tuple(pungs)))
+        if pairs == 1:
+            if honor_sets:
+                sets += honor_sets
+                pungs += honor_pungs
+            if len(sets) == n_sets:
+                out.append((sets, pair, chows, pungs))
     if len(out) > 1:
         out.sort(key=_reading_key)
     return out
@@ -377,6 +397,117 @@ def _honor_wait_codes(counts: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
 
 
 _EMPTY_SUIT = (True, False)
+
+
+class _UniqueWaits(dict):
+    """For one suit's nine counts, or the honors' seven (bytes, as slices of a count table), of a
+    complete regular hand: a list by the index of a tile in them (rank less one, honor index
+    less one) of whether that tile, as the winning tile, may score a wait fan (``unique_wait``),
+    each worked out when first asked for (None until then). At most 5**9 + 5**7 keys; only the
+    shares of complete hands are asked for, in play a few thousand."""
+
+    def __missing__(self, counts: bytes) -> list[bool | None]:
+        found = self[counts] = [None] * len(counts)
+        return found
+
+
+_UNIQUE_WAITS = _UniqueWaits()
+#: Each tile code's share of a count table (its suit's nine counts, or the honors' seven) as a
+#: slice, and the tile's index in it.
+_SHARE_OF = [(slice(31, 38), t - 31) if t > 30 else (slice(t - t % 10 + 1, t - t % 10 + 10), t % 10 - 1)
+             for t in range(TABLE_SIZE)]
+
+
+def _suit_unique_wait(counts: bytes, i: int) -> bool:
+    """Whether the tile at index ``i`` (rank less one, honor index less one) of one suit's or the
+    honors' ``counts`` (a share of a complete regular hand, holding that tile) is the hand's only
+    wait once taken out of it, whatever the other shares (``_UniqueWaits``).
+
+    A wait depends on the other shares only through whether they split into sets and which one
+    holds the pair, and in a complete hand that follows from their tile counts (a share of 3k
+    tiles splits into sets, one of 3k+2 into sets and the pair; every share of a complete hand
+    splits). So with the winning tile w taken out of its share X (the rest of X: X'):
+
+    * X held the pair (3k+2 tiles): the others are sets only and X' (3k+1) splits in no way, so
+      the waits are the tiles that make X' sets and a pair, all of X's kind.
+    * X held sets only (3k): the pair is in another share P, so the waits are the tiles that make
+      X' sets only, plus, when X' also splits into sets and a pair, the tiles that make P sets
+      only (P's pair tile at least: never w).
+
+    Each is read from ``suit_waits``/``suit_completions`` (``honor_waits`` for the honors) as
+    ``waiting_tiles`` reads them; the seven-pairs wait is not included (``unique_wait`` adds it).
+    """
+    held = sum(counts) % 3
+    if held == 1:  # a share of 3k+1 tiles is in no complete hand
+        return False
+    rest = bytearray(counts)
+    rest[i] -= 1
+    rest = bytes(rest)
+    if len(counts) == 7:  # the honors: pungs and at most one pair
+        tile = 31 + i
+        sets_only, sets_and_pair = honor_waits(rest)
+        pairs = rest.count(2)
+        with_pair = pairs == 1 and pairs + rest.count(3) + rest.count(0) == 7
+    else:
+        tile = i + 1
+        sets_only, sets_and_pair = suit_waits(rest)
+        with_pair = suit_completions(rest)[1]
+    if held == 2:
+        return sets_and_pair == (tile,)
+    return sets_only == (tile,) and not with_pair
+
+
+def unique_wait(table: bytes, win: int, with_seven_pairs: bool, readings: list[Division]) -> bool:
+    """Whether the hand may score a wait fan (边张, 嵌张, 单钓: ``calculator._wait_fan`` says which):
+    the winning tile is the only tile that completes the hand without it (as
+    ``waiting_tiles(table less win, with_seven_pairs) == [win]``) and some reading has it in a
+    concealed chow or the pair.
+
+    Args:
+        table: count table as bytes of the concealed tiles, winning tile included.
+        win: the winning tile's code.
+        with_seven_pairs: the seven-pairs wait counts too (13 concealed tiles).
+        readings: ``regular_divisions(table, ...)``, not empty (for a table that does not split
+            into sets and a pair the answer means nothing).
+
+    Both conditions depend only on the winning tile's share of the table (the suit or the
+    honors: ``_suit_unique_wait`` says why for the first; the second reads the share's
+    decompositions, which are the readings' parts of that suit), so the answer is kept by that
+    share (``_UniqueWaits``): a lookup instead of the waits of every suit. A tile not yet in it
+    is worked out by ``_wait_may_be_unique`` on the readings, and then, if that allows a wait
+    fan, ``_suit_unique_wait``. The seven-pairs wait, which reads the whole table, is checked
+    only when the regular waits are the winning tile alone.
+    """
+    share, i = _SHARE_OF[win]
+    counts = table[share]
+    answers = _UNIQUE_WAITS[counts]
+    unique = answers[i]
+    if unique is None:
+        unique = answers[i] = _wait_may_be_unique(readings, win) and _suit_unique_wait(counts, i)
+    if unique and with_seven_pairs:
+        without_win = table[:win] + bytes((table[win] - 1,)) + table[win + 1:]
+        return _seven_pairs_wait(without_win, [win]) == [win]
+    return unique
+
+
+def _wait_may_be_unique(readings: list[Division], win: int) -> bool:
+    """Whether some reading has the winning tile in its pair or in one of its concealed chows,
+    while no reading shows a second waiting tile: the winning tile at the end of a chow that the
+    tile three ranks away also completes (两面), or in a concealed pung beside another pair (双碰:
+    that pair's tile also completes the hand)."""
+    found = False
+    rank = win % 10
+    for _, pair, chows, pungs in readings:
+        if pair == win:
+            found = True
+        for t in chows:
+            if t - 1 == win and rank <= 6 or t + 1 == win and rank >= 4:
+                return False
+            if t - 1 <= win <= t + 1:
+                found = True
+        if pair != win and win in pungs:
+            return False
+    return found
 
 
 def _seven_pairs_wait(standing: list[int] | bytes, waits: list[int]) -> list[int]:

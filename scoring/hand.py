@@ -485,29 +485,31 @@ def parse_hand(text: str) -> Hand:
     Raises:
         ScoringError: ``syntax`` (with the position), ``flower-in-hand``, ``bad-meld``.
     """
-    if not isinstance(text, str):
+    if text.__class__ is not str and not isinstance(text, str):
         raise ScoringError("syntax", f"a hand must be a string, got {type(text).__name__}")
-    melds: list[Meld] = []
-    tiles: list[tuple[int, int]] = []
-    pos = 0
-    n = len(text)
     # Fast path: melds then a plain concealed segment.
     last = text.rfind("]") + 1
-    if "[" not in text[last:]:
-        codes = _fast_concealed(text[last:])
+    tail = text[last:] if last else text
+    if "[" not in tail:
+        codes = _fast_concealed(tail)
         if codes:
+            if not last:
+                return _new_hand((), codes[:-1], codes[-1])
             try:  # melds all read before: the texts between the closing brackets are known
-                return _new_hand(tuple(map(_known_meld, text[:last - 1].split("]"))) if last else (),
-                                 codes[:-1], codes[-1])
+                return _new_hand(tuple(map(_known_meld, text[:last - 1].split("]"))), codes[:-1], codes[-1])
             except KeyError:
                 pass
+            melds = []
+            pos = 0
             while pos < last and text[pos] == "[":
                 meld, pos = _parse_meld(text, pos)
                 melds.append(meld)
             if pos == last:
                 return Hand(tuple(melds), codes[:-1], codes[-1])
-            melds = []
-            pos = 0
+    melds = []
+    tiles: list[tuple[int, int]] = []
+    pos = 0
+    n = len(text)
     while pos < n:
         ch = text[pos]
         if ch == "[":

@@ -199,7 +199,7 @@ class ScoreResult(_Record):
 
 # ---------------------------------------------------------------------------------------------
 
-def _check_flags(ctx: WinContext, hand: Hand, in_melds: int, standing: "list[int] | bytearray") -> bool:
+def _check_flags(ctx: WinContext, hand: Hand, in_melds: int, standing: bytes) -> bool:
     """Validate the win flags against each other and the tiles (``in_melds``: the copies of the
     winning tile in the declared melds; ``standing``: the concealed tiles' count table, winning
     tile included); return whether 和绝张 applies.
@@ -251,6 +251,9 @@ _HEADS = [(_spec(n).number, _spec(n).name_zh, _spec(n).name_en, _spec(n).points)
 _new_record = tuple.__new__
 _CHOW_MELD, _PUNG_MELD = MeldKind.CHOW, MeldKind.PUNG
 _SLOTS = range(C.N_SLOTS)
+#: ``1 << 8 * code`` for each tile code: one tile in a count table held as an integer, a byte a code.
+_TILE_BYTE = [1 << 8 * t for t in range(TABLE_SIZE)]
+_tile_byte = _TILE_BYTE.__getitem__
 #: The byte values of the counts 0-4 (``bytes.translate`` deletes them: what is left is a count above 4).
 _UP_TO_FOUR = bytes(range(5))
 
@@ -295,18 +298,16 @@ def score(hand: Hand, ctx: WinContext, rules: str | RuleProfile = "mcr") -> Scor
         profile = rule_profile(rules)  # a RuleProfile, or an error
     melds, concealed, win = hand.melds, hand.concealed, hand.win_tile
     n_concealed = len(concealed)
-    if n_concealed != 13 - 3 * len(melds) or len(melds) > 4:
+    if n_concealed + 3 * len(melds) != 13:  # (so at most 4 melds)
         check_hand(hand)  # raises the tile-count error
-    # the count tables as bytearrays: made bytes by one copy (a list would be converted item by item)
-    standing = bytearray(TABLE_SIZE)
-    for t in concealed:
-        standing[t] += 1
-    standing[win] += 1
+    # The count tables as bytes, from an integer with a byte for each tile code (``_TILE_BYTE``):
+    # the tiles' bytes summed at C level, written out little-endian (counts stay under 256).
+    in_hand = sum(map(_tile_byte, concealed)) + _TILE_BYTE[win]
+    standing = in_hand.to_bytes(TABLE_SIZE, "little")  # the concealed tiles
     fixed: tuple[Pack, ...] = ()
     split = C.NO_MELDS
-    merged = standing  # all tiles: the concealed ones, and the melds' when there are melds
+    counts = standing  # all tiles: the concealed ones, and the melds' when there are melds
     if melds:
-        merged = standing.copy()
         # the melds as packs (a chow by its middle tile), and their chows', pungs' and kongs' tiles
         # and the indices of the melded and concealed kongs (``best_reading``'s ``split``)
         chows: tuple[int, ...] = ()
@@ -319,14 +320,12 @@ def score(hand: Hand, ctx: WinContext, rules: str | RuleProfile = "mcr") -> Scor
             if kind is _CHOW_MELD:
                 fixed += ((CHOW, t + 1, True),)
                 chows += (t + 1,)
-                merged[t] += 1
-                merged[t + 1] += 1
-                merged[t + 2] += 1
+                in_hand += _TILE_BYTE[t] * 0x010101  # t, t + 1, t + 2
             else:
                 pungs += (t,)
                 if kind is _PUNG_MELD:
                     fixed += ((PUNG, t, True),)
-                    merged[t] += 3
+                    in_hand += _TILE_BYTE[t] * 3
                 else:
                     if m.concealed:
                         fixed += ((KONG, t, False),)
@@ -334,17 +333,17 @@ def score(hand: Hand, ctx: WinContext, rules: str | RuleProfile = "mcr") -> Scor
                     else:
                         fixed += ((KONG, t, True),)
                         mk_at += (i,)
-                    merged[t] += 4
+                    in_hand += _TILE_BYTE[t] * 4
             i += 1
         split = (chows, pungs, mk_at, ck_at)
-    counts = bytes(merged)  # the table as bytes: C-level searches for a count instead of compares
+        counts = in_hand.to_bytes(TABLE_SIZE, "little")
     if counts.translate(None, _UP_TO_FOUR):  # some count above 4
         check_hand(hand)  # raises the fifth-tile error
     if ctx.robbing_kong or ctx.kong_replacement or ctx.fourth_tile:
-        fourth_tile = _check_flags(ctx, hand, merged[win] - standing[win], standing)
+        fourth_tile = _check_flags(ctx, hand, counts[win] - standing[win], standing)
     else:  # no flag to check against the tiles
-        fourth_tile = merged[win] - standing[win] == 3  # 和绝张: the other three in the winner's own pung
-    reading = best_reading(fixed, standing, win, n_concealed, ctx, profile, fourth_tile, merged, counts, split)
+        fourth_tile = counts[win] - standing[win] == 3 if melds else False  # 和绝张: the other three in the winner's own pung
+    reading = best_reading(fixed, standing, win, n_concealed, ctx, profile, fourth_tile, counts, split)
     if reading is None:
         raise ScoringError("not-winning", f"{hand.notation()} is not a winning hand: the tiles make neither four sets "
                            "and a pair nor a special shape (seven pairs, thirteen orphans, honors and knitted tiles, "
@@ -396,7 +395,7 @@ def score_hand(hand: str | Hand, *, self_drawn: bool = False, seat_wind: str = "
     Raises:
         ScoringError: with a code naming the problem (see ``ScoringError.CODES``).
     """
-    h = hand if isinstance(hand, Hand) else parse_hand(hand)
+    h = parse_hand(hand) if hand.__class__ is str or not isinstance(hand, Hand) else hand
     ctx = win_context(self_drawn, seat_wind, prevalent_wind, flowers, last_tile, kong_replacement, robbing_kong,
                       fourth_tile)
     return score(h, ctx, rules)

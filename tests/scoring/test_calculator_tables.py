@@ -45,7 +45,7 @@ def test_tile_and_win_fans_template_depends_on_its_key_only() -> None:
                               kong_replacement=self_drawn and rng.random() < 0.2,
                               robbing_kong=not self_drawn and rng.random() < 0.2)
         fourth_tile = rng.random() < 0.2
-        s = C._Situation((), table, kinds[0], ctx, C.MCR, fourth_tile, table, bytes(table), C.NO_MELDS)
+        s = C._Situation((), bytes(table), kinds[0], ctx, C.MCR, fourth_tile, bytes(table), C.NO_MELDS)
         assert s.fans == _direct(table, ctx, fourth_tile), (kinds, ctx, fourth_tile)
         seen_keys.add(id(s.fans))
     assert len(seen_keys) < 2_000  # the templates are shared
