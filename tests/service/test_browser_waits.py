@@ -124,6 +124,18 @@ def test_waits_and_shanten_on_the_scoring_view(server, view) -> None:
         assert page.evaluate(WAIT_ROWS) == _expected_rows(want_s)
         assert want_s["waits"][0]["discard"]["total"] != want["waits"][0]["discard"]["total"]
 
+        # flowers raise a short wait's total, not the points the minimum is counted on: both shown
+        page.select_option("#winner", "E")
+        page.fill("#flowers", "8")
+        page.click("#btn-waits")
+        want_f = _api(server, "/api/waits", {**body, "flowers": 8}).json()
+        w4 = next(w for w in want_f["waits"] if w["tile"] == "4m")["discard"]
+        assert not w4["legal"] and w4["total"] >= 8 > w4["fan_points"], w4
+        cell = page.locator('#an-waits tr.wait[data-tile="4m"] td.discard')
+        expect(cell).to_have_attribute("data-total", str(w4["total"]))
+        expect(cell).to_contain_text(f"{w4['fan_points']} w/o flowers")
+        page.fill("#flowers", "0")
+
         # 1-shanten: the shanten number and the useful tiles (POST /api/shanten)
         _analyse(page, ONE_SHANTEN)
         sh = _api(server, "/api/shanten", {"hand": ONE_SHANTEN}).json()
