@@ -317,9 +317,16 @@ def create_app(control: Control, log: EventLog, token: str, scorer: Scorer, *,
     # ---- settings ----
     @app.get("/api/settings")
     async def get_settings() -> dict:
-        st = await asyncio.to_thread(ST.load)
+        """The stored settings and their choices. A settings file that cannot be read whole is not a
+        failure of the request: the readable settings (defaults elsewhere) with ``problem`` saying
+        what is wrong in it; a PUT writes a whole file again (as ``mjtable config set`` does)."""
+        problem = None
+        try:
+            st = await asyncio.to_thread(ST.load)
+        except ST.SettingsError as e:
+            problem, st = str(e), await asyncio.to_thread(ST.load, None, True)
         allowed = list(control.backend.profile.gears)
-        return {"tile_count": st.tile_count, "dice_method": st.dice_method, "dealer": st.dealer,
+        return {"problem": problem, "tile_count": st.tile_count, "dice_method": st.dice_method, "dealer": st.dealer,
                 "profile": st.profile, "allowed_tile_counts": allowed, "rules": st.rules,
                 "scoring_rules": st.scoring_rules, "rules_choices": ST.rules_choices(allowed),
                 "confirm_below": st.confirm_below, "confirm_below_default": ST.CONFIRM_BELOW,

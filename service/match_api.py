@@ -535,8 +535,10 @@ def apply_stored(control: Any, log: Any, changes: dict[str, Any], source: str = 
     """Validate, save and apply setting changes (rules, tile_count, dice_method, dealer, confirm_below)
     on the control thread; logged as a ``settings`` event (``source``: page, match). Returns the
     settings and a note when they apply from the next cycle (``confirm_below`` applies to the next
-    photo, read at each request). Raises ServiceError 422 naming the value and what is allowed."""
-    st = ST.load()
+    photo, read at each request). A settings file that cannot be read whole is read leniently and
+    written whole again (a repair, as ``mjtable config set`` does). Raises ServiceError 422 naming the
+    value and what is allowed."""
+    st = ST.load(lenient=True)
     allowed = tuple(control.backend.profile.gears)
     if "tile_count" in changes and changes["tile_count"] not in allowed:
         raise error(f"tile_count {changes['tile_count']} is not supported: allowed are {', '.join(map(str, allowed))}",

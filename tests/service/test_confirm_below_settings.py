@@ -128,3 +128,22 @@ def test_the_photo_job_flags_by_its_own_threshold_only(monkeypatch, hand_photo, 
     assert rec.min_confidence == 0.6
     r = photos._frames_job([data], [None], ["hand.png"], None, "mcr")
     assert r["recognition"]["uncertain"] == []
+
+
+@pytest.mark.parametrize("broken", [{"confirm_below": "abc"}, {"tile_count": "abc"}])
+def test_a_broken_settings_file_is_said_and_repaired_not_a_500(api, state_dir, broken) -> None:
+    # a file edited by hand: GET answers with the readable settings and the problem; a PUT writes
+    # it whole again, as `mjtable config set` does
+    c, _, _ = api
+    state_dir.mkdir(parents=True, exist_ok=True)
+    (state_dir / "settings.json").write_text(json.dumps({"dealer": "W", **broken}))
+    r = c.get("/api/settings")
+    assert r.status_code == 200, r.text
+    d = r.json()
+    assert d["problem"] and "settings.json" in d["problem"] and d["dealer"] == "W"
+    assert d["confirm_below"] == 0.6 and d["tile_count"] == 136
+    r = c.put("/api/settings", headers=AUTH, json={"dealer": "S"})
+    assert r.status_code == 200, r.text
+    assert json.loads((state_dir / "settings.json").read_text())["dealer"] == "S"
+    d = c.get("/api/settings").json()
+    assert d["problem"] is None and d["dealer"] == "S"
