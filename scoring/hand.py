@@ -293,7 +293,7 @@ def _read_tiles(text: str, pos: int, stop: str) -> tuple[list[tuple[int, int]], 
         if ch in "mspz" or ch == "f":
             if not digits:
                 raise ScoringError("syntax", f"suit letter {ch!r} at position {pos} has no digits before it "
-                                   "(write tiles as digits then m/s/p, e.g. 123m)", pos)
+                                   "(write tiles as digits then m/s/p/z, e.g. 123m)", pos)
             for dpos in digits:
                 d = ord(text[dpos]) - 48
                 if ch == "f":
@@ -551,7 +551,10 @@ def parse_tiles(text: str, what: str = "tiles") -> list[int]:
         pos = min(i for i in (text.find("["), text.find("]")) if i >= 0)
         raise ScoringError("syntax", f"{what}: brackets at position {pos} are not allowed here; give plain tiles "
                            "such as 1m55pEE", pos)
-    got, _ = _read_tiles(text, 0, "")
+    try:
+        got, _ = _read_tiles(text, 0, "")
+    except ScoringError as e:  # said of these tiles, not of a hand (e.g. "seen tiles: ...")
+        raise ScoringError(e.code, f"{what}: {e.message}", e.position) from None
     return [t for t, _ in got]
 
 

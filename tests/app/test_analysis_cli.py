@@ -83,6 +83,8 @@ def test_shanten_of_a_winning_hand_is_minus_one(capsys) -> None:
     (["shanten", "11111m456m789m234p"], "fifth-tile: 1m appears 5 times"),
     (["waits", READY, "--seen", "5s5s5s5s"], "fifth-tile: 5s appears 5 times"),
     (["waits", READY, "--seen", "[555s]"], "syntax: seen tiles: brackets"),
+    (["waits", READY, "--seen", "zz"], "syntax: seen tiles: suit letter 'z' at position 0"),
+    (["shanten", READY, "--seen", "5q"], "syntax: seen tiles: unexpected 'q' at position 1"),
     (["shanten", "123m456x"], "syntax: unexpected 'x'"),
     (["waits", "[123m][456m][789m][EEEE]C", "--kong-replacement", "--robbing-kong"], ""),
 ])

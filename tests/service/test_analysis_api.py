@@ -65,3 +65,7 @@ def test_seen_tiles_as_a_string_or_a_list(api) -> None:
         assert as_text.json() == as_list.json()
     r = c.post("/api/waits", json={"hand": "123m456m789m234p5s", "seen": ["5s", 3]})
     assert r.status_code == 422 and "seen" in r.text
+    # a typo in the seen tiles is said of them, not of the hand (which is fine)
+    r = c.post("/api/waits", json={"hand": "123m456m789m234p5s", "seen": "zz"})
+    err = r.json()["error"]
+    assert r.status_code == 422 and "seen tiles:" in err["message"] and err["message_zh"].startswith("已见的牌"), err
