@@ -439,7 +439,9 @@ function renderFlowerInputs() {
 }
 function flowerValue() {
   if (!$("flower-list").hidden) return [...$("flower-list").querySelectorAll("input:checked")].map((x) => x.value);
-  return Math.max(0, Math.min(8, parseInt($("flowers").value || "0", 10) || 0));
+  // sent as typed (a count outside 0-8 is refused by the server with its reason, not changed here)
+  const n = parseInt($("flowers").value || "0", 10);
+  return Number.isNaN(n) ? 0 : n;
 }
 function setFlowers(v) {
   if (Array.isArray(v)) { $("flowers").value = v.length; $("flower-list").querySelectorAll("input").forEach((x) => { x.checked = v.includes(x.value); }); }

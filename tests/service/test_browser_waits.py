@@ -134,6 +134,11 @@ def test_waits_and_shanten_on_the_scoring_view(server, view) -> None:
         cell = page.locator('#an-waits tr.wait[data-tile="4m"] td.discard')
         expect(cell).to_have_attribute("data-total", str(w4["total"]))
         expect(cell).to_contain_text(f"{w4['fan_points']} w/o flowers")
+        # a flower count out of range is refused with the server's reason, not quietly changed to 8
+        page.fill("#flowers", "9")
+        page.click("#btn-waits")
+        expect(page.locator("#score-error")).to_contain_text("flowers")
+        expect(page.locator("#analysis")).to_be_hidden()
         page.fill("#flowers", "0")
 
         # 1-shanten: the shanten number and the useful tiles (POST /api/shanten)
