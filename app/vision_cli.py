@@ -246,7 +246,7 @@ def _describe(rec, threshold: float) -> str:
     if a.uncertain:
         lines.append(f"Please confirm (not read surely: a confidence below {threshold:g}, a weak box or a box over "
                      "another tile): " + ", ".join(
-            f"{t.tile} ({t.confidence:.2f}) at {_pixels(t.box)}" for t in a.uncertain))
+            f"{t.tile} ({t.confidence:.3f}) at {_pixels(t.box)}" for t in a.uncertain))
     unread = [g for g in a.gaps if g.kind == "unread"]
     if unread:  # vision.assemble.unread_areas: the detector responds as to tiles there, none was read
         lines.append("Tiles here were not read (check the photo): " + ", ".join(_pixels(g.box) for g in unread))

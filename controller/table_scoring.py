@@ -117,7 +117,7 @@ def reading_problem(recognition: Mapping[str, Any], *, accept_uncertain: bool,
     if recognition["hand"] is None:
         return "layout", "the tiles do not add up to a hand: " + "; ".join(recognition["problems"])
     if recognition["uncertain"] and not accept_uncertain:
-        tiles = ", ".join(f"{t['tile']} ({t['confidence']:.2f})" for t in recognition["uncertain"])
+        tiles = ", ".join(f"{t['tile']} ({t['confidence']:.3f})" for t in recognition["uncertain"])
         return "uncertain", (f"{len(recognition['uncertain'])} tile(s) not read surely ({tiles}): check "
                              "them and score the corrected hand, or accept them as read")
     return None

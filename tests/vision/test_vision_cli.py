@@ -122,7 +122,7 @@ def test_score_photo_refuses_uncertain_tiles_unless_asked(monkeypatch, scene_fil
     tiles[3] = tiles[3].__class__(tiles[3].tile, tiles[3].box, 0.42, False)
     _fake_recognition(monkeypatch, tiles)
     code, out, err = run(["score-photo", str(scene_file)])
-    assert code == 1 and err.startswith("mjtable: uncertain:") and "4m (0.42)" in err and err.count("\n") == 1
+    assert code == 1 and err.startswith("mjtable: uncertain:") and "4m (0.420)" in err and err.count("\n") == 1
     assert "Please confirm" in out
     code, out, err = run(["score-photo", str(scene_file), "--accept-uncertain"])
     assert code == 0 and "Please confirm" in out
@@ -401,10 +401,10 @@ def test_the_flag_threshold_is_the_stored_setting_unless_given(monkeypatch, scen
     code, out, err = run(["recognize", str(scene_file), "--json"])
     assert code == 0 and _flagged(out) == ["4m"]
     code, out, err = run(["recognize", str(scene_file)])
-    assert "Please confirm (not read surely: a confidence below 0.75," in out and "4m (0.65)" in out
-    assert "7m (0.90)" not in out
+    assert "Please confirm (not read surely: a confidence below 0.75," in out and "4m (0.650)" in out
+    assert "7m (0.9" not in out
     code, out, err = run(["score-photo", str(scene_file)])
-    assert code == 1 and err.startswith("mjtable: uncertain:") and "4m (0.65)" in err and err.count("\n") == 1
+    assert code == 1 and err.startswith("mjtable: uncertain:") and "4m (0.650)" in err and err.count("\n") == 1
     # the option wins over the setting, both ways
     code, out, err = run(["score-photo", str(scene_file), "--confirm-below", "0.6", "--json"])
     assert code == 0 and json.loads(out)["recognition"]["uncertain"] == []
