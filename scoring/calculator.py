@@ -35,7 +35,7 @@ import dataclasses
 from collections import defaultdict
 from functools import reduce
 from itertools import combinations, compress
-from operator import add, and_, itemgetter, mul
+from operator import and_, itemgetter
 from typing import Callable
 
 from .decompose import CHOW, KONG, PAIR, PUNG, Pack, regular_divisions, waiting_tiles
