@@ -330,10 +330,11 @@ def format_waits(report: WaitsReport) -> str:
     if not report.waits:
         return (f"Hand   {report.hand}\nReady in shape, but every winning tile is one the hand already holds "
                 "four of: no tile can win it.")
-    lines = [f"Hand   {report.hand}   ready (听牌), {len(report.waits)} wait(s): {_tiles(w.tile for w in report.waits)}"]
-    if not any(r is not None and r.legal for w in report.waits for r in (w.discard, w.self_drawn)):
+    waits = sorted(report.waits, key=lambda w: display_key(w.tile))  # as the hand is written (m, p, s, honours)
+    lines = [f"Hand   {report.hand}   ready (听牌), {len(waits)} wait(s): {' '.join(tile_name(w.tile) for w in waits)}"]
+    if not any(r is not None and r.legal for w in waits for r in (w.discard, w.self_drawn)):
         lines.append(f"  no wait reaches {scoring.MINIMUM_POINTS} points (起和分): the hand may not win on any of them")
-    for w in sorted(report.waits, key=lambda w: display_key(w.tile)):
+    for w in waits:
         lines.append(f"  {tile_name(w.tile):<3} {w.unseen} unseen" + ("  (dead: every copy is visible)" if not w.unseen else ""))
         for label, r in (("discard", w.discard), ("self-drawn", w.self_drawn)):
             if r is None:
