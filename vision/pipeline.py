@@ -417,12 +417,12 @@ def _dashed_rectangle(out: np.ndarray, box: tuple, colour: tuple, th: int) -> No
     x1, y1, x2, y2 = (int(round(v)) for v in box)
     dash = max(4, 4 * th)
     for a, b in (((x1, y1), (x2, y1)), ((x2, y1), (x2, y2)), ((x2, y2), (x1, y2)), ((x1, y2), (x1, y1))):
-        length = max(abs(b[0] - a[0]), abs(b[1] - a[1]))
+        length = max(abs(b[0] - a[0]), abs(b[1] - a[1]), 1)  # an edge is horizontal or vertical
+        dx, dy = b[0] - a[0], b[1] - a[1]
         for s in range(0, length, 2 * dash):
             e = min(length, s + dash)
-            p = (a[0] + (b[0] - a[0]) * s // max(1, length), a[1] + (b[1] - a[1]) * s // max(1, length))
-            q = (a[0] + (b[0] - a[0]) * e // max(1, length), a[1] + (b[1] - a[1]) * e // max(1, length))
-            cv2.line(out, p, q, colour, th, cv2.LINE_AA)
+            cv2.line(out, (a[0] + dx * s // length, a[1] + dy * s // length),
+                     (a[0] + dx * e // length, a[1] + dy * e // length), colour, th, cv2.LINE_AA)
 
 
 def annotate(image: np.ndarray, recognition: Recognition, gaps: bool = True) -> np.ndarray:
