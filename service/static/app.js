@@ -35,7 +35,7 @@ const T = {
     partsPassed: (k, n) => `${n} 个部件中 ${k} 个通过`, selftestAborted: "自检中止",
     faultTrace: "下载故障记录", selftestTrace: "下载自检记录", noTrace: "没有保存此事件的记录", newRunning: "新的局分",
     pays: "付", gets: "得", confirmDelete: "删除这一盘？", reading: "正在识别照片…", afterDice: "开牌处",
-    changedSettings: "已保存", settingsProblem: (p) => `设置文件有误（${p}）：请核对各项后按“保存”重写`, appliesNext: "下一次洗牌起生效", up: "升", down: "降", moving: "动", centre: "中",
+    changedSettings: "已保存", settingsProblem: "设置文件有误：下面是能读出的各项，请核对后按“保存”重写", appliesNext: "下一次洗牌起生效", up: "升", down: "降", moving: "动", centre: "中",
     flowerNames: ["春", "夏", "秋", "冬", "梅", "兰", "竹", "菊"] },
   en: { title: "Automatic mahjong table", offline: "offline", online: "live", unpaired: "not paired", paired: "paired",
     table: "Table", state: "State", cycle: "Start cycle", dice: "Roll dice", liftUp: "Lifts up", liftDown: "Lifts down",
@@ -79,7 +79,7 @@ const T = {
     noTrend: "no cycle yet", partsPassed: (k, n) => `${k} of ${n} parts passed`, selftestAborted: "self-test aborted",
     faultTrace: "Download the fault's trace", selftestTrace: "Download the self-test's trace", noTrace: "no trace is kept for this event",
     newRunning: "new session points", pays: "pays", gets: "gets", confirmDelete: "Delete this hand?",
-    reading: "reading the photo…", afterDice: "break", changedSettings: "saved", settingsProblem: (p) => `The settings file has a problem (${p}): check the values and press Save to write it again`, appliesNext: "applies from the next cycle",
+    reading: "reading the photo…", afterDice: "break", changedSettings: "saved", settingsProblem: "The settings file has a problem: the values that could be read are shown; check them and press Save to write it again", appliesNext: "applies from the next cycle",
     up: "up", down: "down", moving: "moving", centre: "C",
     flowerNames: ["spring", "summer", "autumn", "winter", "plum", "orchid", "bamboo", "chrysanthemum"] },
 };
@@ -818,7 +818,10 @@ async function loadSettings() {
   $("set-tiles").value = settings.tile_count; $("set-dice").value = settings.dice_method; $("set-dealer").value = settings.dealer;
   // a settings file that could not be read whole: the values shown are the readable ones (GET /api/settings)
   const note = $("settings-note");
-  if (settings.problem) { note.textContent = t("settingsProblem", settings.problem); note.dataset.problem = "1"; }
+  if (settings.problem) {  // the sentence in the page's language, the server's detail (for a technician) under it
+    note.innerHTML = `${esc(t("settingsProblem"))}<br><small class="hint">${esc(settings.problem)}</small>`;
+    note.dataset.problem = "1";
+  }
   else if (note.dataset.problem) { note.textContent = ""; delete note.dataset.problem; }
 }
 // The flag threshold (confirm_below): the default, the steps vision/README.md measured, and the

@@ -58,3 +58,27 @@ def test_the_settings_form_sets_the_flag_threshold(server) -> None:
             assert stored() == 0.6
         finally:
             browser.close()
+
+
+def test_a_broken_settings_file_is_said_on_the_panel_and_saving_repairs_it(server) -> None:
+    # edited by hand while the service runs: the panel shows what could be read and says so
+    import json
+    path = server.token_file.parent / "state" / "settings.json"  # the server's MJTABLE_STATE_DIR
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"dealer": "W", "confirm_below": "abc"}))
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 390, "height": 844})
+            page.goto(f"{server.url}/#token={server.token}")
+            expect(page.locator("#paired")).to_have_class("pill ok")
+            note = page.locator("#settings-note")
+            expect(note).to_contain_text("设置文件有误")
+            expect(note).to_contain_text("confirm-below 'abc' is not allowed")
+            expect(page.locator("#set-dealer")).to_have_value("W")
+            page.click("#settings-form button[type=submit]")
+            expect(note).to_have_text("已保存")
+            saved = json.loads(path.read_text())
+            assert saved["confirm_below"] == 0.6 and saved["dealer"] == "W"
+        finally:
+            browser.close()
