@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import expect, sync_playwright
 
 from service_support import serving, wait_js
-from test_browser import ARGS, CHROMIUM
+from test_browser import ARGS, CHROMIUM, chromium_page
 
 
 @pytest.fixture
@@ -66,19 +66,15 @@ def test_a_broken_settings_file_is_said_on_the_panel_and_saving_repairs_it(serve
     path = server.token_file.parent / "state" / "settings.json"  # the server's MJTABLE_STATE_DIR
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"dealer": "W", "confirm_below": "abc"}))
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 390, "height": 844})
-            page.goto(f"{server.url}/#token={server.token}")
-            expect(page.locator("#paired")).to_have_class("pill ok")
-            note = page.locator("#settings-note")
-            expect(note).to_contain_text("设置文件有误")
-            expect(note).to_contain_text("confirm-below 'abc' is not allowed")
-            expect(page.locator("#set-dealer")).to_have_value("W")
-            page.click("#settings-form button[type=submit]")
-            expect(note).to_have_text("已保存")
-            saved = json.loads(path.read_text())
-            assert saved["confirm_below"] == 0.6 and saved["dealer"] == "W"
-        finally:
-            browser.close()
+    with chromium_page({"width": 390, "height": 844}) as (page, errors):
+        page.goto(f"{server.url}/#token={server.token}")
+        expect(page.locator("#paired")).to_have_class("pill ok")
+        note = page.locator("#settings-note")
+        expect(note).to_contain_text("设置文件有误")
+        expect(note).to_contain_text("confirm-below 'abc' is not allowed")
+        expect(page.locator("#set-dealer")).to_have_value("W")
+        page.click("#settings-form button[type=submit]")
+        expect(note).to_have_text("已保存")
+        saved = json.loads(path.read_text())
+        assert saved["confirm_below"] == 0.6 and saved["dealer"] == "W"
+        assert not errors
