@@ -10,6 +10,7 @@ The page is bilingual: where the service writes the message, ``message_zh`` carr
 from __future__ import annotations
 
 import logging
+import re
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -46,8 +47,71 @@ def _http_error(request: Request, e: StarletteHTTPException) -> JSONResponse:
     return JSONResponse(error_body(code, message, zh), status_code=e.status_code, headers=e.headers)
 
 
+#: the names pydantic gives the branches of a union in an error's place (``seen.constrained-str``,
+#: ``flowers.list[literal[...]]``): not fields, so not named to the user
+_BRANCH = re.compile(r"^(constrained-[a-z]+|[a-z-]+\[.*\])$")
+
+
+def _parts(loc: tuple | list) -> list:
+    return [p for p in loc if p != "body" and not (isinstance(p, str) and _BRANCH.match(p))]
+
+
 def _field(loc: tuple | list) -> str:
-    return ".".join(str(x) for x in loc if x != "body") or "body"
+    return ".".join(str(x) for x in _parts(loc)) or "body"
+
+
+#: the request bodies' fields as the page names them (the page's form labels)
+FIELD_ZH = {"hand": "手牌", "seen": "已见的牌", "flowers": "花牌", "seat_wind": "门风", "prevalent_wind": "圈风",
+            "self_drawn": "自摸", "last_tile": "海底/妙手", "kong_replacement": "杠上开花", "robbing_kong": "抢杠和",
+            "fourth_tile": "和绝张", "rules": "规则", "options": "规则选项", "accept_uncertain": "接受未确认的牌",
+            "winner": "和牌者", "discarder": "放炮者", "players": "玩家", "practice": "练习", "tile_count": "牌数",
+            "dice_method": "骰子方式", "dealer": "庄家", "confirm_below": "确认门槛", "direction": "升降方向",
+            "values": "骰子点数", "fault": "故障", "photo": "照片", "corrections": "改正", "confirmed": "已确认",
+            "win": "和张", "index": "序号", "tile": "牌", "note": "备注", "draw": "流局"}
+
+#: pydantic's error types (``errors()[i]["type"]``) said in Chinese, after the field's name;
+#: ``{name}`` from the error's ``ctx``
+_PROBLEM_ZH = {"missing": "必须填写", "extra_forbidden": "：不认识这一项", "less_than_equal": "不能大于 {le}",
+               "greater_than_equal": "不能小于 {ge}", "less_than": "须小于 {lt}", "greater_than": "须大于 {gt}",
+               "string_too_long": "太长（最多 {max_length} 个字）", "string_too_short": "太短",
+               "too_long": "太多（最多 {max_length} 项）", "too_short": "太少（至少 {min_length} 项）",
+               "int_type": "应为整数", "int_parsing": "应为整数", "int_from_float": "应为整数",
+               "float_type": "应为数字", "float_parsing": "应为数字", "bool_type": "应为是或否",
+               "bool_parsing": "应为是或否", "string_type": "应为文字", "list_type": "应为列表",
+               "dict_type": "应为对象", "literal_error": "可选：{expected}", "enum": "可选：{expected}"}
+
+
+def _where_zh(loc: tuple | list) -> str:
+    names = [f"第 {p + 1} 项" if isinstance(p, int) else FIELD_ZH.get(p, str(p)) for p in _parts(loc)]
+    return "的".join(names) or "请求"
+
+
+def problems_zh(errors: list[dict]) -> str:
+    """pydantic's errors (``RequestValidationError.errors()``) in Chinese, one clause each: the
+    field by the page's name for it (``FIELD_ZH``; a list item by its number), then the problem
+    (``_PROBLEM_ZH``), or the field alone for a kind of error not listed there. A field that fails
+    every branch of a union (``seen``: text or a list) is said once (应为文字或列表); when a branch
+    of the right type fails otherwise, only that is said."""
+    said: dict[str, list[tuple[str, str]]] = {}
+    for x in errors:
+        kind, template = x.get("type", ""), _PROBLEM_ZH.get(x.get("type", ""), "")
+        try:
+            problem = template.format(**(x.get("ctx") or {}))
+        except (KeyError, IndexError, ValueError):
+            problem = ""
+        found = said.setdefault(_where_zh(x.get("loc", ())), [])
+        if problem not in (p for _, p in found):
+            found.append((kind, problem))
+    out = []
+    for where, found in said.items():
+        if all(k.endswith("_type") for k, _ in found) and any(w.startswith(where + "的") for w in said):
+            continue  # flowers: not an integer, and a list whose item is wrong: the item is what to say
+        if any(not k.endswith("_type") for k, _ in found):  # a branch of the right type says what is wrong
+            found = [(k, p) for k, p in found if not k.endswith("_type")]
+        types = [p[2:] for k, p in found if k.endswith("_type")]  # 应为文字 / 应为列表 -> 应为文字或列表
+        found = ([("", "应为" + "或".join(types))] if types else []) + [(k, p) for k, p in found if not k.endswith("_type")]
+        out.append(where + "；".join(p for _, p in found if p))
+    return "；".join(out)
 
 
 def _invalid(request: Request, e: RequestValidationError) -> JSONResponse:
@@ -59,7 +123,7 @@ def _invalid(request: Request, e: RequestValidationError) -> JSONResponse:
                                        "请求内容不是有效的 JSON"), status_code=422)
     fields = [{"field": _field(x.get("loc", ())), "problem": x.get("msg", "")} for x in errs]
     message = "; ".join(f"{f['field']}: {f['problem']}" for f in fields)
-    zh = "请求内容有误：" + "、".join(f["field"] for f in fields)
+    zh = "请求内容有误：" + problems_zh(errs)
     return JSONResponse(error_body("bad-value", message, zh, fields=fields), status_code=422)
 
 

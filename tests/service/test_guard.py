@@ -268,20 +268,20 @@ def test_the_page_has_no_inline_script_or_style() -> None:
     assert not re.search(r"<[a-z][^<>]*\s(style|on[a-z]+)\s*=", js, re.I)
 
 
-@pytest.mark.parametrize("method,path,body,field", [
-    ("post", "/api/dice", {"values": [True, 1, 2, 3]}, "values.0"),
-    ("put", "/api/settings", {"tile_count": "136"}, "tile_count"),
-    ("put", "/api/settings", {"tile_count": 136.0}, "tile_count"),
-    ("post", "/api/score", {"hand": "123m456m789m234p5s5s", "self_drawn": 1}, "self_drawn"),
-    ("post", "/api/score", {"hand": "123m456m789m234p5s5s", "flowers": "2"}, "flowers"),
+@pytest.mark.parametrize("method,path,body,field,zh", [
+    ("post", "/api/dice", {"values": [True, 1, 2, 3]}, "values.0", "骰子点数的第 1 项应为整数"),
+    ("put", "/api/settings", {"tile_count": "136"}, "tile_count", "牌数应为整数"),
+    ("put", "/api/settings", {"tile_count": 136.0}, "tile_count", "牌数应为整数"),
+    ("post", "/api/score", {"hand": "123m456m789m234p5s5s", "self_drawn": 1}, "self_drawn", "自摸"),
+    ("post", "/api/score", {"hand": "123m456m789m234p5s5s", "flowers": "2"}, "flowers", "花牌"),
 ])
-def test_bodies_are_strict(api, method, path, body, field) -> None:
+def test_bodies_are_strict(api, method, path, body, field, zh) -> None:
     c, _, log = api
     n = len(log.events(limit=1000))
     r = getattr(c, method)(path, headers=AUTH, json=body)
     assert r.status_code == 422, r.text
     err = r.json()["error"]
-    assert err["code"] == "bad-value" and err["message"].startswith(field) and field in err["message_zh"]
+    assert err["code"] == "bad-value" and err["message"].startswith(field) and err["message_zh"] == "请求内容有误：" + zh
     assert err["fields"][0]["field"] == field and "detail" not in r.json()
     assert len(log.events(limit=1000)) == n
 

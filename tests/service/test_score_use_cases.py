@@ -187,3 +187,22 @@ def test_a_photo_with_a_tile_outside_the_system_is_refused_by_name(api, monkeypa
     r = c.post("/api/score/photo", headers=AUTH, data={"options": '{"rules": "changsha", "options": {"riichi": true}}'},
                files={"photo": ("hand.png", b"png", "image/png")})
     assert r.status_code == 422 and "option 'riichi' is not one of changsha's (it belongs to riichi)" in r.text
+
+
+@pytest.mark.parametrize("path, body, zh", [
+    ("/api/waits", {"hand": HAND[:-2], "flowers": 9}, "请求内容有误：花牌不能大于 8"),
+    ("/api/waits", {"hand": HAND[:-2], "seen": 5}, "请求内容有误：已见的牌应为文字或列表"),
+    ("/api/waits", {"hand": HAND[:-2], "seen": ["1m"] * 137}, "请求内容有误：已见的牌太多（最多 136 项）"),
+    ("/api/shanten", {"hand": HAND, "sean": "1m"}, "请求内容有误：sean：不认识这一项"),
+    ("/api/shanten", {}, "请求内容有误：手牌必须填写"),
+    ("/api/score", {"hand": HAND, "flowers": 9}, "请求内容有误：花牌"),
+])
+def test_a_refused_body_is_said_in_chinese_by_the_pages_names_for_its_fields(api, path, body, zh) -> None:
+    """The page shows ``message_zh`` as it is: the field by its label on the page, and what is wrong
+    with it where the check is the framework's (a rule's own check says it in ``message``)."""
+    c, _, _ = api
+    r = c.post(path, headers=AUTH, json=body)
+    assert r.status_code == 422
+    err = r.json()["error"]
+    assert err["message_zh"] == zh, err
+    assert "constrained" not in err["message"] and all("[" not in f["field"] for f in err["fields"])
