@@ -47,7 +47,12 @@ CONFIRM_BELOW_RANGE = (0.5, 0.95)
 
 
 class SettingsError(ValueError):
-    """A setting that is unknown or out of range; the message names the key and what is allowed."""
+    """A setting that is unknown or out of range; the message names the key and what is allowed.
+    ``message_zh``: the same in Chinese where the page can send the value (None elsewhere)."""
+
+    def __init__(self, message: str, message_zh: str | None = None) -> None:
+        super().__init__(message)
+        self.message_zh = message_zh
 
 
 @dataclasses.dataclass(frozen=True)
@@ -91,7 +96,7 @@ def rule_system(name: str):
         return scoring.systems.get(name)
     except scoring.systems.RulesError:
         raise SettingsError(f"rules {name!r} unknown: allowed are {', '.join(scoring.systems.SYSTEMS)}, "
-                            "or none") from None
+                            "or none", f"没有规则 {name!r}：可选 {'、'.join(scoring.systems.SYSTEMS)}，或不设规则") from None
 
 
 def rules_choices(gears: "tuple[int, ...] | list[int]") -> list[dict]:
@@ -125,7 +130,9 @@ def check_confirm_below(value: "str | float") -> float:
         x = float("nan")
     if isinstance(value, bool) or not low <= x <= high:  # NaN fails both comparisons
         raise SettingsError(f"confirm-below {value!r} is not allowed: give a confidence from {low} to {high} (tiles "
-                            f"read below it are listed for the player to confirm; default {CONFIRM_BELOW})")
+                            f"read below it are listed for the player to confirm; default {CONFIRM_BELOW})",
+                            f"确认门槛 {value!r} 不可用：请在 {low} 到 {high} 之间选（把握低于它的牌请玩家确认；"
+                            f"默认 {CONFIRM_BELOW}）")
     return x
 
 
@@ -214,7 +221,9 @@ def validate(key: str, value: str, current: StoredSettings) -> StoredSettings:
         if system.gear not in allowed:
             raise SettingsError(f"rules {system.name} need the {system.gear}-tile gear ({system.tile_set.description}), "
                                 f"which profile {current.profile} does not have (its gears: "
-                                f"{', '.join(map(str, allowed))})")
+                                f"{', '.join(map(str, allowed))})",
+                                f"{system.name_zh} 要用 {system.gear} 张的档位，本机没有（可选 "
+                                f"{'、'.join(map(str, allowed))} 张）")
         return dataclasses.replace(current, rules=system.name, tile_count=system.gear,
                                    dice_method=system.dice_method or _own_dice_method(current))
     if key == "confirm-below":

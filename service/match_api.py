@@ -552,7 +552,7 @@ def apply_stored(control: Any, log: Any, changes: dict[str, Any], source: str = 
             new_st = ST.validate(key.replace("_", "-"), str(v), new_st) if key != "tile_count" else \
                 dataclasses.replace(new_st, tile_count=v)
         except ST.SettingsError as e:
-            raise ServiceError(str(e), 422, "bad-value") from None
+            raise error(str(e), e.message_zh) if e.message_zh else ServiceError(str(e), 422, "bad-value") from None
     system = ST.rule_system(new_st.rules) if new_st.rules else None
     problem = system and system.gear_problem(new_st.tile_count)
     if problem:

@@ -35,10 +35,12 @@ def test_the_settings_api_stores_the_threshold_and_refuses_one_outside_its_range
     assert json.loads((state_dir / "settings.json").read_text())["confirm_below"] == 0.75
     assert log.events("settings")[0]["data"]["changes"] == {"confirm_below": 0.75}
     n = len(log.events(limit=1000))
-    for bad, says in ((0.3, "from 0.5 to 0.95"), (0.99, "from 0.5 to 0.95"), (1, "from 0.5 to 0.95"),
-                      ("0.7", "confirm_below"), (True, "confirm_below")):
+    for bad, says, zh in ((0.3, "from 0.5 to 0.95", "在 0.5 到 0.95 之间"), (0.99, "from 0.5 to 0.95", "0.5 到 0.95"),
+                          (1, "from 0.5 to 0.95", "0.5 到 0.95"), ("0.7", "confirm_below", "确认门槛应为数字"),
+                          (True, "confirm_below", "确认门槛应为数字")):
         r = c.put("/api/settings", headers=AUTH, json={"confirm_below": bad})
         assert r.status_code == 422 and says in r.json()["error"]["message"], (bad, r.text)
+        assert zh in r.json()["error"]["message_zh"], (bad, r.text)  # the page shows it as it is
     assert c.get("/api/settings").json()["confirm_below"] == 0.75 and len(log.events(limit=1000)) == n
     # the other settings are kept, and kept working, beside it
     r = c.put("/api/settings", headers=AUTH, json={"tile_count": 108, "confirm_below": 0.8})
