@@ -27,6 +27,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 from pathlib import Path
 
 from .dice import Method
@@ -124,8 +125,8 @@ def check_confirm_below(value: "str | float") -> float:
         SettingsError: not a number, or outside the range (the message names both ends).
     """
     low, high = CONFIRM_BELOW_RANGE
-    try:
-        x = float(value)
+    try:  # as a number is written (0.75, .75, 1): not Python's other spellings (+0.7, 0.7_5, 7e-1)
+        x = float(value) if not isinstance(value, str) or re.fullmatch(r"\d*\.?\d+", value) else float("nan")
     except (TypeError, ValueError):
         x = float("nan")
     if isinstance(value, bool) or not low <= x <= high:  # NaN fails both comparisons
