@@ -273,6 +273,11 @@ def parse_flower(value: "str | int | Flower") -> Flower:
 # Parsing
 
 
+#: the end of the "unexpected character" message in a hand, where melds may be written; plain
+#: tiles (``parse_tiles``) leave it out
+_MELDS_HINT = ", and melds in [brackets]"
+
+
 def _read_tiles(text: str, pos: int, stop: str) -> tuple[list[tuple[int, int]], int]:
     """Read tiles from ``text[pos:]`` until a character in ``stop`` or the end.
 
@@ -319,7 +324,7 @@ def _read_tiles(text: str, pos: int, stop: str) -> tuple[list[tuple[int, int]], 
             pos += 1
             continue
         raise ScoringError("syntax", f"unexpected {ch!r} at position {pos}: allowed are digits with m/s/p/z, "
-                           "honors E S W N C F P, and melds in [brackets]", pos)
+                           f"honors E S W N C F P{_MELDS_HINT}", pos)
     if digits:
         raise ScoringError("syntax", f"digits at position {digits[0]} are not followed by a suit letter m, s, p or z",
                            digits[0])
@@ -554,7 +559,7 @@ def parse_tiles(text: str, what: str = "tiles") -> list[int]:
     try:
         got, _ = _read_tiles(text, 0, "")
     except ScoringError as e:  # said of these tiles, not of a hand (e.g. "seen tiles: ...")
-        raise ScoringError(e.code, f"{what}: {e.message}", e.position) from None
+        raise ScoringError(e.code, f"{what}: {e.message.replace(_MELDS_HINT, '')}", e.position) from None
     return [t for t, _ in got]
 
 

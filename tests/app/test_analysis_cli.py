@@ -84,8 +84,10 @@ def test_shanten_of_a_winning_hand_is_minus_one(capsys) -> None:
     (["waits", READY, "--seen", "5s5s5s5s"], "fifth-tile: 5s appears 5 times"),
     (["waits", READY, "--seen", "[555s]"], "syntax: seen tiles: brackets"),
     (["waits", READY, "--seen", "zz"], "syntax: seen tiles: suit letter 'z' at position 0"),
-    (["shanten", READY, "--seen", "5q"], "syntax: seen tiles: unexpected 'q' at position 1"),
-    (["shanten", "123m456x"], "syntax: unexpected 'x'"),
+    (["shanten", READY, "--seen", "5q"], "syntax: seen tiles: unexpected 'q' at position 1: allowed are digits with "
+                                         "m/s/p/z, honors E S W N C F P\n"),  # no melds in seen tiles
+    (["shanten", "123m456x"], "syntax: unexpected 'x' at position 7: allowed are digits with m/s/p/z, honors E S W N "
+                              "C F P, and melds in [brackets]"),
     (["waits", "[123m][456m][789m][EEEE]C", "--kong-replacement", "--robbing-kong"], ""),
 ])
 def test_bad_hands_are_one_line_exit_1(capsys, argv: list[str], words: str) -> None:
