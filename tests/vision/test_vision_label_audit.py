@@ -167,3 +167,41 @@ def test_score_photos_judges_each_threshold_from_the_same_reading(ve, monkeypatc
     assert not out[0]["audited"]["at"][0.75]["silent"]
     t = ve.summarise([out[0]["at"][0.75]])
     assert t["silent_error_rate"] == 0.0 and t["flagged_per_photo"] == 1.0
+
+
+def test_no_tile_is_labelled_twice_once_the_audit_is_applied(ve):
+    """A second label on a tile counts a reader that boxes the tile once as missing it: every pair
+    of labels of one photo overlapping by IoU over 0.5 is removed by the audit (its `label`
+    re-checks with verdict `none`)."""
+    if not DETECTION.is_dir():
+        pytest.skip(f"{DETECTION} is not there (../shared/data must sit beside the project)")
+    audit = D.load_audit()
+    removed = 0
+    for split in ("holdout", "test", "valid"):
+        items = [i for i in load_split("train") if is_holdout_session(i.session)] if split == "holdout" \
+            else load_split(split)
+        for it in items:
+            entries = audit.get(split, {}).get(it.path.name, [])
+            labels = D.audited(it, entries)[0].boxes
+            twice = [(a.tile, b.tile, a.box) for k, a in enumerate(labels) for b in labels[k + 1:]
+                     if D.iou(a.box, b.box) > 0.5]
+            assert not twice, (split, it.path.name, twice)
+            removed += sum(e["verdict"] == "none" and "label" in e for e in entries)
+    assert removed == 6  # valid: five tiles labelled twice with one name, one as 9s and 5s
+
+
+def test_photo_kinds_are_as_the_readme_describes_them(ve):
+    """``--by-kind``: valid's 34 squeezed uploads and 42 photos of its close-up session (7 of them
+    labelled all 1p), test's one squeezed photo (vision/README.md, "Squeezed photos" and "Where
+    valid is still lost")."""
+    if not DETECTION.is_dir():
+        pytest.skip(f"{DETECTION} is not there (../shared/data must sit beside the project)")
+    from collections import Counter
+    assert Counter(map(ve.photo_kind, load_split("valid"))) == {"ordinary": 143, "squeezed": 34, "close-up": 42}
+    assert Counter(map(ve.photo_kind, load_split("test"))) == {"ordinary": 47, "squeezed": 1}
+    wide = LabelledImage(Path("IMG_2750_JPG.rf.x.jpg"), (LabelledBox("1m", (0, 0, 400, 40)),), "IMG")
+    assert ve.photo_kind(wide) == "squeezed"
+    assert ve.photo_kind(LabelledImage(Path("IMG_2750_JPG.rf.x.jpg"), (LabelledBox("1m", (0, 0, 40, 55)),), "IMG")) \
+        == "close-up"
+    assert ve.photo_kind(LabelledImage(Path("IMG_2789_JPG.rf.x.jpg"), (LabelledBox("1m", (0, 0, 40, 55)),), "IMG")) \
+        == "ordinary"
