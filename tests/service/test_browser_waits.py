@@ -139,6 +139,11 @@ def test_waits_and_shanten_on_the_scoring_view(server, view) -> None:
         page.click("#btn-waits")
         expect(page.locator("#score-error")).to_contain_text("flowers")
         expect(page.locator("#analysis")).to_be_hidden()
+        page.click("#lang")  # in Chinese: the field by its label on the page, and what is wrong
+        page.click("#btn-waits")
+        expect(page.locator("#score-error")).to_have_text("请求内容有误：花牌不能大于 8")
+        _shot(page, f"waits-{view}-zh-flowers9")
+        page.click("#lang")  # English again
         page.fill("#flowers", "0")
 
         # 1-shanten: the shanten number and the useful tiles (POST /api/shanten)
