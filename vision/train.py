@@ -23,8 +23,8 @@ Needs the ``train`` extra (PyTorch CPU, onnx). Fixed seeds; one thread.
 Usage: ``python -m vision.train [--det-epochs N] [--cls-epochs N] [--only det|cls|calibrate]
 [--member FILE]`` (``--det-stretch``, ``--det-rotate``: augmentations tried, off by default;
 ``--det-loose``, ``--cls-rotate`` with ``--member``: that member's share of close-ups or turned
-crops instead of its own; ``--cls-white``, ``--cls-edge``, ``--cls-hard``: the classifier's
-synthetic white dragons, edge boxes and mined hard negatives, ``CLS_EXTRA``; ``--cls-init DIR``,
+crops instead of its own; ``--cls-white``, ``--cls-edge``, ``--cls-hard``, ``--cls-lowres``: the
+classifier's synthetic white dragons, edge boxes, mined hard negatives and squeezed crops, ``CLS_EXTRA``; ``--cls-init DIR``,
 ``--cls-lr``: fine-tune from exported classifiers; tried for issue 21, off by default, see
 vision/README.md).
 """
@@ -256,13 +256,15 @@ def det_sample(pools: Pools, rng: np.random.Generator, items: list) -> tuple[np.
 #: ``cls_jitter``: the spread (standard deviation, share of the box's side) by which each side of a
 #: classifier crop's box is moved, imitating the detector's box error.
 AUG = {"stretch": 0.0, "rotate": 0.0, "cls_rotate": 0.0, "loose": 0.0, "cls_jitter": 0.05,
-       "cls_white": 0.0, "cls_edge": 0.0, "cls_hard": 0.0}
+       "cls_white": 0.0, "cls_edge": 0.0, "cls_hard": 0.0, "cls_lowres": 0.0}
 #: The classifier's shares of synthetic crops against issue 21's silent errors (``cls_batch``):
 #: ``cls_white`` real tiles painted as white dragons (``synth.paint_white_dragon``, label ``P``),
 #: ``cls_edge`` boxes beside or between labelled tiles (``edge_box``, ``unknown``), ``cls_hard``
 #: the committed detectors' own boxes that match no label on the fit photos (``mine_hard_negatives``,
-#: ``unknown``). Off by default (0).
-CLS_EXTRA = ("cls_white", "cls_edge", "cls_hard")
+#: ``unknown``); ``cls_lowres`` crops of any kind seen at a low resolution along one axis and
+#: enlarged back (``low_resolution``: the tiles of an upload the export squeezed into a square, stored
+#: 3-12 times narrower than they are, which the pipeline enlarges back to 64x48). Off by default (0).
+CLS_EXTRA = ("cls_white", "cls_edge", "cls_hard", "cls_lowres")
 
 #: The detector ensemble (file name -> share of the synthetic close-ups of turned, scattered or
 #: packed tiles, ``vision.synth.compose_loose_scene``, in its samples). Each member is trained
@@ -439,7 +441,20 @@ def cls_crop(img: np.ndarray, box, rng: np.random.Generator | None) -> np.ndarra
     c = to_portrait(img[y1:y2, x1:x2])
     if rng is not None and rng.random() < 0.5:
         c = c[::-1, ::-1]
+    if rng is not None and AUG["cls_lowres"] and rng.random() < AUG["cls_lowres"]:
+        c = low_resolution(c, rng)
     return cv2.resize(np.ascontiguousarray(c), (CLS_W, CLS_H), interpolation=cv2.INTER_AREA)
+
+
+def low_resolution(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """``crop`` (HxWx3) shrunk 3-12 times along one axis (its width or its height, one in two),
+    to no fewer than 2 pixels, and enlarged back to its size: what is left of a tile in a picture
+    that the data set's export squeezed into a square (vision/README.md, "Squeezed photos")."""
+    h, w = crop.shape[:2]
+    f = rng.uniform(3, 12)
+    small = (max(2, round(w / f)), h) if rng.random() < 0.5 else (w, max(2, round(h / f)))
+    shrunk = cv2.resize(np.ascontiguousarray(crop), small, interpolation=cv2.INTER_AREA)
+    return cv2.resize(shrunk, (w, h), interpolation=cv2.INTER_LINEAR)
 
 
 def cls_samples(pools: Pools, items: list) -> list[tuple]:
@@ -782,6 +797,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="share of classifier crops beside or between labelled tiles (unknown)")
     ap.add_argument("--cls-hard", type=float, default=AUG["cls_hard"],
                     help="share of classifier crops of the detectors' boxes that match no label on the fit photos (unknown)")
+    ap.add_argument("--cls-lowres", type=float, default=AUG["cls_lowres"],
+                    help="share of classifier crops seen at a low resolution along one axis (squeezed uploads)")
     ap.add_argument("--cls-init", type=Path, default=None,
                     help="fine-tune: start each classifier from its file in this folder (its batch norms frozen)")
     ap.add_argument("--cls-lr", type=float, default=CLS_INIT["lr"],
@@ -806,14 +823,15 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--cls-rotate sets one classifier's share of turned crops: give it with --member and a classifier's file")
     for flag, value in (("--det-stretch", args.det_stretch), ("--det-rotate", args.det_rotate),
                         ("--det-loose", args.det_loose), ("--cls-rotate", args.cls_rotate),
-                        ("--cls-white", args.cls_white), ("--cls-edge", args.cls_edge), ("--cls-hard", args.cls_hard)):
+                        ("--cls-white", args.cls_white), ("--cls-edge", args.cls_edge), ("--cls-hard", args.cls_hard),
+                        ("--cls-lowres", args.cls_lowres)):
         if value is not None and not 0.0 <= value <= 1.0:
             ap.error(f"{flag} is a share of the samples, from 0 to 1, not {value}")
     if not 0.0 <= args.cls_jitter <= 0.5:
         ap.error(f"--cls-jitter is a share of a box's side, from 0 to 0.5, not {args.cls_jitter}")
     torch.set_num_threads(1)
     AUG.update(stretch=args.det_stretch, rotate=args.det_rotate, cls_jitter=args.cls_jitter,
-               cls_white=args.cls_white, cls_edge=args.cls_edge, cls_hard=args.cls_hard)
+               cls_white=args.cls_white, cls_edge=args.cls_edge, cls_hard=args.cls_hard, cls_lowres=args.cls_lowres)
     if args.cls_init is not None and not args.cls_init.is_dir():
         ap.error(f"--cls-init {args.cls_init}: not a folder")
     if not 0.0 < args.cls_lr <= 0.1:

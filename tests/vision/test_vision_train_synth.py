@@ -98,3 +98,18 @@ def test_a_detector_is_refused_as_a_classifier_to_fine_tune():
     from vision.errors import VisionError
     with pytest.raises(VisionError, match="not a classifier"):
         train.load_fused_classifier(train.Classifier(), MODELS / "detector.onnx")
+
+
+def test_a_squeezed_crop_keeps_its_size_and_loses_detail_along_one_axis():
+    """``--cls-lowres``: a crop shrunk 3-12 times along its width or its height and enlarged back."""
+    rng = np.random.default_rng(3)
+    crop = rng.integers(0, 256, (64, 48, 3), dtype=np.uint8)  # detail everywhere, both ways
+    axes = set()
+    for _ in range(20):
+        out = train.low_resolution(crop, rng)
+        assert out.shape == crop.shape and out.dtype == crop.dtype
+        across = np.abs(np.diff(out.astype(int), axis=1)).mean()  # detail along the width
+        down = np.abs(np.diff(out.astype(int), axis=0)).mean()
+        assert min(across, down) < 0.5 * max(across, down)  # one axis has lost most of it
+        axes.add("width" if across < down else "height")
+    assert axes == {"width", "height"}
