@@ -97,7 +97,7 @@ def rule_system(name: str):
         return scoring.systems.get(name)
     except scoring.systems.RulesError:
         raise SettingsError(f"rules {name!r} unknown: allowed are {', '.join(scoring.systems.SYSTEMS)}, "
-                            "or none", f"没有规则 {name!r}：可选 {'、'.join(scoring.systems.SYSTEMS)}，或不设规则") from None
+                            "or none", f"没有规则“{name}”：可选 {'、'.join(scoring.systems.SYSTEMS)}，或不设规则") from None
 
 
 def rules_choices(gears: "tuple[int, ...] | list[int]") -> list[dict]:
@@ -125,14 +125,15 @@ def check_confirm_below(value: "str | float") -> float:
         SettingsError: not a number, or outside the range (the message names both ends).
     """
     low, high = CONFIRM_BELOW_RANGE
-    try:  # as a number is written (0.75, .75, 1): not Python's other spellings (+0.7, 0.7_5, 7e-1)
-        x = float(value) if not isinstance(value, str) or re.fullmatch(r"\d*\.?\d+", value) else float("nan")
+    try:  # as a number is written (0.75, .75, 1): not Python's other spellings (+0.7, 0.7_5, 7e-1, ٠.٧)
+        x = float(value) if not isinstance(value, str) or re.fullmatch(r"[0-9]*\.?[0-9]+", value.strip()) \
+            else float("nan")
     except (TypeError, ValueError):
         x = float("nan")
     if isinstance(value, bool) or not low <= x <= high:  # NaN fails both comparisons
         raise SettingsError(f"confirm-below {value!r} is not allowed: give a confidence from {low} to {high} (tiles "
                             f"read below it are listed for the player to confirm; default {CONFIRM_BELOW})",
-                            f"确认门槛 {value!r} 不可用：请在 {low} 到 {high} 之间选（把握低于它的牌请玩家确认；"
+                            f"确认门槛 {value} 不可用：请在 {low} 到 {high} 之间选（把握低于它的牌请玩家确认；"
                             f"默认 {CONFIRM_BELOW}）")
     return x
 

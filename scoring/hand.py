@@ -559,7 +559,9 @@ def parse_tiles(text: str, what: str = "tiles") -> list[int]:
     try:
         got, _ = _read_tiles(text, 0, "")
     except ScoringError as e:  # said of these tiles, not of a hand (e.g. "seen tiles: ...")
-        raise ScoringError(e.code, f"{what}: {e.message.replace(_MELDS_HINT, '')}", e.position) from None
+        message = e.message.replace(_MELDS_HINT, "") if e.code != "flower-in-hand" else \
+            f"a flower at position {e.position} is not one of the {what}: leave flowers (1f-8f) out"
+        raise ScoringError(e.code, f"{what}: {message}", e.position) from None
     return [t for t, _ in got]
 
 

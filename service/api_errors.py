@@ -48,16 +48,52 @@ def _http_error(request: Request, e: StarletteHTTPException) -> JSONResponse:
 
 
 #: the names pydantic gives the branches of a union in an error's place (``seen.constrained-str``,
-#: ``flowers.list[literal[...]]``): not fields, so not named to the user
-_BRANCH = re.compile(r"^(constrained-[a-z]+|[a-z-]+\[.*\])$")
+#: ``flowers.list[literal[...]]``, ``WinBody.hand`` for a body that is one model or another): not
+#: fields, so not named to the user
+_BRANCH = re.compile(r"^(constrained-[a-z]+|[a-z-]+\[.*\]|[A-Z][A-Za-z0-9]*)$")
+#: where a value came from, not a field (``body``, a ``path`` parameter, a ``query`` parameter)
+_SOURCES = ("body", "path", "query")
 
 
-def _parts(loc: tuple | list) -> list:
-    return [p for p in loc if p != "body" and not (isinstance(p, str) and _BRANCH.match(p))]
+def _place(x: dict) -> tuple[tuple, tuple]:
+    """An error's place without the source and the union branches, and the branches it was in.
+    The last part of an unknown key's place is the key the user sent, kept whatever it looks like."""
+    loc = list(x.get("loc", ()))
+    if loc and loc[0] in _SOURCES:
+        loc = loc[1:]
+    keep = len(loc) - 1 if x.get("type") == "extra_forbidden" else len(loc)
+    place = tuple(p for i, p in enumerate(loc) if i >= keep or not (isinstance(p, str) and _BRANCH.match(p)))
+    branches = tuple(p for i, p in enumerate(loc) if i < keep and isinstance(p, str) and _BRANCH.match(p))
+    return place, branches
 
 
-def _field(loc: tuple | list) -> str:
-    return ".".join(str(x) for x in _parts(loc)) or "body"
+def relevant(errors: list[dict]) -> list[dict]:
+    """The errors of a refused body that say what is wrong, each with ``place`` (its ``loc`` without
+    the source and the union branches): for a body that may be one model or another (a won hand or
+    a draw), only the errors of the model it comes nearest to (the fewest errors); for a value that
+    may be of one type or another (``seen``: text or a list), a type mismatch is left out where the
+    value had a type it may have and fails otherwise there or inside it (a list of 200, a list
+    whose item is wrong). A value of no type it may have keeps its mismatches (one per type)."""
+    placed = [{**x, "place": _place(x)[0], "branches": _place(x)[1]} for x in errors]
+    models = {b[0] for x in placed for b in [x["branches"]] if b and b[0][:1].isupper()}
+    if len(models) > 1:  # a union of models: the nearest one
+        best = min(models, key=lambda m: (sum(x["branches"][:1] == (m,) for x in placed), m))
+        placed = [x for x in placed if not x["branches"] or x["branches"][0] == best]
+    out, seen = [], set()
+    for x in placed:
+        at = x["place"]
+        if x.get("type", "").endswith("_type") and any(
+                y is not x and y["place"][:len(at)] == at and not (y["place"] == at and y.get("type", "").endswith("_type"))
+                for y in placed):
+            continue
+        if (at, x.get("msg")) not in seen:
+            seen.add((at, x.get("msg")))
+            out.append(x)
+    return out
+
+
+def _field(place: tuple) -> str:
+    return ".".join(str(x) for x in place) or "body"
 
 
 #: the request bodies' fields as the page names them (the page's form labels)
@@ -67,10 +103,10 @@ FIELD_ZH = {"hand": "手牌", "seen": "已见的牌", "flowers": "花牌", "seat
             "winner": "和牌者", "discarder": "放炮者", "players": "玩家", "practice": "练习", "tile_count": "牌数",
             "dice_method": "骰子方式", "dealer": "庄家", "confirm_below": "确认门槛", "direction": "升降方向",
             "values": "骰子点数", "fault": "故障", "photo": "照片", "corrections": "改正", "confirmed": "已确认",
-            "win": "和张", "index": "序号", "tile": "牌", "note": "备注", "draw": "流局"}
+            "win": "和张", "index": "序号", "tile": "牌", "note": "备注", "draw": "流局", "hand_id": "记录序号"}
 
 #: pydantic's error types (``errors()[i]["type"]``) said in Chinese, after the field's name;
-#: ``{name}`` from the error's ``ctx``
+#: ``{name}`` from the error's ``ctx`` (``{zh}``: a Chinese reason the service gave itself)
 _PROBLEM_ZH = {"missing": "必须填写", "extra_forbidden": "：不认识这一项", "less_than_equal": "不能大于 {le}",
                "greater_than_equal": "不能小于 {ge}", "less_than": "须小于 {lt}", "greater_than": "须大于 {gt}",
                "string_too_long": "太长（最多 {max_length} 个字）", "string_too_short": "太短",
@@ -78,40 +114,56 @@ _PROBLEM_ZH = {"missing": "必须填写", "extra_forbidden": "：不认识这一
                "int_type": "应为整数", "int_parsing": "应为整数", "int_from_float": "应为整数",
                "float_type": "应为数字", "float_parsing": "应为数字", "bool_type": "应为是或否",
                "bool_parsing": "应为是或否", "string_type": "应为文字", "list_type": "应为列表",
-               "dict_type": "应为对象", "literal_error": "可选：{expected}", "enum": "可选：{expected}"}
+               "dict_type": "应为对象", "model_type": "应为对象", "model_attributes_type": "应为对象",
+               "literal_error": "可选：{expected}", "enum": "可选：{expected}", "value_error": "{zh}"}
 
 
-def _where_zh(loc: tuple | list) -> str:
-    names = [f"第 {p + 1} 项" if isinstance(p, int) else FIELD_ZH.get(p, str(p)) for p in _parts(loc)]
+def _choices(expected: str) -> str:
+    """pydantic's ``'up' or 'down'`` as 可选 lists them: ``up、down`` (JSON's true and false)."""
+    names = re.findall(r"'([^']*)'|\b(True|False)\b", expected)
+    return "、".join(q or b.lower() for q, b in names) or expected
+
+
+def _where_zh(place: tuple) -> str:
+    names = [f"第 {p + 1} 项" if isinstance(p, int) else FIELD_ZH.get(p, str(p)) for p in place]
     return "的".join(names) or "请求"
 
 
 def problems_zh(errors: list[dict]) -> str:
-    """pydantic's errors (``RequestValidationError.errors()``) in Chinese, one clause each: the
-    field by the page's name for it (``FIELD_ZH``; a list item by its number), then the problem
-    (``_PROBLEM_ZH``), or the field alone for a kind of error not listed there. A field that fails
-    every branch of a union (``seen``: text or a list) is said once (应为文字或列表); when a branch
-    of the right type fails otherwise, only that is said."""
-    said: dict[str, list[tuple[str, str]]] = {}
+    """The errors of ``relevant`` in Chinese, one clause per field: the field by the page's name
+    for it (``FIELD_ZH``; a list item by its number), then the problem (``_PROBLEM_ZH``), or the
+    field alone for a kind of error not listed there. A value of no type it may have is said once
+    (已见的牌应为文字或列表)."""
+    said: dict[str, list[str]] = {}
     for x in errors:
-        kind, template = x.get("type", ""), _PROBLEM_ZH.get(x.get("type", ""), "")
+        ctx = dict(x.get("ctx") or {})
+        if "expected" in ctx:
+            ctx["expected"] = _choices(str(ctx["expected"]))
         try:
-            problem = template.format(**(x.get("ctx") or {}))
+            problem = _PROBLEM_ZH.get(x.get("type", ""), "").format(**ctx)
         except (KeyError, IndexError, ValueError):
             problem = ""
-        found = said.setdefault(_where_zh(x.get("loc", ())), [])
-        if problem not in (p for _, p in found):
-            found.append((kind, problem))
+        found = said.setdefault(_where_zh(x["place"]), [])
+        if problem not in found:
+            found.append(problem)
     out = []
     for where, found in said.items():
-        if all(k.endswith("_type") for k, _ in found) and any(w.startswith(where + "的") for w in said):
-            continue  # flowers: not an integer, and a list whose item is wrong: the item is what to say
-        if any(not k.endswith("_type") for k, _ in found):  # a branch of the right type says what is wrong
-            found = [(k, p) for k, p in found if not k.endswith("_type")]
-        types = [p[2:] for k, p in found if k.endswith("_type")]  # 应为文字 / 应为列表 -> 应为文字或列表
-        found = ([("", "应为" + "或".join(types))] if types else []) + [(k, p) for k, p in found if not k.endswith("_type")]
-        out.append(where + "；".join(p for _, p in found if p))
+        types = [p[2:] for p in found if p.startswith("应为")]  # 应为文字 / 应为列表 -> 应为文字或列表
+        rest = [p for p in found if p and not p.startswith("应为")]
+        out.append(where + "；".join((["应为" + "或".join(types)] if types else []) + rest))
     return "；".join(out)
+
+
+def _english(errors: list[dict]) -> list[dict]:
+    """``fields`` of the error body: one entry per field; a value of no type it may have says them
+    together ("Input should be a valid string or a valid list")."""
+    fields: dict[str, list[str]] = {}
+    for x in errors:
+        fields.setdefault(_field(x["place"]), []).append(x.get("msg", ""))
+    lead = "Input should be "
+    return [{"field": f, "problem": lead + " or ".join(m[len(lead):] for m in msgs)
+             if len(msgs) > 1 and all(m.startswith(lead) for m in msgs) else "; ".join(msgs)}
+            for f, msgs in fields.items()]
 
 
 def _invalid(request: Request, e: RequestValidationError) -> JSONResponse:
@@ -121,7 +173,8 @@ def _invalid(request: Request, e: RequestValidationError) -> JSONResponse:
         where = x.get("ctx", {}).get("error", "")
         return JSONResponse(error_body("bad-json", f"the body is not valid JSON: {where}".rstrip(": "),
                                        "请求内容不是有效的 JSON"), status_code=422)
-    fields = [{"field": _field(x.get("loc", ())), "problem": x.get("msg", "")} for x in errs]
+    errs = relevant(errs)
+    fields = _english(errs)
     message = "; ".join(f"{f['field']}: {f['problem']}" for f in fields)
     zh = "请求内容有误：" + problems_zh(errs)
     return JSONResponse(error_body("bad-value", message, zh, fields=fields), status_code=422)

@@ -100,6 +100,12 @@ _WIN_OPTIONS_SCHEMA = {"properties": {k: {"default": v, "description": "win opti
                                       for k, v in WinContext.OPTIONS.items()}}
 
 
+#: what a win option's value may be, in Chinese (``service.api_errors.problems_zh``; the English
+#: is ``WinContext.from_options``'s own message); the options not listed are true or false
+_OPTION_ZH = {"flowers": "应为 0 到 8 的整数，或花牌的列表（1f-8f，每张一次）", "seat_wind": "可选：E、S、W、N",
+              "prevalent_wind": "可选：E、S、W、N"}
+
+
 class ScoreOptions(BaseModel):
     """The options of a scored hand or photo: ``rules``, ``options`` (another rule system's) and
     ``accept_uncertain`` (photos) are read here; every other key is a win option
@@ -128,7 +134,9 @@ class ScoreOptions(BaseModel):
             try:
                 WinContext.from_options({key: value}, other_keys=tuple(type(self).model_fields))
             except ScoringError as e:
-                errors.append({"loc": (where, key), "msg": e.message, "type": "value_error"})
+                errors.append({"loc": (where, key), "msg": e.message, "type": "value_error",
+                               "ctx": {"zh": _OPTION_ZH.get(key, "应为是或否（true/false）")
+                                       if key in WinContext.OPTIONS else "：不认识这一项"}})
         if errors:
             raise RequestValidationError(errors)
         return given

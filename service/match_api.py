@@ -85,8 +85,8 @@ def scoring_error(e: ScoringError, codes_zh: dict[str, str] | None = None) -> Se
     """A ScoringError as a 422 ServiceError with the Chinese message (``message_zh``): by its code,
     from ``codes_zh`` (e.g. ``ANALYSIS_ZH``) before the scorer's own table."""
     zh = (codes_zh or {}).get(e.code) or _CODES_ZH.get(e.code, "手牌有误")
-    if e.code == "syntax" and e.message.startswith("seen tiles"):  # scoring.analysis.parse_seen's tiles
-        zh = "已见的牌写法有误"
+    if e.message.startswith("seen tiles"):  # scoring.analysis.parse_seen's tiles, not the hand
+        zh = {"syntax": "已见的牌写法有误", "flower-in-hand": "已见的牌里不写花牌"}.get(e.code, zh)
     if e.code == "contradictory-flags":
         zh = next((z for words, z in _FLAGS_ZH if all(w in e.message for w in words)), zh)
     if e.position is not None:

@@ -86,6 +86,8 @@ def test_shanten_of_a_winning_hand_is_minus_one(capsys) -> None:
     (["waits", READY, "--seen", "zz"], "syntax: seen tiles: suit letter 'z' at position 0"),
     (["shanten", READY, "--seen", "5q"], "syntax: seen tiles: unexpected 'q' at position 1: allowed are digits with "
                                          "m/s/p/z, honors E S W N C F P\n"),  # no melds in seen tiles
+    (["shanten", READY, "--seen", "1f"], "flower-in-hand: seen tiles: a flower at position 0 is not one of the seen "
+                                         "tiles: leave flowers (1f-8f) out\n"),  # not "give them with --flowers"
     (["shanten", "123m456x"], "syntax: unexpected 'x' at position 7: allowed are digits with m/s/p/z, honors E S W N "
                               "C F P, and melds in [brackets]"),
     (["waits", "[123m][456m][789m][EEEE]C", "--kong-replacement", "--robbing-kong"], ""),

@@ -88,7 +88,7 @@ def test_config_sets_and_shows_the_flag_threshold(capsys, state_dir) -> None:
     assert run(["config", "get", "confirm-below"], capsys)[1] == "0.75\n"
     assert "confirm-below = 0.75" in run(["config", "show"], capsys)[1]
     assert json.loads((state_dir / "settings.json").read_text())["confirm_below"] == 0.75
-    for bad in ("0.3", "+0.7", "0.7_5", "7e-1", "0x1"):  # only a number as it is written: not Python's other spellings
+    for bad in ("0.3", "+0.7", "0.7_5", "7e-1", "0x1", "٠.٧", "０.７"):  # only a number as it is written: not Python's other spellings
         code, out, err = run(["config", "set", "confirm-below", bad], capsys)
         assert code == 1 and err.count("\n") == 1 and "give a confidence from 0.5 to 0.95" in err, bad
     assert ST.load().confirm_below == 0.75

@@ -272,8 +272,9 @@ def test_the_page_has_no_inline_script_or_style() -> None:
     ("post", "/api/dice", {"values": [True, 1, 2, 3]}, "values.0", "骰子点数的第 1 项应为整数"),
     ("put", "/api/settings", {"tile_count": "136"}, "tile_count", "牌数应为整数"),
     ("put", "/api/settings", {"tile_count": 136.0}, "tile_count", "牌数应为整数"),
-    ("post", "/api/score", {"hand": "123m456m789m234p5s5s", "self_drawn": 1}, "self_drawn", "自摸"),
-    ("post", "/api/score", {"hand": "123m456m789m234p5s5s", "flowers": "2"}, "flowers", "花牌"),
+    ("post", "/api/score", {"hand": "123m456m789m234p5s5s", "self_drawn": 1}, "self_drawn", "自摸应为是或否（true/false）"),
+    ("post", "/api/score", {"hand": "123m456m789m234p5s5s", "flowers": "2"}, "flowers",
+     "花牌应为 0 到 8 的整数，或花牌的列表（1f-8f，每张一次）"),
 ])
 def test_bodies_are_strict(api, method, path, body, field, zh) -> None:
     c, _, log = api

@@ -195,7 +195,14 @@ def test_a_photo_with_a_tile_outside_the_system_is_refused_by_name(api, monkeypa
     ("/api/waits", {"hand": HAND[:-2], "seen": ["1m"] * 137}, "请求内容有误：已见的牌太多（最多 136 项）"),
     ("/api/shanten", {"hand": HAND, "sean": "1m"}, "请求内容有误：sean：不认识这一项"),
     ("/api/shanten", {}, "请求内容有误：手牌必须填写"),
-    ("/api/score", {"hand": HAND, "flowers": 9}, "请求内容有误：花牌"),
+    ("/api/score", {"hand": HAND, "flowers": 9}, "请求内容有误：花牌应为 0 到 8 的整数，或花牌的列表（1f-8f，每张一次）"),
+    ("/api/score", {"hand": HAND, "seat_wind": ["E"]}, "请求内容有误：门风可选：E、S、W、N"),
+    ("/api/score", {"hand": HAND, "selfdrawn": True}, "请求内容有误：selfdrawn：不认识这一项"),
+    ("/api/waits", {"hand": HAND[:-2], "seen": [5]}, "请求内容有误：已见的牌的第 1 项应为文字"),
+    ("/api/lift", [], "请求内容有误：请求应为对象"),
+    ("/api/lift", {"direction": "sideways"}, "请求内容有误：升降方向可选：up、down"),
+    ("/api/lift", {"direction": "up", "constrained-str": 1}, "请求内容有误：constrained-str：不认识这一项"),
+    ("/api/match/photo", {"photo": "x", "winner": "E", "corrections": [5]}, "请求内容有误：改正的第 1 项应为对象"),
 ])
 def test_a_refused_body_is_said_in_chinese_by_the_pages_names_for_its_fields(api, path, body, zh) -> None:
     """The page shows ``message_zh`` as it is: the field by its label on the page, and what is wrong
@@ -205,4 +212,22 @@ def test_a_refused_body_is_said_in_chinese_by_the_pages_names_for_its_fields(api
     assert r.status_code == 422
     err = r.json()["error"]
     assert err["message_zh"] == zh, err
-    assert "constrained" not in err["message"] and all("[" not in f["field"] for f in err["fields"])
+    assert all("[" not in f["field"] and ".constrained" not in f["field"] for f in err["fields"])  # no union branch
+
+
+@pytest.mark.parametrize("body, fields, zh", [
+    ({"draw": False}, [{"field": "draw", "problem": "Input should be True"}], "请求内容有误：流局可选：true"),
+    ({"hand": HAND, "winner": "Q"}, [{"field": "winner", "problem": "Input should be 'E', 'S', 'W' or 'N'"}],
+     "请求内容有误：和牌者可选：E、S、W、N"),
+])
+def test_a_body_of_one_model_or_another_is_refused_by_the_nearer_one(api, body, fields, zh) -> None:
+    """PUT /api/match/hands/N takes a won hand or a draw: a refused body is said by the model it comes
+    nearest to, with no model's class name in it (not "WinBody.hand: Field required; DrawBody.draw...")."""
+    c, _, _ = api
+    r = c.put("/api/match/hands/1", headers=AUTH, json=body)
+    assert r.status_code == 422
+    err = r.json()["error"]
+    assert err["fields"] == fields and err["message_zh"] == zh, err
+    r = c.put("/api/match/hands/x", headers=AUTH, json={"draw": True})  # a path parameter: named, not "path"
+    assert r.status_code == 422 and r.json()["error"]["message_zh"] == "请求内容有误：记录序号应为整数", r.text
+    assert r.json()["error"]["fields"][0]["field"] == "hand_id"

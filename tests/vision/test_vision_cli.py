@@ -411,10 +411,12 @@ def test_the_flag_threshold_is_the_stored_setting_unless_given(monkeypatch, scen
     ST.save(ST.validate("confirm-below", "0.6", ST.load()))
     code, out, err = run(["recognize", str(scene_file), "--confirm-below", "0.95", "--json"])
     assert code == 0 and _flagged(out) == ["4m", "7m"]
+    code, out, err = run(["recognize", str(scene_file), "--confirm-below", " 0.75 ", "--json"])  # as config set takes it
+    assert code == 0 and _flagged(out) == ["4m"]
 
 
 @pytest.mark.parametrize("command", ["recognize", "score-photo"])
-@pytest.mark.parametrize("value", ["0.3", "0.99", "1", "high", "nan", "-0.7"])
+@pytest.mark.parametrize("value", ["0.3", "0.99", "1", "high", "nan", "-0.7", "+0.7", "٠.٧"])
 def test_confirm_below_outside_its_range_is_misuse(command, value, capsys):
     # argparse's exit 2 with one line naming the option and the range, before any photo is read
     with pytest.raises(SystemExit) as e:
