@@ -55,39 +55,51 @@ _BRANCH = re.compile(r"^(constrained-[a-z]+|[a-z-]+\[.*\]|[A-Z][A-Za-z0-9]*)$")
 _SOURCES = ("body", "path", "query")
 
 
-def _place(x: dict) -> tuple[tuple, tuple]:
-    """An error's place without the source and the union branches, and the branches it was in.
-    The last part of an unknown key's place is the key the user sent, kept whatever it looks like."""
+def _place(x: dict) -> tuple[str, tuple, tuple]:
+    """An error's source (``body``, ``path``, ``query``; ``""`` for a place the service gave
+    itself), its place without the source and the union branches, and the branches it was in. The
+    last part of an unknown key's place is the key the user sent, kept whatever it looks like."""
     loc = list(x.get("loc", ()))
-    if loc and loc[0] in _SOURCES:
-        loc = loc[1:]
+    source = loc.pop(0) if loc and loc[0] in _SOURCES else ""
     keep = len(loc) - 1 if x.get("type") == "extra_forbidden" else len(loc)
     place = tuple(p for i, p in enumerate(loc) if i >= keep or not (isinstance(p, str) and _BRANCH.match(p)))
     branches = tuple(p for i, p in enumerate(loc) if i < keep and isinstance(p, str) and _BRANCH.match(p))
-    return place, branches
+    return source, place, branches
+
+
+def _is_type(x: dict) -> bool:
+    return x.get("type", "").endswith("_type")
 
 
 def relevant(errors: list[dict]) -> list[dict]:
-    """The errors of a refused body that say what is wrong, each with ``place`` (its ``loc`` without
-    the source and the union branches): for a body that may be one model or another (a won hand or
-    a draw), only the errors of the model it comes nearest to (the fewest errors); for a value that
-    may be of one type or another (``seen``: text or a list), a type mismatch is left out where the
-    value had a type it may have and fails otherwise there or inside it (a list of 200, a list
-    whose item is wrong). A value of no type it may have keeps its mismatches (one per type)."""
-    placed = [{**x, "place": _place(x)[0], "branches": _place(x)[1]} for x in errors]
-    models = {b[0] for x in placed for b in [x["branches"]] if b and b[0][:1].isupper()}
+    """The errors of a refused request that say what is wrong, each with ``source`` and ``place``
+    (``_place``): for a body that may be one model or another (a won hand or a draw), only the
+    errors of the model it comes nearest to (the fewest keys it does not know, then the fewest
+    places wrong); for a value that may be of one type or another (``seen``: text or a list), a
+    type mismatch is left out where the value had a type it may have and fails otherwise there or
+    inside it (a list of 200, a list whose item is wrong). A value of no type it may have keeps its
+    mismatches (one per type)."""
+    placed = []
+    for x in errors:
+        source, place, branches = _place(x)
+        placed.append({**x, "source": source, "place": place, "branches": branches})
+    models = {x["branches"][0] for x in placed if x["branches"] and x["branches"][0][:1].isupper()}
     if len(models) > 1:  # a union of models: the nearest one
-        best = min(models, key=lambda m: (sum(x["branches"][:1] == (m,) for x in placed), m))
-        placed = [x for x in placed if not x["branches"] or x["branches"][0] == best]
+
+        def distance(model: str) -> tuple:
+            mine = [x for x in placed if x["branches"][:1] == (model,)]
+            return (sum(x.get("type") == "extra_forbidden" for x in mine),
+                    len({x["place"] for x in mine if x.get("type") != "extra_forbidden"}), model)
+        best = min(models, key=distance)
+        placed = [x for x in placed if not x["branches"][:1] or x["branches"][0] == best]
     out, seen = [], set()
     for x in placed:
         at = x["place"]
-        if x.get("type", "").endswith("_type") and any(
-                y is not x and y["place"][:len(at)] == at and not (y["place"] == at and y.get("type", "").endswith("_type"))
-                for y in placed):
+        if _is_type(x) and any(y is not x and y["source"] == x["source"] and y["place"][:len(at)] == at
+                               and not (y["place"] == at and _is_type(y)) for y in placed):
             continue
-        if (at, x.get("msg")) not in seen:
-            seen.add((at, x.get("msg")))
+        if (x["source"], at, x.get("msg")) not in seen:
+            seen.add((x["source"], at, x.get("msg")))
             out.append(x)
     return out
 
@@ -99,11 +111,12 @@ def _field(place: tuple) -> str:
 #: the request bodies' fields as the page names them (the page's form labels)
 FIELD_ZH = {"hand": "手牌", "seen": "已见的牌", "flowers": "花牌", "seat_wind": "门风", "prevalent_wind": "圈风",
             "self_drawn": "自摸", "last_tile": "海底/妙手", "kong_replacement": "杠上开花", "robbing_kong": "抢杠和",
-            "fourth_tile": "和绝张", "rules": "规则", "options": "规则选项", "accept_uncertain": "接受未确认的牌",
+            "fourth_tile": "和绝张", "rules": "规则", "options": "选项", "accept_uncertain": "接受未确认的牌",
             "winner": "和牌者", "discarder": "放炮者", "players": "玩家", "practice": "练习", "tile_count": "牌数",
             "dice_method": "骰子方式", "dealer": "庄家", "confirm_below": "确认门槛", "direction": "升降方向",
             "values": "骰子点数", "fault": "故障", "photo": "照片", "corrections": "改正", "confirmed": "已确认",
-            "win": "和张", "index": "序号", "tile": "牌", "note": "备注", "draw": "流局", "hand_id": "记录序号"}
+            "win": "和张", "index": "序号", "tile": "牌", "note": "备注", "draw": "流局", "hand_id": "记录序号",
+            "event_id": "事件序号", "limit": "条数", "last": "最近的次数", "kind": "类别"}
 
 #: pydantic's error types (``errors()[i]["type"]``) said in Chinese, after the field's name;
 #: ``{name}`` from the error's ``ctx`` (``{zh}``: a Chinese reason the service gave itself)
@@ -124,9 +137,12 @@ def _choices(expected: str) -> str:
     return "、".join(q or b.lower() for q, b in names) or expected
 
 
-def _where_zh(place: tuple) -> str:
-    names = [f"第 {p + 1} 项" if isinstance(p, int) else FIELD_ZH.get(p, str(p)) for p in place]
-    return "的".join(names) or "请求"
+def _where_zh(x: dict) -> str:
+    """The place of error ``x`` by the page's names; an unknown key as the user sent it."""
+    place = x["place"]
+    sent = place[-1:] if x.get("type") == "extra_forbidden" else ()
+    names = [f"第 {p + 1} 项" if isinstance(p, int) else FIELD_ZH.get(p, str(p)) for p in place[:len(place) - len(sent)]]
+    return "的".join(names + [str(p) for p in sent]) or "请求"
 
 
 def problems_zh(errors: list[dict]) -> str:
@@ -143,7 +159,9 @@ def problems_zh(errors: list[dict]) -> str:
             problem = _PROBLEM_ZH.get(x.get("type", ""), "").format(**ctx)
         except (KeyError, IndexError, ValueError):
             problem = ""
-        found = said.setdefault(_where_zh(x["place"]), [])
+        if not x["place"] and x.get("type") == "missing":
+            problem = "为空（应为 JSON 对象）"  # no body at all: 请求内容有误：请求为空
+        found = said.setdefault(_where_zh(x), [])
         if problem not in found:
             found.append(problem)
     out = []

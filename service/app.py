@@ -134,9 +134,9 @@ class ScoreOptions(BaseModel):
             try:
                 WinContext.from_options({key: value}, other_keys=tuple(type(self).model_fields))
             except ScoringError as e:
-                errors.append({"loc": (where, key), "msg": e.message, "type": "value_error",
-                               "ctx": {"zh": _OPTION_ZH.get(key, "应为是或否（true/false）")
-                                       if key in WinContext.OPTIONS else "：不认识这一项"}})
+                known = key in WinContext.OPTIONS  # else a key the body does not take, named as sent
+                errors.append({"loc": (where, key), "msg": e.message, "type": "value_error" if known else "extra_forbidden",
+                               "ctx": {"zh": _OPTION_ZH.get(key, "应为是或否（true/false）")} if known else {}})
         if errors:
             raise RequestValidationError(errors)
         return given
@@ -348,8 +348,10 @@ def create_app(control: Control, log: EventLog, token: str, scorer: Scorer, *,
         a threshold outside its range, is refused (422) with the reason."""
         changes = body.model_dump(exclude_none=True)
         if not changes:
-            raise ServiceError("nothing to change: give rules, tile_count, dice_method, dealer or confirm_below", 422,
-                               "bad-value")
+            e = ServiceError("nothing to change: give rules, tile_count, dice_method, dealer or confirm_below", 422,
+                             "bad-value")
+            e.message_zh = "没有要改的设置：请给出规则、牌数、骰子方式、庄家或确认门槛"
+            raise e
 
         def apply():
             return apply_stored(control, log, changes, "page")
@@ -377,7 +379,7 @@ def create_app(control: Control, log: EventLog, token: str, scorer: Scorer, *,
             raise ServiceError(exc.args[0], 404, "no-such-code") from None
 
     @app.get("/api/faults/{event_id}/trace", dependencies=[Auth])
-    async def fault_trace(event_id: Annotated[int, PathParam(ge=1)]) -> Response:
+    async def fault_trace(event_id: Annotated[int, PathParam(ge=1, le=2**63 - 1)]) -> Response:  # sqlite's INTEGER
         """The trace saved with fault ``event_id`` of the log (``/api/faults``' ``recent[].id``): the last
         cycles before it as JSON lines (docs/trace.md), for ``mjtable diagnose --trace``; for a self-test's
         id (``GET /api/selftest``'s ``id``) the self-test's trace. 404 when the log has no trace for that

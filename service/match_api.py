@@ -130,6 +130,13 @@ class DrawBody(_Strict):
     note: str = Field("", max_length=200)
 
 
+class DrawEdit(DrawBody):
+    """A recorded hand replaced by a draw: ``draw`` must be given (an empty edit is refused, not
+    taken for a draw)."""
+
+    draw: Literal[True]
+
+
 class Correction(_Strict):
     index: StrictInt = Field(ge=0)
     tile: Literal[TILE_CHOICES]  # type: ignore[valid-type]
@@ -512,7 +519,7 @@ def make_router(*, control: Any, log: Any, scorer: Any, auth: Any,
             return await changed({"deleted": hand_id, "event": eid})
 
     @router.put("/hands/{hand_id}", dependencies=[Auth])
-    async def edit_hand(hand_id: int, body: WinBody | DrawBody) -> dict:
+    async def edit_hand(hand_id: int, body: WinBody | DrawEdit) -> dict:
         """Replace a recorded hand (a win, or a draw) keeping its deal: a win is scored again with
         that deal's winds. A new ``match`` event; the old data stays in the log."""
         async with lock:

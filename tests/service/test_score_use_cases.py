@@ -203,12 +203,17 @@ def test_a_photo_with_a_tile_outside_the_system_is_refused_by_name(api, monkeypa
     ("/api/lift", {"direction": "sideways"}, "请求内容有误：升降方向可选：up、down"),
     ("/api/lift", {"direction": "up", "constrained-str": 1}, "请求内容有误：constrained-str：不认识这一项"),
     ("/api/match/photo", {"photo": "x", "winner": "E", "corrections": [5]}, "请求内容有误：改正的第 1 项应为对象"),
+    # a key the body does not take is named as sent, even one that reads as a field or a union branch
+    ("/api/match/hand", {"hand": HAND, "winner": "E", "self_drawn": True}, "请求内容有误：self_drawn：不认识这一项"),
+    ("/api/score", {"hand": HAND, "Flowers": 1}, "请求内容有误：Flowers：不认识这一项"),
+    ("/api/score", {"hand": HAND, "WinBody": 1, "Foo": 2}, "请求内容有误：WinBody：不认识这一项；Foo：不认识这一项"),
+    ("/api/lift", None, "请求内容有误：请求为空（应为 JSON 对象）"),
 ])
 def test_a_refused_body_is_said_in_chinese_by_the_pages_names_for_its_fields(api, path, body, zh) -> None:
     """The page shows ``message_zh`` as it is: the field by its label on the page, and what is wrong
     with it where the check is the framework's (a rule's own check says it in ``message``)."""
     c, _, _ = api
-    r = c.post(path, headers=AUTH, json=body)
+    r = c.post(path, headers=AUTH, **({"json": body} if body is not None else {}))
     assert r.status_code == 422
     err = r.json()["error"]
     assert err["message_zh"] == zh, err
@@ -219,6 +224,14 @@ def test_a_refused_body_is_said_in_chinese_by_the_pages_names_for_its_fields(api
     ({"draw": False}, [{"field": "draw", "problem": "Input should be True"}], "请求内容有误：流局可选：true"),
     ({"hand": HAND, "winner": "Q"}, [{"field": "winner", "problem": "Input should be 'E', 'S', 'W' or 'N'"}],
      "请求内容有误：和牌者可选：E、S、W、N"),
+    # as near to a draw by the count of errors, but a won hand by the keys sent
+    ({"hand": HAND}, [{"field": "winner", "problem": "Field required"}], "请求内容有误：和牌者必须填写"),
+    ({"hand": HAND, "winner": 5, "flowers": "x"},
+     [{"field": "winner", "problem": "Input should be 'E', 'S', 'W' or 'N'"},
+      {"field": "flowers", "problem": "Input should be a valid integer or a valid list"}],
+     "请求内容有误：和牌者可选：E、S、W、N；花牌应为整数或列表"),
+    # an empty edit is refused, not taken for a draw that would replace the recorded hand
+    ({}, [{"field": "draw", "problem": "Field required"}], "请求内容有误：流局必须填写"),
 ])
 def test_a_body_of_one_model_or_another_is_refused_by_the_nearer_one(api, body, fields, zh) -> None:
     """PUT /api/match/hands/N takes a won hand or a draw: a refused body is said by the model it comes
@@ -231,3 +244,13 @@ def test_a_body_of_one_model_or_another_is_refused_by_the_nearer_one(api, body, 
     r = c.put("/api/match/hands/x", headers=AUTH, json={"draw": True})  # a path parameter: named, not "path"
     assert r.status_code == 422 and r.json()["error"]["message_zh"] == "请求内容有误：记录序号应为整数", r.text
     assert r.json()["error"]["fields"][0]["field"] == "hand_id"
+    r = c.put("/api/match/hands/x", headers=AUTH, json=[])  # and the body's own problem, from another source
+    assert r.json()["error"]["message_zh"] == "请求内容有误：记录序号应为整数；请求应为对象", r.text
+
+
+def test_a_fault_id_beyond_the_logs_integers_is_refused_not_a_500(api) -> None:
+    c, _, _ = api
+    r = c.get("/api/faults/9223372036854775808/trace", headers=AUTH)
+    assert r.status_code == 422 and r.json()["error"]["fields"][0]["field"] == "event_id", r.text
+    r = c.get("/api/faults/9223372036854775807/trace", headers=AUTH)
+    assert r.status_code == 404 and r.json()["error"]["code"] == "no-trace", r.text
