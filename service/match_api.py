@@ -73,6 +73,7 @@ _CODES_ZH = {
     "bad-meld": "括号里的牌不是顺子、刻子或杠", "tile-count": "牌数不对：和牌时共 14 张（杠算 3 张）",
     "fifth-tile": "同一种牌超过 4 张", "not-winning": "这手牌不是和牌型",
     "contradictory-flags": "和牌条件互相矛盾", "bad-value": "取值不允许",
+    "tile-not-in-set": "这套规则不用这张牌", "unknown-rules": "没有这个规则", "unknown-option": "这套规则没有这个选项",
 }
 
 

@@ -186,18 +186,19 @@ def analyse(kind: str, body: dict[str, Any]) -> dict[str, Any]:
 
 
 def _scoring(fn, *args, **kwargs) -> Any:
+    """``fn(*args, **kwargs)``; a ScoringError as the 422 of ``match_api.scoring_error`` (its code,
+    "code: message", and ``message_zh`` for the page)."""
     from scoring import ScoringError
+
+    from .match_api import scoring_error
     try:
         return fn(*args, **kwargs)
     except ScoringError as e:
-        raise ServiceError(f"{e.code}: {e.message}", 422, e.code) from None
+        raise scoring_error(e) from None
 
 
 def score_system(rules: str, hand: str, opts: dict[str, Any]) -> Any:
     """``scoring.systems.score`` (any registered rule system). Raises ServiceError 422 on a bad hand or option."""
-    from scoring import ScoringError, systems
+    from scoring import systems
     opts = {k: v for k, v in opts.items() if k != "rules"}
-    try:
-        return systems.score(rules, hand, opts)
-    except ScoringError as e:
-        raise ServiceError(f"{e.code}: {e.message}", 422, e.code) from None
+    return _scoring(systems.score, rules, hand, opts)

@@ -254,3 +254,18 @@ def test_a_fault_id_beyond_the_logs_integers_is_refused_not_a_500(api) -> None:
     assert r.status_code == 422 and r.json()["error"]["fields"][0]["field"] == "event_id", r.text
     r = c.get("/api/faults/9223372036854775807/trace", headers=AUTH)
     assert r.status_code == 404 and r.json()["error"]["code"] == "no-trace", r.text
+
+
+@pytest.mark.parametrize("body, code, zh", [
+    ({"hand": "123m456x"}, "syntax", "手牌写法有误（第 8 个字符）。"),
+    ({"hand": HAND, "rules": "nosuch"}, "unknown-rules", "没有这个规则。"),
+    ({"hand": "123m456m789m234pEE", "rules": "changsha"}, "tile-not-in-set", "这套规则不用这张牌（第 17 个字符）。"),
+])
+def test_a_hand_refused_by_post_score_is_said_in_chinese_too(api, body, code, zh) -> None:
+    """POST /api/score answers a hand it cannot score as the match's routes do (match_api.scoring_error):
+    the code, "code: message", and message_zh."""
+    c, _, _ = api
+    r = c.post("/api/score", headers=AUTH, json=body)
+    assert r.status_code == 422, r.text
+    err = r.json()["error"]
+    assert err["code"] == code and err["message"].startswith(f"{code}: ") and err["message_zh"] == zh, err
