@@ -317,6 +317,14 @@ def judge(reading: dict, it, seconds: float, ignore: tuple = ()) -> dict:
                      if p[2] is not None]}
 
 
+def row_records(photos: list[dict], key: str, split: str) -> list[dict]:
+    """The per-photo records of ``score_photos`` that a row ``key`` of ``split`` sums: without the
+    photos whose labels cannot be right for ``SPLIT-`` rows, judged against the audited labels for
+    ``+audit`` rows."""
+    kept = [p for p in photos if p["possible"] or not key.startswith(f"{split}-")]
+    return [p["audited"] if key.endswith("+audit") else p for p in kept]
+
+
 def summarise(photos: list[dict]) -> dict:
     """The figures of the module docstring over per-photo records of ``score_photos``."""
     n_lab = sum(p["labels"] for p in photos)
@@ -480,8 +488,7 @@ def main(argv: list[str] | None = None) -> int:
                 if args.thresholds and name == "mjtable":
                     # the same readings at each flag threshold (the row's photos: audited or not, with or
                     # without the photos whose labels cannot be right, as the row's key says)
-                    sel = [p for p in photos if p["possible"] or not key.startswith(f"{split}-")]
-                    recs = [p["audited"] if key.endswith("+audit") else p for p in sel]
+                    recs = row_records(photos, key, split)
                     for th in args.thresholds:
                         t = summarise([q["at"][th] for q in recs])
                         results[f"{key}/mjtable@{th}"] = t
@@ -491,10 +498,8 @@ def main(argv: list[str] | None = None) -> int:
                               f"{t['unflagged_missed']}", flush=True)
             for key, r in rows:
                 if args.by_kind:  # the row's photos by kind (photo_kind)
-                    sel = [p for p in photos if p["possible"] or not key.startswith(f"{split}-")]
-                    recs = [p["audited"] if key.endswith("+audit") else p for p in sel]
                     for kind in KINDS:
-                        part = [q for q in recs if q["kind"] == kind]
+                        part = [q for q in row_records(photos, key, split) if q["kind"] == kind]
                         if not part:
                             continue
                         k = summarise(part)
