@@ -39,7 +39,7 @@ from .control import Control
 from .errors import ServiceError
 from .eventlog import EventLog
 from .guard import Guard, Limits
-from .match_api import apply_stored, make_router
+from .match_api import apply_stored, error, make_router
 from .scorer import Scorer, analyse, score, score_system
 from .scorer import score_photo as read_and_score_photo
 
@@ -348,10 +348,8 @@ def create_app(control: Control, log: EventLog, token: str, scorer: Scorer, *,
         a threshold outside its range, is refused (422) with the reason."""
         changes = body.model_dump(exclude_none=True)
         if not changes:
-            e = ServiceError("nothing to change: give rules, tile_count, dice_method, dealer or confirm_below", 422,
-                             "bad-value")
-            e.message_zh = "没有要改的设置：请给出规则、牌数、骰子方式、庄家或确认门槛"
-            raise e
+            raise error("nothing to change: give rules, tile_count, dice_method, dealer or confirm_below",
+                        "没有要改的设置：请给出规则、牌数、骰子方式、庄家或确认门槛")
 
         def apply():
             return apply_stored(control, log, changes, "page")

@@ -53,7 +53,7 @@ TILE_CHOICES = tuple([f"{n}{s}" for s in "mps" for n in range(1, 10)] + list("ES
 DEFAULT_PLAYERS = ("A", "B", "C", "D")
 
 
-def error(message: str, message_zh: str, status: int = 422, code: str = "bad-value") -> ServiceError:
+def error(message: str, message_zh: str | None, status: int = 422, code: str = "bad-value") -> ServiceError:
     """A ServiceError with its Chinese message (the page shows the one of its language)."""
     e = ServiceError(message, status, code)
     e.message_zh = message_zh
@@ -560,7 +560,7 @@ def apply_stored(control: Any, log: Any, changes: dict[str, Any], source: str = 
             new_st = ST.validate(key.replace("_", "-"), str(v), new_st) if key != "tile_count" else \
                 dataclasses.replace(new_st, tile_count=v)
         except ST.SettingsError as e:
-            raise error(str(e), e.message_zh) if e.message_zh else ServiceError(str(e), 422, "bad-value") from None
+            raise error(str(e), e.message_zh) from None  # no message_zh: the page says the code's word
     system = ST.rule_system(new_st.rules) if new_st.rules else None
     problem = system and system.gear_problem(new_st.tile_count)
     if problem:
